@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { configFields, configFromSearchParams, configToSearchParams, defaultConfig, parseConfig } from './config';
+
+describe('config', () => {
+  it('documents every field with a default', () => {
+    for (const field of configFields()) {
+      expect(field.doc.length, field.key).toBeGreaterThan(5);
+      expect(field.defaultValue, field.key).not.toBeUndefined();
+    }
+  });
+
+  it('round-trips through the URL form, keeping only non-defaults', () => {
+    const config = configFromSearchParams('learning-rate=0.01&layers=3&task=sum_digits');
+    expect(config.algorithm.learningRate).toBe(0.01);
+    expect(config.model.layers).toBe(3);
+    expect(config.task.name).toBe('sum_digits');
+    expect(configFromSearchParams(configToSearchParams(config))).toEqual(config);
+    expect(configToSearchParams(defaultConfig())).toBe('');
+  });
+
+  it('rejects bad values with the field named', () => {
+    expect(() => configFromSearchParams('layers=1.5')).toThrow(/--layers/);
+    expect(() => configFromSearchParams('learning-rate=abc')).toThrow(/--learning-rate: expected a number/);
+    expect(() => configFromSearchParams('nope=1')).toThrow(/unknown config parameter "nope"/);
+    expect(() => parseConfig({ model: { heads: 'four' } })).toThrow(/model\.heads/);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * The one typed config object of a run (CONVENTIONS 2). Every field has a default and a
+ * one-line doc; the CLI flags, the UI form, the URL hash and the checkpoint header all
+ * derive from this schema, so a run is reproducible from its config and seed.
+ *
+ * Sections: task, model, algorithm (REINFORCE and its options), sandbox limits, run
+ * bookkeeping. Field names are whole words; CLI flags are their kebab-case forms
+ * (`learningRate` -> `--learning-rate`).
+ */
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+export const taskSchema = z.object({
+  name: z.enum(['kolmogorov', 'sum_digits', 'reverse_digits']).default('kolmogorov')
+    .describe('Which task the policy learns: sequence compression or a digit task.'),
+  prior: z.enum(['kt', 'strict']).default('kt')
+    .describe('Bit prior for program length: kt matches the KoLMogorov Test, strict also pays for filter predicates and concatenate arity.'),
+  maxSequenceLength: int(5, 1024).default(128)
+    .describe('Sequences longer than this are cut to their first values in the prompt.'),
+});
+
+export const modelSchema = z.object({
+  layers: int(1, 12).default(2).describe('Transformer blocks.'),
+  dModel: int(16, 1024).default(128).describe('Width of the residual stream.'),
+  heads: int(1, 16).default(4).describe('Attention heads (must divide dModel).'),
+  context: int(16, 2048).default(256).describe('Maximum tokens of prompt plus program.'),
+  maxProgramTokens: int(8, 1024).default(96).describe('Longest program the sampler may write, in tokens.'),
+});
+
+export const algorithmSchema = z.object({
+  batchSize: int(1, 1024).default(32).describe('Episodes (sampled programs) per policy update.'),
+  learningRate: z.number().positive().max(1).default(3e-4).describe('Adam learning rate.'),
+  rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
+  lengthPenalty: z.number().min(0).default(0.001).describe('Reward lost per bit of a correct program (bits from the prior).'),
+  gamma: z.number().min(0).max(1).default(0.99).describe('Discount of returns over program lines.'),
+  normalizeReturns: z.boolean().default(true).describe('Normalise returns to zero mean and unit variance per batch.'),
+  baselineMomentum: z.number().min(0).max(1).default(0.9).describe('EMA momentum of the reward baseline.'),
+  entropyCoef: z.number().min(0).default(0.001).describe('Weight of the entropy bonus.'),
+  klCoef: z.number().min(0).default(0).describe('Weight of the KL penalty to the reference (warm-start) policy.'),
+  groupSize: int(1, 64).default(1).describe('Programs sampled per sequence; >1 uses the group-mean baseline.'),
+  temperature: z.number().positive().max(10).default(1).describe('Sampling temperature during training.'),
+  gradClip: z.number().positive().default(1).describe('Global gradient-norm clip.'),
+});
+
+export const sandboxSchema = z.object({
+  deadlineMs: int(1, 60_000).default(100).describe('Wall-clock limit per program inside QuickJS.'),
+  watchdogMs: int(10, 120_000).default(1000).describe('Host limit after which a stuck sandbox worker is terminated.'),
+  memoryBytes: int(1 << 20, 1 << 30).default(32 << 20).describe('QuickJS memory limit per program.'),
+  stackBytes: int(16 << 10, 1 << 20).default(128 << 10).describe('QuickJS stack limit per program.'),
+  maxSourceBytes: int(1, 1 << 24).default(64 << 10).describe('Programs larger than this are rejected before evaluation.'),
+  maxOutputLength: int(1, 1 << 20).default(4096).describe('Longest output list accepted.'),
+  workers: int(1, 32).default(2).describe('Sandbox worker threads in the pool.'),
+});
+
+export const runSchema = z.object({
+  seed: int(0, 2 ** 31 - 1).default(1).describe('Seed of every random choice of the run.'),
+  dataPath: z.string().default('datasets/train.jsonl').describe('Training JSONL file.'),
+  evalDataPath: z.string().default('datasets/heldout.jsonl').describe('Held-out JSONL file for evaluation.'),
+  outputDir: z.string().default('runs/latest').describe('Where metrics.jsonl and checkpoints are written.'),
+  numEpochs: int(1, 100_000).default(1).describe('Passes over the training data.'),
+  maxSteps: int(0, 10_000_000).default(0).describe('Stop after this many updates (0: no limit).'),
+  checkpointFreq: int(0, 1_000_000).default(50).describe('Write a checkpoint every N steps (0: only at the end).'),
+  evalFreq: int(0, 1_000_000).default(0).describe('Evaluate on the held-out data every N steps (0: never during training).'),
+  evalSamples: int(1, 100_000).default(200).describe('Held-out items used by a periodic evaluation.'),
+  backend: z.enum(['auto', 'webgpu', 'webgl', 'wasm', 'cpu']).default('auto').describe('tfjs backend; auto picks the fastest that works.'),
+});
+
+export const configSchema = z.object({
+  task: taskSchema.prefault({}),
+  model: modelSchema.prefault({}),
+  algorithm: algorithmSchema.prefault({}),
+  sandbox: sandboxSchema.prefault({}),
+  run: runSchema.prefault({}),
+});
+
+export type TaskConfig = z.infer<typeof taskSchema>;
+export type ModelConfig = z.infer<typeof modelSchema>;
+export type AlgorithmConfig = z.infer<typeof algorithmSchema>;
+export type SandboxConfig = z.infer<typeof sandboxSchema>;
+export type RunConfig = z.infer<typeof runSchema>;
+export type LabConfig = z.infer<typeof configSchema>;
+export type SectionName = keyof LabConfig;
+
+export const sectionSchemas = {
+  task: taskSchema,
+  model: modelSchema,
+  algorithm: algorithmSchema,
+  sandbox: sandboxSchema,
+  run: runSchema,
+} as const;
+
+export function defaultConfig(): LabConfig {
+  return configSchema.parse({});
+}
+
+/** Parses untrusted input (a file, a URL hash, a checkpoint header) into a config, with readable errors. */
+export function parseConfig(input: unknown): LabConfig {
+  const result = configSchema.safeParse(input);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`invalid config: ${lines.join('; ')}`);
+  }
+  return result.data;
+}
+
+/** One field of the config, as the CLI, the form and the URL see it. */
+export interface ConfigField {
+  section: SectionName;
+  key: string;
+  /** `--learning-rate` style flag name without dashes. */
+  flag: string;
+  kind: 'number' | 'integer' | 'boolean' | 'string' | 'enum';
+  options?: readonly string[];
+  defaultValue: unknown;
+  doc: string;
+}
+
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** Flags whose kebab-case key would be ambiguous or differ from the seeds' spelling. */
+const flagOverrides: Record<string, string> = { 'task.name': 'task' };
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current: any = schema;
+  while (current?.def && (current.def.type === 'default' || current.def.type === 'prefault' || current.def.type === 'optional')) {
+    current = current.def.innerType;
+  }
+  return current;
+}
+
+function fieldKind(schema: z.ZodType): Pick<ConfigField, 'kind' | 'options'> {
+  const inner: any = unwrap(schema);
+  switch (inner.def.type) {
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'string':
+      return { kind: 'string' };
+    case 'enum':
+      return { kind: 'enum', options: inner.options as string[] };
+    case 'number':
+      return { kind: inner.format === 'safeint' || inner.isInt ? 'integer' : 'number' };
+    default:
+      throw new Error(`config field of unsupported type ${inner.def.type}`);
+  }
+}
+
+/** Every field of the config, in declaration order. */
+export function configFields(): ConfigField[] {
+  const defaults = defaultConfig();
+  const fields: ConfigField[] = [];
+  for (const [section, schema] of Object.entries(sectionSchemas) as [SectionName, z.ZodObject][]) {
+    for (const [key, fieldSchema] of Object.entries(schema.shape) as [string, z.ZodType][]) {
+      fields.push({
+        section,
+        key,
+        flag: flagOverrides[`${section}.${key}`] ?? kebab(key),
+        ...fieldKind(fieldSchema),
+        defaultValue: (defaults[section] as Record<string, unknown>)[key],
+        doc: fieldSchema.description ?? '',
+      });
+    }
+  }
+  return fields;
+}
+
+/** Sets one field from its text form (a CLI flag value or a URL parameter), validating it. */
+export function withField(config: LabConfig, field: ConfigField, text: string): LabConfig {
+  let value: unknown = text;
+  if (field.kind === 'number' || field.kind === 'integer') {
+    value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value)) throw new Error(`--${field.flag}: expected a number, got "${text}"`);
+  } else if (field.kind === 'boolean') {
+    if (!['true', 'false', '1', '0', ''].includes(text)) throw new Error(`--${field.flag}: expected true or false, got "${text}"`);
+    value = text === 'true' || text === '1' || text === '';
+  }
+  const next = { ...config, [field.section]: { ...config[field.section], [field.key]: value } } as LabConfig;
+  const result = configSchema.safeParse(next);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`--${field.flag}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+/** The fields that differ from the defaults, as `flag=value` pairs: the URL hash of a run. */
+export function configToSearchParams(config: LabConfig): string {
+  const params = new URLSearchParams();
+  for (const field of configFields()) {
+    const value = (config[field.section] as Record<string, unknown>)[field.key];
+    if (value !== field.defaultValue) params.set(field.flag, String(value));
+  }
+  return params.toString();
+}
+
+export function configFromSearchParams(text: string, base: LabConfig = defaultConfig()): LabConfig {
+  const params = new URLSearchParams(text);
+  const byFlag = new Map(configFields().map((field) => [field.flag, field]));
+  let config = base;
+  for (const [flag, value] of params) {
+    const field = byFlag.get(flag);
+    if (!field) throw new Error(`unknown config parameter "${flag}"`);
+    config = withField(config, field, value);
+  }
+  return config;
+}

@@ -1,0 +1,20 @@
+/**
+ * The grammar interface the sampler uses to constrain generation so that every sample
+ * parses (DESIGN: "a program is a token sequence under the task's grammar"). A task gives
+ * its grammar; the sampler knows nothing about DSLs. States are immutable values so a batch
+ * of samples can each hold their own.
+ */
+export interface Grammar<State = unknown> {
+  /** Size of the token vocabulary the policy emits. */
+  readonly vocabSize: number;
+  /** State before the first program token. */
+  initial(): State;
+  /** Writes 1 for every token allowed next, 0 otherwise, into `mask` (length vocabSize). */
+  allowed(state: State, mask: Uint8Array): void;
+  /** State after emitting `token`; only called with allowed tokens. */
+  advance(state: State, token: number): State;
+  /** True when the program is complete (no token is allowed any more). */
+  isDone(state: State): boolean;
+  /** True when `token` ends a program line (for line-level credit assignment). */
+  endsLine(token: number): boolean;
+}
