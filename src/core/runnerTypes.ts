@@ -1,0 +1,52 @@
+/**
+ * What a training run reports and how it is driven, independent of where it runs (CLI,
+ * trainer worker, tests). The runner itself lives in runner.ts; these types are the contract
+ * that the CLI, the worker protocol and the UI store share.
+ */
+import type { OutcomeKind } from './sandbox/outcome';
+
+/** One metric value at one step (DESIGN: metrics are events appended to a log). */
+export interface MetricEvent {
+  step: number;
+  name: string;
+  value: number;
+  /** Milliseconds since the run started, for wall-time x axes. */
+  wallMs: number;
+}
+
+/** A sampled program and what the sandbox made of it, for the sample inspector. */
+export interface SampleRecord {
+  step: number;
+  /** Index of the target item in the dataset. */
+  itemIndex: number;
+  target: number[];
+  program: string;
+  output?: number[];
+  outcome: OutcomeKind;
+  reward: number;
+  /** Prior bits of the program (only meaningful when it is correct). */
+  bits: number;
+}
+
+/** What one training step produced; metrics holds the same figures as events. */
+export interface StepResult {
+  step: number;
+  metrics: Record<string, number>;
+  samples: SampleRecord[];
+  /** True when the update was skipped (non-finite loss); the reason says why. */
+  skipped: boolean;
+  reason?: string;
+}
+
+/** KT metrics of a dataset (KOLMOGOROV.md, names as specified). */
+export interface KtMetrics {
+  n: number;
+  accuracy: number;
+  accAtPrefix: Record<'16' | '32' | '64' | '128', number>;
+  compressionRate: number;
+  precision: number;
+  gzipRate: number;
+  lzmaRate: number;
+}
+
+export type RunPhase = 'idle' | 'loading' | 'pretraining' | 'training' | 'paused' | 'evaluating' | 'saving' | 'stopped' | 'error';
