@@ -1,0 +1,29 @@
+/**
+ * The sandbox pool over Node worker_threads. Workers run TypeScript through tsx (tsWorker.mjs),
+ * so the same entry works under `npm run train` and under vitest.
+ */
+import { Worker } from 'node:worker_threads';
+import { SandboxPool, type SandboxWorkerHandle } from '../core/sandbox/pool';
+import type { SandboxLimits } from '../core/sandbox/outcome';
+import type { Prelude } from '../core/sandbox/prelude';
+
+const bootstrap = new URL('./tsWorker.mjs', import.meta.url);
+const entry = new URL('./sandbox.worker.ts', import.meta.url).href;
+
+function spawnNodeWorker(): SandboxWorkerHandle {
+  const worker = new Worker(bootstrap, { workerData: { entry }, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+  worker.unref();
+  return {
+    postMessage: (message) => worker.postMessage(message),
+    onMessage: (listener) => worker.on('message', listener),
+    onError: (listener) => {
+      worker.on('error', (error) => listener(error.message));
+      worker.on('exit', (code) => listener(`exited with code ${code}`));
+    },
+    terminate: () => void worker.terminate(),
+  };
+}
+
+export function createNodeSandboxPool(options: { size: number; limits: SandboxLimits; preludes?: Record<string, Prelude>; chunkSize?: number }): SandboxPool {
+  return new SandboxPool({ ...options, spawn: spawnNodeWorker });
+}

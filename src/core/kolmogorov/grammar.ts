@@ -1,0 +1,222 @@
+/**
+ * The Kolmogorov task's token vocabulary and grammar. A prompt is `BOS v1 v2 ... SEP` with
+ * one token per sequence value (0..255); a program is a run of lines `FN arg... EOL` and
+ * ends with `OUTPUT ref EOL`. The grammar knows each function's argument kinds
+ * (program.ts `signatures`), so constrained sampling only ever produces programs that parse:
+ * references point to earlier lines, small arguments stay in 1..8, set_list takes 1..MAX_LIST
+ * values and concatenate 2..MAX_CONCAT references.
+ *
+ * Value tokens serve both the prompt's values and integer literals, so the model can copy a
+ * value it reads into a program. The grammar state is a small immutable object.
+ */
+import type { Grammar } from '../grammar';
+import { dslFunctions, predicates, signatures, type Arg, type ArgKind, type DslName, type Program } from './program';
+
+export const MAX_LINES = 32;
+export const MAX_LIST = 32;
+export const MAX_CONCAT = 6;
+const SMALL_MIN = 1;
+const SMALL_MAX = 8;
+
+export const PAD = 0;
+export const BOS = 1;
+export const SEP = 2;
+export const EOL = 3;
+export const OUTPUT = 4;
+export const VALUE0 = 5; // tokens VALUE0 .. VALUE0 + 255 are the integers 0..255
+export const FN0 = VALUE0 + 256;
+export const PRED0 = FN0 + dslFunctions.length;
+export const REF0 = PRED0 + predicates.length; // REF0 + i refers to line i (0-based)
+export const vocabSize = REF0 + MAX_LINES;
+
+export const valueToken = (value: number) => VALUE0 + value;
+const isValue = (token: number) => token >= VALUE0 && token < FN0;
+
+export function tokenText(token: number): string {
+  if (token === PAD) return '<pad>';
+  if (token === BOS) return '<bos>';
+  if (token === SEP) return '<sep>';
+  if (token === EOL) return '<eol>';
+  if (token === OUTPUT) return 'output';
+  if (isValue(token)) return String(token - VALUE0);
+  if (token >= FN0 && token < PRED0) return dslFunctions[token - FN0];
+  if (token >= PRED0 && token < REF0) return predicates[token - PRED0];
+  if (token >= REF0 && token < vocabSize) return `sequence_${token - REF0 + 1}`;
+  return `<unk ${token}>`;
+}
+
+/** Prompt tokens for a sequence: values clamped to 0..255 and cut to `maxSequenceLength`. */
+export function encodePrompt(sequence: readonly number[], maxSequenceLength: number): number[] {
+  const values = sequence.slice(0, maxSequenceLength).map((v) => valueToken(Math.max(0, Math.min(255, v))));
+  return [BOS, ...values, SEP];
+}
+
+export interface GrammarState {
+  /** Completed lines. */
+  lines: number;
+  /** Function of the line being written, or null at a line start. */
+  fn: DslName | null;
+  /** Index of the argument being written. */
+  arg: number;
+  /** Items written so far in a variable-length argument (set_list values, concatenate refs). */
+  items: number;
+  /** Writing the output line. */
+  output: boolean;
+  /** The output line has its reference: only EOL is left. */
+  outputRef: boolean;
+  done: boolean;
+}
+
+const start: GrammarState = { lines: 0, fn: null, arg: 0, items: 0, output: false, outputRef: false, done: false };
+
+function allowRange(mask: Uint8Array, from: number, to: number): void {
+  for (let t = from; t <= to; t++) mask[t] = 1;
+}
+
+export class KolmogorovGrammar implements Grammar<GrammarState> {
+  readonly vocabSize = vocabSize;
+
+  initial(): GrammarState {
+    return start;
+  }
+
+  isDone(state: GrammarState): boolean {
+    return state.done;
+  }
+
+  endsLine(token: number): boolean {
+    return token === EOL;
+  }
+
+  allowed(state: GrammarState, mask: Uint8Array): void {
+    mask.fill(0);
+    if (state.done) return;
+    if (state.output) {
+      if (state.outputRef) mask[EOL] = 1;
+      else allowRange(mask, REF0, REF0 + state.lines - 1);
+      return;
+    }
+    if (state.fn === null) {
+      if (state.lines < MAX_LINES) {
+        for (let i = 0; i < dslFunctions.length; i++) {
+          const kinds = signatures[dslFunctions[i]];
+          // A function that needs references is only allowed once there are enough lines.
+          const refsNeeded = kinds[0] === 'refs' ? 1 : kinds.includes('ref') ? 1 : 0;
+          if (state.lines >= refsNeeded) mask[FN0 + i] = 1;
+        }
+      }
+      if (state.lines > 0) mask[OUTPUT] = 1;
+      return;
+    }
+    const kinds = signatures[state.fn];
+    if (state.arg >= kinds.length) {
+      mask[EOL] = 1;
+      return;
+    }
+    const kind: ArgKind = kinds[state.arg];
+    switch (kind) {
+      case 'value':
+      case 'count':
+        allowRange(mask, VALUE0, VALUE0 + 255);
+        return;
+      case 'small':
+        allowRange(mask, VALUE0 + SMALL_MIN, VALUE0 + SMALL_MAX);
+        return;
+      case 'ref':
+        allowRange(mask, REF0, REF0 + state.lines - 1);
+        return;
+      case 'pred':
+        allowRange(mask, PRED0, PRED0 + predicates.length - 1);
+        return;
+      case 'list':
+        if (state.items < MAX_LIST) allowRange(mask, VALUE0, VALUE0 + 255);
+        if (state.items >= 1) mask[EOL] = 1;
+        return;
+      case 'refs':
+        if (state.items < MAX_CONCAT) allowRange(mask, REF0, REF0 + state.lines - 1);
+        if (state.items >= 2) mask[EOL] = 1;
+        return;
+    }
+  }
+
+  advance(state: GrammarState, token: number): GrammarState {
+    if (state.done) throw new Error('the program is complete');
+    if (state.output) {
+      return state.outputRef ? { ...state, done: true } : { ...state, outputRef: true };
+    }
+    if (state.fn === null) {
+      if (token === OUTPUT) return { ...state, output: true };
+      return { ...state, fn: dslFunctions[token - FN0], arg: 0, items: 0 };
+    }
+    if (token === EOL) return { ...start, lines: state.lines + 1 };
+    const kind = signatures[state.fn][state.arg];
+    if (kind === 'list' || kind === 'refs') return { ...state, items: state.items + 1 };
+    return { ...state, arg: state.arg + 1 };
+  }
+}
+
+/** Checks every token against the grammar; throws with the position of the first bad one. */
+export function validateTokens(tokens: readonly number[], grammar = new KolmogorovGrammar()): void {
+  const mask = new Uint8Array(vocabSize);
+  let state = grammar.initial();
+  tokens.forEach((token, i) => {
+    grammar.allowed(state, mask);
+    if (!mask[token]) throw new Error(`token ${i} (${tokenText(token)}) is not allowed here`);
+    state = grammar.advance(state, token);
+  });
+  if (!grammar.isDone(state)) throw new Error('the program is incomplete');
+}
+
+export function programToTokens(program: Program): number[] {
+  const tokens: number[] = [];
+  const argTokens = (arg: Arg): number[] => {
+    switch (arg.kind) {
+      case 'int':
+        if (!Number.isInteger(arg.value) || arg.value < 0 || arg.value > 255) throw new Error(`value ${arg.value} is outside 0..255`);
+        return [valueToken(arg.value)];
+      case 'list':
+        return arg.values.map((v) => {
+          if (!Number.isInteger(v) || v < 0 || v > 255) throw new Error(`value ${v} is outside 0..255`);
+          return valueToken(v);
+        });
+      case 'ref':
+        return [REF0 + arg.line];
+      case 'pred':
+        return [PRED0 + predicates.indexOf(arg.name)];
+    }
+  };
+  for (const line of program.lines) {
+    tokens.push(FN0 + dslFunctions.indexOf(line.fn));
+    for (const arg of line.args) tokens.push(...argTokens(arg));
+    tokens.push(EOL);
+  }
+  tokens.push(OUTPUT, REF0 + program.output, EOL);
+  validateTokens(tokens);
+  return tokens;
+}
+
+/** Decodes a complete, grammar-valid token sequence into a program; throws otherwise. */
+export function tokensToProgram(tokens: readonly number[]): Program {
+  validateTokens(tokens);
+  const lines: Program['lines'] = [];
+  let i = 0;
+  for (;;) {
+    const token = tokens[i++];
+    if (token === OUTPUT) return { lines, output: tokens[i] - REF0 };
+    const fn = dslFunctions[token - FN0];
+    const args: Arg[] = [];
+    for (const kind of signatures[fn]) {
+      if (kind === 'list') {
+        const values: number[] = [];
+        while (tokens[i] !== EOL) values.push(tokens[i++] - VALUE0);
+        args.push({ kind: 'list', values });
+      } else if (kind === 'refs') {
+        while (tokens[i] !== EOL) args.push({ kind: 'ref', line: tokens[i++] - REF0 });
+      } else if (kind === 'ref') args.push({ kind: 'ref', line: tokens[i++] - REF0 });
+      else if (kind === 'pred') args.push({ kind: 'pred', name: predicates[tokens[i++] - PRED0] });
+      else args.push({ kind: 'int', value: tokens[i++] - VALUE0 });
+    }
+    i++; // EOL
+    lines.push({ fn, args });
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { gzipBits, ktMetrics, lzmaBits, sequencesText, type ScoredSample } from './metrics';
+
+const seqA = Array.from({ length: 40 }, (_, i) => i);
+const seqB = Array.from({ length: 20 }, (_, i) => (i * 7) % 256);
+
+describe('KT metrics', () => {
+  it('counts only program bits and flags when everything is correct', () => {
+    const samples: ScoredSample[] = [
+      { sequence: seqA, output: seqA, correct: true, bits: 30 },
+      { sequence: seqB, output: seqB, correct: true, bits: 50 },
+    ];
+    const m = ktMetrics(samples);
+    expect(m.accuracy).toBe(1);
+    expect(m.compressionRate).toBeCloseTo((30 + 50 + 2) / (8 * 60), 12);
+    expect(m.accAtPrefix).toEqual({ '16': 1, '32': 1, '64': 1, '128': 1 });
+  });
+
+  it('gzips failed sequences jointly, never one by one', () => {
+    const samples: ScoredSample[] = [
+      { sequence: seqA, output: null, correct: false, bits: 0 },
+      { sequence: seqB, output: seqB.slice(0, 5), correct: false, bits: 0 },
+      { sequence: seqB.map((v) => v + 1), output: seqB.map((v) => v + 1), correct: true, bits: 40 },
+    ];
+    const m = ktMetrics(samples);
+    const joint = gzipBits(sequencesText([seqA, seqB]));
+    expect(m.compressionRate).toBeCloseTo((40 + joint + 3) / (8 * 80), 12);
+    expect(joint).toBeLessThan(gzipBits(sequencesText([seqA])) + gzipBits(sequencesText([seqB])));
+    expect(m.accuracy).toBeCloseTo(1 / 3, 12);
+  });
+
+  it('measures accuracy on prefixes', () => {
+    const long = Array.from({ length: 100 }, (_, i) => i % 256);
+    const wrongAt40 = long.map((v, i) => (i === 40 ? 255 : v));
+    const m = ktMetrics([{ sequence: long, output: wrongAt40, correct: false, bits: 0 }]);
+    expect(m.accAtPrefix).toEqual({ '16': 1, '32': 1, '64': 0, '128': 0 });
+  });
+
+  it('gives the gzip and LZMA baselines of the whole dataset', () => {
+    const samples: ScoredSample[] = [{ sequence: seqA, output: null, correct: false, bits: 0 }];
+    const m = ktMetrics(samples);
+    expect(m.gzipRate).toBeCloseTo(gzipBits(sequencesText([seqA])) / (8 * 40), 12);
+    expect(m.lzmaRate).toBeCloseTo(lzmaBits(sequencesText([seqA])) / (8 * 40), 12);
+    expect(m.precision).toBe(0);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The KT metrics of KOLMOGOROV.md, with its names and definitions, and the gzip and LZMA
+ * baselines of the same data.
+ *
+ * Text form of sequences for the compressors: one sequence per line, values joined by ","
+ * (no spaces). Failed sequences are compressed together, never one by one (gzip's framing
+ * would make a lone short sequence grow). gzip is fflate at level 9 (Python's gzip default);
+ * LZMA is lzma1 (LZMA-alone container, preset 6 = Python's lzma default preset; the .xz
+ * container Python uses adds ~50 bytes of framing, negligible for a dataset).
+ */
+import { gzipSync } from 'fflate';
+import { compress as lzmaCompress } from 'lzma1';
+import type { KtMetrics } from '../runnerTypes';
+
+export interface ScoredSample {
+  sequence: number[];
+  /** The program's output, when it produced a valid integer list. */
+  output?: number[] | null;
+  correct: boolean;
+  /** Prior bits of the program; only counted when correct. */
+  bits: number;
+  program?: string;
+}
+
+const encoder = new TextEncoder();
+export const prefixLengths = [16, 32, 64, 128] as const;
+
+export function sequencesText(sequences: readonly (readonly number[])[]): string {
+  return sequences.map((sequence) => sequence.join(',')).join('\n');
+}
+
+export function gzipBits(text: string): number {
+  return gzipSync(encoder.encode(text), { level: 9, mtime: 0 }).length * 8;
+}
+
+export function lzmaBits(text: string): number {
+  return lzmaCompress(encoder.encode(text), 6).length * 8;
+}
+
+/** Prior bits over raw bits (8 per value) of one correct program: the per-sample figure for charts and rewards. */
+export function perSampleCompression(bits: number, length: number): number {
+  return length > 0 ? bits / (8 * length) : 0;
+}
+
+function prefixEqual(output: readonly number[] | null | undefined, target: readonly number[], k: number): boolean {
+  if (!output) return false;
+  const n = Math.min(k, target.length);
+  if (output.length < n) return false;
+  for (let i = 0; i < n; i++) if (output[i] !== target[i]) return false;
+  return true;
+}
+
+export function ktMetrics(samples: readonly ScoredSample[]): KtMetrics {
+  const n = samples.length;
+  const totalValues = samples.reduce((sum, s) => sum + s.sequence.length, 0);
+  const rawBits = 8 * totalValues;
+  const correct = samples.filter((s) => s.correct);
+  const failed = samples.filter((s) => !s.correct);
+  const programBitsSum = correct.reduce((sum, s) => sum + s.bits, 0);
+  const failedBits = failed.length ? gzipBits(sequencesText(failed.map((s) => s.sequence))) : 0;
+  const allText = sequencesText(samples.map((s) => s.sequence));
+  const accAtPrefix = Object.fromEntries(
+    prefixLengths.map((k) => [String(k), n ? samples.filter((s) => prefixEqual(s.output, s.sequence, k)).length / n : 0]),
+  ) as KtMetrics['accAtPrefix'];
+  // Precision compares the programs' text with their sequences' text; with no correct program it is 0.
+  const precision = correct.length
+    ? gzipBits(correct.map((s) => s.program ?? '').join('\n')) / gzipBits(sequencesText(correct.map((s) => s.sequence)))
+    : 0;
+  return {
+    n,
+    accuracy: n ? correct.length / n : 0,
+    accAtPrefix,
+    compressionRate: rawBits ? (programBitsSum + failedBits + n) / rawBits : 0,
+    precision,
+    gzipRate: rawBits ? gzipBits(allText) / rawBits : 0,
+    lzmaRate: rawBits ? lzmaBits(allText) / rawBits : 0,
+  };
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kolmogorovPreludeModules } from '../kolmogorov/prelude';
+import type { SandboxLimits } from './outcome';
+import { Sandbox } from './sandbox';
+
+const limits: SandboxLimits = { deadlineMs: 100, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await Sandbox.create({ limits, preludes: { kolmogorov: kolmogorovPreludeModules } });
+});
+afterAll(() => sandbox.dispose());
+
+const run = (source: string, extra: { expected?: number[]; seed?: number; prelude?: string } = {}) => sandbox.evaluate({ source, ...extra });
+const program = 'sequence_1 = range_func_up(3, 9)\nsequence_2 = modulo_item_list(sequence_1, 4)\noutput = concatenate(sequence_1, sequence_2)';
+
+describe('sandbox outcomes', () => {
+  it('runs DSL programs with the prelude: ok when the output matches, wrong otherwise', () => {
+    const expected = [3, 4, 5, 6, 7, 8, 9, 3, 0, 1, 2, 3, 0, 1];
+    expect(run(program, { expected, prelude: 'kolmogorov' })).toMatchObject({ kind: 'ok', output: expected });
+    expect(run(program, { expected: [1, 2], prelude: 'kolmogorov' })).toMatchObject({ kind: 'wrong', output: expected });
+    expect(run(program).kind).toBe('runtime_error'); // without the prelude the DSL does not exist
+  });
+
+  it('classifies compile errors, runtime errors and hostile throws', () => {
+    expect(run('output = [').kind).toBe('compile_error');
+    expect(run('output = undefinedName + 1').kind).toBe('runtime_error');
+    expect(run('throw null')).toMatchObject({ kind: 'runtime_error', message: 'uncaught throw: null' });
+    expect(run('throw undefined').kind).toBe('runtime_error');
+    expect(run('var e = new Error(); Object.defineProperty(e, "message", { get() { throw 1 } }); throw e').kind).toBe('runtime_error');
+  });
+
+  it('stops infinite loops at the deadline and the next program runs fine', () => {
+    const outcome = run('while (1) {}');
+    expect(outcome.kind).toBe('timeout');
+    expect(outcome.elapsedMs).toBeLessThan(limits.deadlineMs + 400);
+    expect(run('output = [1, 2]', { expected: [1, 2] }).kind).toBe('ok');
+  });
+
+  it('times out a loop after await and reports a throw after await', () => {
+    expect(run('output = (async () => { await 0; while (1) {} })()').kind).toBe('timeout');
+    expect(run('(async () => { await 0; while (1) {} })(); output = [1]').kind).toBe('timeout');
+    expect(run('output = (async () => { await 0; throw new Error("late") })()')).toMatchObject({ kind: 'runtime_error' });
+    expect(run('output = (async () => { await 0; return [4] })()')).toMatchObject({ kind: 'ok', output: [4] });
+  });
+
+  it('turns memory bombs into oom and recovers', () => {
+    expect(run("a = []; for (;;) a.push('x'.repeat(1 << 20))").kind).toBe('oom');
+    expect(run('output = "x".repeat(1 << 28)').kind).toBe('oom');
+    expect(run('output = [7]', { expected: [7] }).kind).toBe('ok');
+  });
+
+  it('turns deep recursion and deep nesting into stack_overflow or compile_error, never an abort', () => {
+    expect(run('function f() { f() } f()').kind).toBe('stack_overflow');
+    expect(['compile_error', 'stack_overflow']).toContain(run('output = ' + '['.repeat(30000)).kind);
+    expect(run('['.repeat(1e6)).kind).toBe('compile_error'); // over the source cap
+    expect(run('output = [3]', { expected: [3] }).kind).toBe('ok');
+  });
+
+  it('rejects bad sources before evaluation', () => {
+    expect(run('')).toMatchObject({ kind: 'compile_error', message: 'empty program' });
+    expect(run('x'.repeat(10 << 20)).message).toMatch(/larger than/);
+    expect(run('output = [1]\0').message).toMatch(/NUL/);
+    expect(run('output = ["\uD800"]').message).toMatch(/surrogate/);
+  });
+
+  it('treats hostile outputs as output_invalid without dumping guest objects', () => {
+    expect(run('output = new Proxy([1, 2], { get() { throw new Error("trap") } })').kind).toBe('output_invalid');
+    expect(run('output = [1]; Object.defineProperty(output, 0, { get() { return 1 } })').kind).toBe('output_invalid');
+    expect(run('output = { toJSON() { while (1) {} } }').kind).toBe('output_invalid');
+    expect(run('output = [1.5]').kind).toBe('output_invalid');
+    expect(run('output = [2 ** 60]').kind).toBe('output_invalid');
+    expect(run('output = new Array(5000).fill(1)').kind).toBe('output_invalid'); // over maxOutputLength
+    expect(run('output = "just a string"').kind).toBe('output_invalid');
+    expect(run('x = 1').kind).toBe('output_invalid');
+  });
+
+  it('offers no escape: no fetch, XMLHttpRequest, document, postMessage, importScripts, require, import() or Date', () => {
+    const probe = run('output = [typeof fetch, typeof XMLHttpRequest, typeof document, typeof postMessage, typeof importScripts, typeof require, typeof Date].map((t) => t === "undefined" ? 0 : 1)');
+    expect(probe).toMatchObject({ kind: 'ok', output: [0, 0, 0, 0, 0, 0, 0] });
+    expect(run('import("fs").then(() => { output = [1] }, () => { output = [0] })')).toMatchObject({ output: [0] });
+  });
+
+  it('isolates runs: a polluted prototype or Math.random does not leak into the next program', () => {
+    run('Object.prototype.p = 1; Array.prototype.map = null; Math.random = () => 0; output = [1]');
+    expect(run('output = [({}).p === undefined ? 0 : 1, typeof [].map === "function" ? 1 : 0, Math.random() === 0 ? 1 : 0]').output).toEqual([0, 1, 0]);
+  });
+
+  it('is deterministic: same program and seed, same result', () => {
+    const source = 'output = [0, 1, 2].map(() => Math.floor(Math.random() * 256))';
+    const a = run(source, { seed: 42 });
+    expect(run(source, { seed: 42 }).output).toEqual(a.output);
+    expect(run(source, { seed: 43 }).output).not.toEqual(a.output);
+  });
+
+  it('keeps memory flat over many evaluations', () => {
+    const before = process.memoryUsage().rss;
+    for (let i = 0; i < 2000; i++) run(program, { prelude: 'kolmogorov' });
+    const after = process.memoryUsage().rss;
+    expect(after - before).toBeLessThan(64 << 20);
+  });
+});
