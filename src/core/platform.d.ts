@@ -35,6 +35,14 @@ declare global {
     [Symbol.iterator](): IterableIterator<[string, string]>;
   }
 
+  namespace WebAssembly {
+    class Memory {
+      constructor(descriptor: { initial: number; maximum?: number; shared?: boolean });
+      readonly buffer: ArrayBuffer;
+      grow(delta: number): number;
+    }
+  }
+
   class AbortSignal {
     readonly aborted: boolean;
   }

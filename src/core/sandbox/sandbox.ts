@@ -303,10 +303,8 @@ export class Sandbox {
       let outputHandle = keep(context.getProp(context.global, 'output'));
       // An output that is a promise counts by its settled value; a rejection is the program's error.
       const promiseState = context.typeof(outputHandle) === 'object' ? context.getPromiseState(outputHandle) : null;
-      if (promiseState && promiseState.type !== 'fulfilled' && !promiseState.notAPromise) {
-        if (promiseState.type === 'rejected') return fail(promiseState.error, 'run');
-        return { kind: 'output_invalid', message: 'output is a promise that never settled' };
-      }
+      if (promiseState?.type === 'rejected') return fail(promiseState.error, 'run');
+      if (promiseState?.type === 'pending') return { kind: 'output_invalid', message: 'output is a promise that never settled' };
       if (promiseState?.type === 'fulfilled' && !promiseState.notAPromise) outputHandle = keep(promiseState.value);
       const extracted = context.callFunction(extract, context.undefined, outputHandle);
       if (extracted.error) {
