@@ -69,7 +69,8 @@ export class CheckpointError extends Error {
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
 async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  // Checkpoint bytes never live in a SharedArrayBuffer, which digest() would refuse.
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
 }
 
 export async function encodeCheckpoint(meta: CheckpointMeta, tensors: NamedTensor[]): Promise<Uint8Array> {

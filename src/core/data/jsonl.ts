@@ -59,6 +59,7 @@ async function* chunksOf(source: ByteSource): AsyncGenerator<Uint8Array> {
 }
 
 // Escapes C0/C1 controls and bidi overrides so a hostile snippet renders inertly.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 export function printable(text: string, max = 80): string {
   const cut = text.length > max ? `${text.slice(0, max)}…` : text;

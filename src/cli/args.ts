@@ -1,0 +1,107 @@
+/**
+ * Command-line flags derived from the one config schema (src/core/config.ts): every config
+ * field is a flag named after it (`learningRate` -> `--learning-rate`; the seeds' snake_case
+ * spelling `--learning_rate` is accepted too). Command-specific flags are declared by each
+ * command. `--config FILE` loads a JSON config first; flags override it.
+ */
+import { readFileSync } from 'node:fs';
+import { configFields, defaultConfig, parseConfig, withField, type ConfigField, type LabConfig } from '../core/config';
+
+export interface ExtraFlag {
+  name: string;
+  doc: string;
+  boolean?: boolean;
+  defaultValue?: string;
+}
+
+export interface ParsedArgs {
+  config: LabConfig;
+  extra: Record<string, string | boolean | undefined>;
+}
+
+export function usage(command: string, summary: string, extras: ExtraFlag[], withConfig = true): string {
+  const lines = [`usage: npm run ${command} -- [flags]`, '', summary, ''];
+  for (const flag of extras) {
+    lines.push(`  --${flag.name}${flag.boolean ? '' : ' VALUE'}`.padEnd(34) + flag.doc + (flag.defaultValue ? ` (default ${flag.defaultValue})` : ''));
+  }
+  if (withConfig) {
+    lines.push('', '  --config FILE'.padEnd(34) + 'JSON config to start from (flags override it)');
+    let section = '';
+    for (const field of configFields()) {
+      if (field.section !== section) {
+        section = field.section;
+        lines.push('', `  ${section}:`);
+      }
+      const kind = field.kind === 'enum' ? field.options!.join('|') : field.kind === 'boolean' ? '' : field.kind.toUpperCase();
+      lines.push(`  --${field.flag} ${kind}`.padEnd(34) + `${field.doc} (default ${String(field.defaultValue)})`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Parses argv into a validated config plus the command's own flags; throws with the flag named. */
+export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true): ParsedArgs {
+  const fields = new Map<string, ConfigField>(configFields().map((field) => [field.flag, field]));
+  const extraByName = new Map(extras.map((flag) => [flag.name, flag]));
+  const extra: ParsedArgs['extra'] = {};
+  for (const flag of extras) if (flag.defaultValue !== undefined) extra[flag.name] = flag.defaultValue;
+
+  const pairs: [string, string | undefined][] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}" (flags start with --)`);
+    let name = arg.slice(2).replace(/_/g, '-');
+    let value: string | undefined;
+    const eq = name.indexOf('=');
+    if (eq >= 0) {
+      value = name.slice(eq + 1);
+      name = name.slice(0, eq);
+    }
+    const isBoolean = extraByName.get(name)?.boolean || fields.get(name)?.kind === 'boolean';
+    if (value === undefined && !isBoolean) {
+      value = argv[++i];
+      if (value === undefined) throw new Error(`--${name} needs a value`);
+    }
+    pairs.push([name, value]);
+  }
+
+  let config = defaultConfig();
+  const configFile = pairs.find(([name]) => name === 'config');
+  if (configFile && withConfig) {
+    let text: string;
+    try {
+      text = readFileSync(configFile[1]!, 'utf8');
+    } catch (error) {
+      throw new Error(`--config: cannot read ${configFile[1]}: ${(error as Error).message}`);
+    }
+    try {
+      config = parseConfig(JSON.parse(text));
+    } catch (error) {
+      throw new Error(`--config ${configFile[1]}: ${(error as Error).message}`);
+    }
+  }
+  for (const [name, value] of pairs) {
+    if (name === 'config' && withConfig) continue;
+    const flag = extraByName.get(name);
+    if (flag) {
+      extra[name] = flag.boolean ? value !== 'false' : value;
+      continue;
+    }
+    const field = withConfig ? fields.get(name) : undefined;
+    if (!field) throw new Error(`unknown flag --${name} (see --help)`);
+    config = withField(config, field, value ?? '');
+  }
+  return { config, extra };
+}
+
+/** Runs a command's main with readable errors and exit codes. */
+export function runMain(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+      if (process.env.DEBUG && error instanceof Error) console.error(error.stack);
+      process.exit(1);
+    },
+  );
+}

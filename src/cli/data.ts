@@ -1,0 +1,24 @@
+/**
+ * Loading JSONL datasets from disk for the CLI: the core's streaming loader over a Node file
+ * stream, with bad lines reported on stderr (line number and reason) and good lines kept.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
+
+export async function loadKolmogorovFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<KolmogorovRecord[]> {
+  try {
+    statSync(path);
+  } catch {
+    throw new Error(`cannot read dataset ${path}: no such file`);
+  }
+  const result = await loadJsonl(createReadStream(path), parseKolmogorovRecord);
+  const shown = options.maxErrorsShown ?? 10;
+  for (const error of result.errors.slice(0, shown)) {
+    console.error(`${path}:${error.line}: ${error.reason}${error.snippet ? `  [${error.snippet}]` : ''}`);
+  }
+  if (result.errors.length > shown) console.error(`${path}: ... and ${result.errors.length - shown} more bad lines`);
+  if (!options.quiet) console.error(`${path}: ${summarizeLoad(result)}`);
+  if (result.records.length === 0) throw new Error(`${path}: no valid records`);
+  return result.records;
+}

@@ -1,0 +1,138 @@
+/**
+ * `npm run eval -- --checkpoint FILE --data FILE`: KT metrics of a trained policy on a
+ * dataset (greedy, or best-of-k with --k), beside gzip and LZMA of the same data.
+ * `npm run eval -- --programs FILE`: scores programs someone else wrote (a JSONL of
+ * `{"sequence", "program"}`, the way the benchmark scores prompted language models) with
+ * the same metrics. `--json` prints one JSON object with snake_case keys; `--out FILE`
+ * also writes it to a file.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { decodeCheckpoint } from '../core/checkpoint';
+import type { KolmogorovRecord } from '../core/data/records';
+import { ktMetrics, type ScoredSample } from '../core/kolmogorov/metrics';
+import { parseProgram, printProgram } from '../core/kolmogorov/program';
+import { programBits, type PriorName } from '../core/kolmogorov/prior';
+import { createRunner, preludes } from '../core/runner';
+import type { KtMetrics } from '../core/runnerTypes';
+import type { SandboxJob } from '../core/sandbox/outcome';
+import { defaultConfig } from '../core/config';
+import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { loadKolmogorovFile } from './data';
+import { formatMetricsTable, metricsJson, sandboxLimits } from './report';
+import { createNodeSandboxPool } from './sandboxHost';
+import { initTensorflow } from './tfBackend';
+
+const extras: ExtraFlag[] = [
+  { name: 'help', doc: 'show this help', boolean: true },
+  { name: 'checkpoint', doc: 'checkpoint file of the policy to evaluate' },
+  { name: 'programs', doc: 'JSONL of {"sequence", "program"} to score instead of a policy' },
+  { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
+  { name: 'k', doc: 'programs sampled per sequence; the shortest correct one counts', defaultValue: '1' },
+  { name: 'limit', doc: 'evaluate only the first N records' },
+  { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
+  { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
+  { name: 'json', doc: 'print one JSON object with snake_case keys', boolean: true },
+  { name: 'out', doc: 'also write the JSON result to this file' },
+];
+
+async function scorePrograms(path: string, prior: PriorName, limit: number | undefined): Promise<KtMetrics> {
+  const records = (await loadKolmogorovFile(path)).slice(0, limit);
+  const config = defaultConfig();
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  try {
+    const parsed = records.map((record, index) => {
+      if (record.program === undefined) throw new Error(`${path}: record ${index + 1} has no "program" field`);
+      try {
+        const program = parseProgram(record.program);
+        return { program, text: printProgram(program), error: null };
+      } catch (error) {
+        return { program: null, text: record.program, error: (error as Error).message };
+      }
+    });
+    const jobs: SandboxJob[] = [];
+    const jobOf: number[] = [];
+    parsed.forEach((entry, i) => {
+      if (entry.program) {
+        jobOf[i] = jobs.length;
+        jobs.push({ source: entry.text, expected: records[i].sequence, seed: config.run.seed, prelude: 'kolmogorov' });
+      }
+    });
+    const outcomes = await pool.evaluateBatch(jobs);
+    const samples: ScoredSample[] = records.map((record: KolmogorovRecord, i) => {
+      const entry = parsed[i];
+      const outcome = entry.program ? outcomes[jobOf[i]] : null;
+      return {
+        sequence: record.sequence,
+        output: outcome?.output ?? null,
+        correct: outcome?.kind === 'ok',
+        bits: entry.program ? programBits(entry.program, prior) : 0,
+        program: entry.text,
+      };
+    });
+    const failures = parsed.filter((entry) => entry.error).length;
+    if (failures) console.error(`${failures} programs do not parse as DSL programs; they count as failures`);
+    return ktMetrics(samples);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function scoreCheckpoint(path: string, dataPath: string, k: number, limit: number | undefined, backendName: string): Promise<KtMetrics> {
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(readFileSync(path));
+  } catch (error) {
+    throw new Error(`cannot read checkpoint ${path}: ${(error as Error).message}`);
+  }
+  const { meta } = await decodeCheckpoint(bytes);
+  const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
+  console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
+  const records = await loadKolmogorovFile(dataPath);
+  const pool = createNodeSandboxPool({ size: meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
+  const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+  try {
+    await runner.loadCheckpoint(bytes);
+    const { rows: _rows, ...metrics } = await runner.evaluate(records, {
+      k,
+      limit,
+      onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
+    });
+    process.stderr.write('\n');
+    return metrics;
+  } finally {
+    runner.dispose();
+    await pool.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage('eval', 'KT metrics of a checkpoint on a dataset, or of a file of programs, beside gzip and LZMA.', extras, false));
+    return;
+  }
+  const { extra } = parseArgs(argv, extras, false);
+  const k = Number(extra.k);
+  if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive integer, got "${extra.k}"`);
+  const limit = extra.limit === undefined ? undefined : Number(extra.limit);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new Error(`--limit: expected a positive integer, got "${extra.limit}"`);
+  if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
+
+  let label: string;
+  let metrics: KtMetrics;
+  if (typeof extra.programs === 'string') {
+    label = `programs (${extra.programs})`;
+    metrics = await scorePrograms(extra.programs, extra.prior, limit);
+  } else if (typeof extra.checkpoint === 'string') {
+    label = k > 1 ? `policy best-of-${k}` : 'policy greedy';
+    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), k, limit, String(extra.backend));
+  } else {
+    throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
+  }
+  const json = metricsJson(metrics);
+  if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(json, null, 2) + '\n');
+  if (extra.json) console.log(JSON.stringify(json));
+  else console.log(formatMetricsTable([{ label, metrics }], metrics));
+}
+
+runMain(main);

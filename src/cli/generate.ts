@@ -1,0 +1,46 @@
+/**
+ * `npm run generate -- --count N --seed S --out FILE [--exclude FILE]`: synthetic
+ * (sequence, program) pairs from the task's generator (KOLMOGOROV.md's distribution), one JSON
+ * object per line. `--exclude` drops every sequence that appears in another JSONL file, so a
+ * training file never contains a held-out sequence.
+ */
+import { createWriteStream } from 'node:fs';
+import { generateDataset } from '../core/kolmogorov/generator';
+import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { loadKolmogorovFile } from './data';
+
+const extras: ExtraFlag[] = [
+  { name: 'help', doc: 'show this help', boolean: true },
+  { name: 'count', doc: 'number of distinct sequences', defaultValue: '1000' },
+  { name: 'seed', doc: 'generator seed', defaultValue: '1' },
+  { name: 'out', doc: 'output JSONL file (default: standard output)' },
+  { name: 'exclude', doc: 'JSONL file whose sequences must not appear in the output' },
+];
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage('generate', 'Synthetic Kolmogorov (sequence, program) pairs as JSONL.', extras, false));
+    return;
+  }
+  const { extra } = parseArgs(argv, extras, false);
+  const count = Number(extra.count);
+  const seed = Number(extra.seed);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--count: expected a positive integer, got "${extra.count}"`);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative integer, got "${extra.seed}"`);
+  const excluded = new Set<string>();
+  if (typeof extra.exclude === 'string') {
+    for (const record of await loadKolmogorovFile(extra.exclude, { quiet: true })) excluded.add(record.sequence.join(','));
+  }
+  const started = performance.now();
+  // Over-generate a little so that excluded sequences can be dropped and `count` still reached.
+  let examples = generateDataset(seed, count + excluded.size);
+  examples = examples.filter((e) => !excluded.has(e.sequence.join(','))).slice(0, count);
+  if (examples.length < count) throw new Error(`only ${examples.length} sequences left after exclusion`);
+  const out = typeof extra.out === 'string' ? createWriteStream(extra.out) : process.stdout;
+  for (const example of examples) out.write(JSON.stringify(example) + '\n');
+  if (out !== process.stdout) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())));
+  console.error(`wrote ${examples.length} examples${typeof extra.out === 'string' ? ` to ${extra.out}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+runMain(main);

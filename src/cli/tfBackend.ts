@@ -1,0 +1,28 @@
+/**
+ * tfjs in Node: the wasm backend (SIMD where the CPU has it; Node gives tfjs-wasm no threads,
+ * so it runs single-threaded), falling back to the pure-JS cpu backend, and saying which and
+ * why. @tensorflow/tfjs-node cannot install here (its install script downloads a binary).
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+
+export type NodeBackend = 'auto' | 'wasm' | 'cpu';
+
+export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<{ backend: string; detail: string }> {
+  const order = preference === 'auto' ? ['wasm', 'cpu'] : [preference];
+  const skipped: string[] = [];
+  for (const name of order) {
+    try {
+      if (await tf.setBackend(name)) {
+        await tf.ready();
+        const simd = name === 'wasm' ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') : false;
+        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, single thread` : 'pure JavaScript';
+        return { backend: name, detail: skipped.length ? `${detail}; skipped ${skipped.join(', ')}` : detail };
+      }
+      skipped.push(`${name} (failed to initialise)`);
+    } catch (error) {
+      skipped.push(`${name} (${(error as Error).message})`);
+    }
+  }
+  throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
+}

@@ -1,0 +1,178 @@
+/**
+ * REINFORCE for program synthesis, as the KoLMogorov RL seed describes it, done right: a
+ * batch of episodes per update, the reward arriving when the program is complete, returns
+ * discounted over program lines (line-level credit assignment), a baseline (an exponential
+ * moving average of the batch reward, or the group mean when several programs are sampled per
+ * sequence), optional normalisation, an entropy bonus, an optional KL penalty to a frozen
+ * reference (warm-start) policy, Adam with global-norm clipping, and a host-side check that
+ * the loss is finite before any weight changes.
+ *
+ * Returns: a program of L lines (the output line included) earns reward R at its end; the
+ * tokens of line l get gamma^(L-1-l) * R. Log-probabilities are those of the grammar-masked,
+ * temperature-scaled distribution the sampler drew from.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { AlgorithmConfig } from '../config';
+import type { Grammar } from '../grammar';
+import {
+  buildSequenceBatch, clippedStep, disposeBatch, optimizerState, programLogProbs, restoreOptimizerState, takenLogProbs,
+} from '../model/training';
+import type { TransformerPolicy, WeightArray } from '../model/transformer';
+
+export type ReinforceConfig = Pick<
+  AlgorithmConfig,
+  'learningRate' | 'gamma' | 'normalizeReturns' | 'baselineMomentum' | 'entropyCoef' | 'klCoef' | 'groupSize' | 'temperature' | 'gradClip'
+>;
+
+export const defaultReinforceConfig: ReinforceConfig = {
+  learningRate: 3e-4, gamma: 0.99, normalizeReturns: true, baselineMomentum: 0.9, entropyCoef: 0.001, klCoef: 0, groupSize: 1, temperature: 1, gradClip: 1,
+};
+
+export interface Episode {
+  prompt: number[];
+  tokens: number[];
+  /** Indices into tokens of the tokens that end a line. */
+  lineEnds: number[];
+  reward: number;
+  /** Episodes of one group share a prompt (group sampling). */
+  group?: number;
+}
+
+export interface ReinforceStats {
+  loss: number;
+  entropy: number;
+  kl: number;
+  gradNorm: number;
+  meanAdvantage: number;
+  skipped: boolean;
+  reason?: string;
+}
+
+/** The discount of each token: gamma to the number of lines after the token's line. */
+export function lineDiscounts(episode: Pick<Episode, 'tokens' | 'lineEnds'>, gamma: number): number[] {
+  const lines = Math.max(1, episode.lineEnds.length);
+  const out: number[] = [];
+  let line = 0;
+  episode.tokens.forEach((_, i) => {
+    out.push(gamma ** Math.max(0, lines - 1 - line));
+    if (episode.lineEnds.includes(i)) line += 1;
+  });
+  return out;
+}
+
+export function discountedLineReturns(episode: Episode, gamma: number): number[] {
+  return lineDiscounts(episode, gamma).map((discount) => discount * episode.reward);
+}
+
+/** Per-token advantages of a batch: discounted return minus the baseline, optionally normalised. */
+export function advantages(episodes: readonly Episode[], config: ReinforceConfig, baseline: number): number[][] {
+  const groupMeans = new Map<number, number>();
+  if (config.groupSize > 1) {
+    const sums = new Map<number, [number, number]>();
+    for (const e of episodes) {
+      const [sum, count] = sums.get(e.group ?? 0) ?? [0, 0];
+      sums.set(e.group ?? 0, [sum + e.reward, count + 1]);
+    }
+    for (const [group, [sum, count]] of sums) groupMeans.set(group, sum / count);
+  }
+  const raw = episodes.map((episode) => {
+    const base = config.groupSize > 1 ? groupMeans.get(episode.group ?? 0)! : baseline;
+    return lineDiscounts(episode, config.gamma).map((discount) => discount * (episode.reward - base));
+  });
+  if (!config.normalizeReturns) return raw;
+  const flat = raw.flat();
+  const mean = flat.reduce((a, b) => a + b, 0) / Math.max(1, flat.length);
+  const std = Math.sqrt(flat.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, flat.length));
+  // With (nearly) identical advantages there is no signal to normalise: keep them as they are.
+  if (std < 1e-6) return raw;
+  return raw.map((row) => row.map((a) => (a - mean) / std));
+}
+
+export class Reinforce<S = unknown> {
+  readonly optimizer: tf.Optimizer;
+  /** EMA of the mean batch reward; undefined until the first batch. */
+  baseline = 0;
+  private seen = false;
+
+  constructor(
+    private readonly policy: TransformerPolicy,
+    private readonly grammar: Grammar<S>,
+    private readonly config: ReinforceConfig,
+    private readonly reference?: TransformerPolicy,
+  ) {
+    this.optimizer = tf.train.adam(config.learningRate);
+  }
+
+  async step(episodes: readonly Episode[]): Promise<ReinforceStats> {
+    const usable = episodes.filter((e) => e.tokens.length > 0);
+    const meanReward = usable.reduce((sum, e) => sum + e.reward, 0) / Math.max(1, usable.length);
+    if (!Number.isFinite(meanReward)) {
+      return { loss: NaN, entropy: NaN, kl: NaN, gradNorm: NaN, meanAdvantage: NaN, skipped: true, reason: 'non-finite reward; update skipped' };
+    }
+    if (usable.length === 0) return { loss: 0, entropy: 0, kl: 0, gradNorm: 0, meanAdvantage: 0, skipped: true, reason: 'no tokens sampled' };
+    const baseline = this.seen ? this.baseline : meanReward;
+    const adv = advantages(usable, this.config, baseline);
+    const batch = buildSequenceBatch(usable, this.grammar, this.policy.config.context);
+    const P = batch.programLength;
+    const advData = new Float32Array(usable.length * P);
+    adv.forEach((row, b) => advData.set(row, b * P));
+    const advantage = tf.tensor2d(advData, [usable.length, P]);
+    try {
+      const { temperature, entropyCoef, klCoef } = this.config;
+      const referenceLogProbs = this.reference && klCoef > 0 ? tf.tidy(() => programLogProbs(this.reference!, batch, temperature)) : null;
+      const result = await clippedStep(
+        this.optimizer,
+        this.policy.variables,
+        () => {
+          const logProbs = programLogProbs(this.policy, batch, temperature); // [B, P, V]
+          const taken = takenLogProbs(logProbs, batch); // [B, P]
+          const count = batch.tokenCount;
+          const policyLoss = taken.mul(advantage).mul(batch.tokenMask).sum().div(-count);
+          const probs = tf.exp(logProbs);
+          const entropy = probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum().div(count) as tf.Scalar;
+          const kl = referenceLogProbs
+            ? (probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum().div(count) as tf.Scalar)
+            : tf.scalar(0);
+          const loss = policyLoss.sub(entropy.mul(entropyCoef)).add(kl.mul(klCoef)) as tf.Scalar;
+          return { loss, entropy, kl };
+        },
+        this.config.gradClip,
+      );
+      referenceLogProbs?.dispose();
+      if (!result.skipped) {
+        this.baseline = this.seen ? this.config.baselineMomentum * this.baseline + (1 - this.config.baselineMomentum) * meanReward : meanReward;
+        this.seen = true;
+      }
+      const flat = adv.flat();
+      return {
+        loss: result.values.loss,
+        entropy: result.values.entropy ?? NaN,
+        kl: result.values.kl ?? 0,
+        gradNorm: result.gradNorm,
+        meanAdvantage: flat.reduce((a, b) => a + b, 0) / Math.max(1, flat.length),
+        skipped: result.skipped,
+        reason: result.reason,
+      };
+    } finally {
+      advantage.dispose();
+      disposeBatch(batch);
+    }
+  }
+
+  optimizerWeights(): Promise<WeightArray[]> {
+    return optimizerState(this.optimizer, this.policy.prefix);
+  }
+
+  setOptimizerWeights(state: readonly WeightArray[]): Promise<void> {
+    return restoreOptimizerState(this.optimizer, this.policy.prefix, state);
+  }
+
+  setBaseline(value: number): void {
+    this.baseline = value;
+    this.seen = true;
+  }
+
+  dispose(): void {
+    this.optimizer.dispose();
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Grammar-constrained batched sampling with a KV cache. Each step runs the model on one token
+ * per row and reads the logits to the host once (the grammar mask needs them there); masking,
+ * temperature and the categorical draw happen on the host from the seeded Rng, so samples are
+ * reproducible on every backend. Rows that finish keep feeding a PAD token until all are done.
+ * The log-probabilities returned are those of the masked, temperature-scaled distribution:
+ * the same distribution the update later differentiates.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { Grammar } from '../grammar';
+import type { Rng } from '../rng';
+import type { TransformerPolicy } from './transformer';
+
+export interface SampledSequence {
+  tokens: number[];
+  logProbs: number[];
+  /** Indices into tokens of the tokens that end a line. */
+  lineEnds: number[];
+  complete: boolean;
+}
+
+export interface SampleOptions {
+  maxTokens: number;
+  temperature: number;
+  rng: Rng;
+  greedy?: boolean;
+  /** Token fed to finished rows. */
+  padToken?: number;
+}
+
+/** Left-pads prompts into one [B, T] batch; returns the tokens and where each row starts. */
+export function leftPad(prompts: readonly number[][], padToken = 0): { data: Int32Array; length: number; starts: number[] } {
+  const length = Math.max(...prompts.map((p) => p.length));
+  const data = new Int32Array(prompts.length * length).fill(padToken);
+  const starts = prompts.map((prompt, b) => {
+    const start = length - prompt.length;
+    data.set(prompt, b * length + start);
+    return start;
+  });
+  return { data, length, starts };
+}
+
+/** Picks a token from masked logits; returns the token and its log-probability. */
+export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array, temperature: number, greedy: boolean, rng: Rng): [number, number] {
+  const V = mask.length;
+  let max = -Infinity;
+  let argmax = -1;
+  for (let v = 0; v < V; v++) {
+    if (!mask[v]) continue;
+    const z = logits[offset + v] / temperature;
+    if (z > max) {
+      max = z;
+      argmax = v;
+    }
+  }
+  if (argmax < 0) throw new Error('the grammar allows no token here');
+  let total = 0;
+  for (let v = 0; v < V; v++) if (mask[v]) total += Math.exp(logits[offset + v] / temperature - max);
+  const logTotal = Math.log(total);
+  if (greedy) return [argmax, -logTotal];
+  let u = rng.next() * total;
+  let chosen = argmax;
+  for (let v = 0; v < V; v++) {
+    if (!mask[v]) continue;
+    u -= Math.exp(logits[offset + v] / temperature - max);
+    if (u <= 0) {
+      chosen = v;
+      break;
+    }
+  }
+  return [chosen, logits[offset + chosen] / temperature - max - logTotal];
+}
+
+export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar<S>, prompts: readonly number[][], options: SampleOptions): Promise<SampledSequence[]> {
+  const B = prompts.length;
+  if (B === 0) return [];
+  const V = grammar.vocabSize;
+  const pad = options.padToken ?? 0;
+  const { data, length, starts } = leftPad(prompts, pad);
+  const budget = Math.min(options.maxTokens, policy.config.context - length);
+  if (budget <= 0) throw new Error(`prompts of ${length} tokens leave no room in a context of ${policy.config.context}`);
+  const states = prompts.map(() => grammar.initial());
+  const results: SampledSequence[] = prompts.map(() => ({ tokens: [], logProbs: [], lineEnds: [], complete: false }));
+  const mask = new Uint8Array(V);
+
+  const promptTensor = tf.tensor2d(data, [B, length], 'int32');
+  const { cache, logits: first } = policy.prefill(promptTensor, starts);
+  promptTensor.dispose();
+  let logits = first;
+  try {
+    for (let step = 0; step < budget; step++) {
+      const host = (await logits.data()) as Float32Array;
+      logits.dispose();
+      const next = new Int32Array(B).fill(pad);
+      let active = 0;
+      for (let b = 0; b < B; b++) {
+        if (results[b].complete) continue;
+        grammar.allowed(states[b], mask);
+        const [token, logProb] = pickToken(host, b * V, mask, options.temperature, options.greedy ?? false, options.rng);
+        states[b] = grammar.advance(states[b], token);
+        const result = results[b];
+        if (grammar.endsLine(token)) result.lineEnds.push(result.tokens.length);
+        result.tokens.push(token);
+        result.logProbs.push(logProb);
+        if (grammar.isDone(states[b])) result.complete = true;
+        else active += 1;
+        next[b] = token;
+      }
+      if (active === 0 || step === budget - 1) {
+        logits = tf.zeros([1, 1]);
+        break;
+      }
+      const input = tf.tensor1d(next, 'int32');
+      logits = policy.decodeStep(cache, input);
+      input.dispose();
+    }
+  } finally {
+    logits.dispose();
+    policy.disposeCache(cache);
+  }
+  return results;
+}

@@ -1,0 +1,156 @@
+/**
+ * What every update of the policy shares, whatever the algorithm: turning (prompt, program)
+ * pairs into one left-padded batch with the grammar's masks, the masked log-probabilities of
+ * the program tokens, and an Adam step with global-norm clipping that reads the loss on the
+ * host and refuses to apply a non-finite update.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { Grammar } from '../grammar';
+import { leftPad } from './sampler';
+import type { TransformerPolicy, WeightArray } from './transformer';
+
+export interface SequencePair {
+  prompt: readonly number[];
+  tokens: readonly number[];
+}
+
+export interface SequenceBatch {
+  input: tf.Tensor2D; // [B, T] prompt + program[:-1], left-padded
+  starts: number[];
+  /** Column of the logits that predicts the first program token. */
+  first: number;
+  /** Program tokens per row, right-padded to P. */
+  targets: tf.Tensor2D; // [B, P] int32
+  /** 0 where the grammar allows a token, -1e9 where it does not. */
+  allowed: tf.Tensor3D; // [B, P, V]
+  /** 1 for real program tokens, 0 for padding. */
+  tokenMask: tf.Tensor2D; // [B, P]
+  tokenCount: number;
+  programLength: number;
+}
+
+const NEG = -1e9;
+
+export function buildSequenceBatch<S>(pairs: readonly SequencePair[], grammar: Grammar<S>, context: number, padToken = 0): SequenceBatch {
+  const B = pairs.length;
+  const V = grammar.vocabSize;
+  const P = Math.max(1, ...pairs.map((p) => p.tokens.length));
+  const { data: promptData, length: Lp, starts } = leftPad(pairs.map((p) => [...p.prompt]), padToken);
+  const T = Lp + P - 1;
+  if (T > context) throw new Error(`prompt (${Lp}) and program (${P}) tokens exceed the context of ${context}`);
+  const input = new Int32Array(B * T).fill(padToken);
+  const targets = new Int32Array(B * P);
+  const allowed = new Float32Array(B * P * V).fill(NEG);
+  const tokenMask = new Float32Array(B * P);
+  const mask = new Uint8Array(V);
+  let tokenCount = 0;
+  pairs.forEach((pair, b) => {
+    input.set(promptData.subarray(b * Lp, (b + 1) * Lp), b * T);
+    let state = grammar.initial();
+    pair.tokens.forEach((token, i) => {
+      if (i < P - 1) input[b * T + Lp + i] = token;
+      targets[b * P + i] = token;
+      tokenMask[b * P + i] = 1;
+      grammar.allowed(state, mask);
+      if (!mask[token]) throw new Error(`row ${b}: token ${token} at ${i} is not allowed by the grammar`);
+      const base = (b * P + i) * V;
+      for (let v = 0; v < V; v++) if (mask[v]) allowed[base + v] = 0;
+      state = grammar.advance(state, token);
+      tokenCount += 1;
+    });
+    // Padding positions allow everything so their softmax is well defined; they are masked out.
+    for (let i = pair.tokens.length; i < P; i++) allowed.fill(0, (b * P + i) * V, (b * P + i + 1) * V);
+  });
+  return {
+    input: tf.tensor2d(input, [B, T], 'int32'),
+    starts,
+    first: Lp - 1,
+    targets: tf.tensor2d(targets, [B, P], 'int32'),
+    allowed: tf.tensor3d(allowed, [B, P, V]),
+    tokenMask: tf.tensor2d(tokenMask, [B, P]),
+    tokenCount,
+    programLength: P,
+  };
+}
+
+export function disposeBatch(batch: SequenceBatch): void {
+  tf.dispose([batch.input, batch.targets, batch.allowed, batch.tokenMask]);
+}
+
+/** Masked log-softmax over the program positions: [B, P, V]. */
+export function programLogProbs(policy: TransformerPolicy, batch: SequenceBatch, temperature = 1): tf.Tensor3D {
+  const logits = policy.forward(batch.input, batch.starts); // [B, T, V]
+  const [B, , V] = logits.shape;
+  const program = logits.slice([0, batch.first, 0], [B, batch.programLength, V]); // [B, P, V]
+  return tf.logSoftmax(program.div(temperature).add(batch.allowed)) as tf.Tensor3D;
+}
+
+/** Log-probability of each target token: [B, P] (gather-free, so it differentiates on wasm). */
+export function takenLogProbs(logProbs: tf.Tensor3D, batch: SequenceBatch): tf.Tensor2D {
+  return logProbs.mul(tf.oneHot(batch.targets, logProbs.shape[2])).sum(2) as tf.Tensor2D;
+}
+
+export interface UpdateStats {
+  values: Record<string, number>;
+  gradNorm: number;
+  skipped: boolean;
+  reason?: string;
+}
+
+/**
+ * One optimiser step on `lossFn` (which returns the loss first, then scalar diagnostics).
+ * Everything is read back in one host sync; a non-finite loss or gradient skips the update.
+ */
+export async function clippedStep(
+  optimizer: tf.Optimizer,
+  variables: tf.Variable[],
+  lossFn: () => Record<string, tf.Scalar>,
+  gradClip: number,
+): Promise<UpdateStats> {
+  let diagnostics: Record<string, tf.Scalar> = {};
+  const { value, grads } = tf.variableGrads(() => {
+    diagnostics = lossFn();
+    for (const [name, scalar] of Object.entries(diagnostics)) if (name !== 'loss') diagnostics[name] = tf.keep(scalar);
+    return diagnostics.loss;
+  }, variables);
+  const names = Object.keys(grads);
+  const norm = tf.tidy(() => tf.sqrt(tf.addN(names.map((name) => grads[name].square().sum()))));
+  const entries = Object.entries(diagnostics).filter(([name]) => name !== 'loss');
+  const read = await Promise.all([value.data(), norm.data(), ...entries.map(([, scalar]) => scalar.data())]);
+  const loss = read[0][0];
+  const gradNorm = read[1][0];
+  const values: Record<string, number> = { loss };
+  entries.forEach(([name], i) => (values[name] = read[i + 2][0]));
+  tf.dispose([value, norm, ...entries.map(([, scalar]) => scalar)]);
+  if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+    tf.dispose(Object.values(grads));
+    return { values, gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? 'gradient' : 'loss'} (${loss}); update skipped, weights unchanged` };
+  }
+  const scale = gradNorm > gradClip ? gradClip / gradNorm : 1;
+  const clipped: Record<string, tf.Tensor> = {};
+  for (const name of names) clipped[name] = scale === 1 ? grads[name] : tf.tidy(() => grads[name].mul(scale));
+  optimizer.applyGradients(clipped as tf.NamedTensorMap);
+  tf.dispose(Object.values(grads));
+  if (scale !== 1) tf.dispose(Object.values(clipped));
+  return { values, gradNorm, skipped: false };
+}
+
+/** Adam's state with the policy's instance prefix removed, for checkpoints. */
+export async function optimizerState(optimizer: tf.Optimizer, policyPrefix: string): Promise<WeightArray[]> {
+  const weights = await optimizer.getWeights();
+  return Promise.all(
+    weights.map(async ({ name, tensor }) => ({
+      name: name.startsWith(`${policyPrefix}/`) ? name.slice(policyPrefix.length + 1) : name,
+      shape: [...tensor.shape],
+      data: Float32Array.from(await tensor.data()),
+    })),
+  );
+}
+
+export async function restoreOptimizerState(optimizer: tf.Optimizer, policyPrefix: string, state: readonly WeightArray[]): Promise<void> {
+  const named = state.map(({ name, shape, data }) => ({
+    name: name === 'iter' ? name : `${policyPrefix}/${name}`,
+    tensor: name === 'iter' ? tf.scalar(data[0], 'float32') : tf.tensor(data, shape),
+  }));
+  await optimizer.setWeights(named);
+}

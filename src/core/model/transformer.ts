@@ -1,0 +1,278 @@
+/**
+ * The policy: a small decoder-only transformer in tfjs, the same definition as the Python
+ * reference (/shared/bench/policy_bench.py): learned token and position embeddings,
+ * pre-LayerNorm blocks of causal multi-head attention and a GELU MLP (4x), a final LayerNorm
+ * and an untied output head.
+ *
+ * Batches of prompts of different lengths are left-padded: row b starts at `starts[b]`, its
+ * positions count from there, and keys before it are masked, so a row's logits do not depend
+ * on the other rows. A KV cache (per layer keys and values, [B, h, T, dh]) makes sampling cost
+ * one token's work per step.
+ *
+ * Deliberate choices: embeddings are oneHot(x) @ table rather than gather, because the wasm
+ * backend lacks the UnsortedSegmentSum kernel that gather's gradient needs; GELU is the tanh
+ * approximation (tfjs has no fused GELU; the difference from erf-GELU is below 1e-3).
+ */
+import * as tf from '@tensorflow/tfjs';
+
+export interface PolicyConfig {
+  vocabSize: number;
+  layers: number;
+  dModel: number;
+  heads: number;
+  context: number;
+}
+
+export interface WeightArray {
+  name: string;
+  shape: number[];
+  data: Float32Array;
+}
+
+/** Per-layer keys and values of the tokens seen so far, plus where each row starts. */
+export interface KvCache {
+  keys: tf.Tensor4D[]; // per layer [B, h, T, dh]
+  values: tf.Tensor4D[];
+  /** Additive key mask [B, 1, 1, T]: -1e9 for left padding. */
+  keyMask: tf.Tensor4D;
+  /** Next position of each row. */
+  positions: number[];
+  length: number;
+}
+
+const NEG = -1e9;
+
+interface Block {
+  ln1g: tf.Variable; ln1b: tf.Variable;
+  qkvW: tf.Variable; qkvB: tf.Variable;
+  projW: tf.Variable; projB: tf.Variable;
+  ln2g: tf.Variable; ln2b: tf.Variable;
+  fc1W: tf.Variable; fc1B: tf.Variable;
+  fc2W: tf.Variable; fc2B: tf.Variable;
+}
+
+function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
+  const { mean, variance } = tf.moments(x, -1, true);
+  return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(gamma).add(beta);
+}
+
+function gelu(x: tf.Tensor): tf.Tensor {
+  const cube = x.mul(x).mul(x);
+  return x.mul(0.5).mul(tf.tanh(x.add(cube.mul(0.044715)).mul(Math.sqrt(2 / Math.PI))).add(1));
+}
+
+/** A small seeded normal initialiser (std 0.02, as GPT-2), independent of tfjs's global RNG. */
+function initTensor(shape: number[], seed: number, std: number): tf.Tensor {
+  return tf.randomNormal(shape, 0, std, 'float32', seed);
+}
+
+export class TransformerPolicy {
+  readonly variables: tf.Variable[] = [];
+  private readonly tokenEmbedding: tf.Variable;
+  private readonly positionEmbedding: tf.Variable;
+  private readonly blocks: Block[] = [];
+  private readonly lnfG: tf.Variable;
+  private readonly lnfB: tf.Variable;
+  private readonly headW: tf.Variable;
+  private readonly headB: tf.Variable;
+  private readonly headDim: number;
+  private static instances = 0;
+  /** Prefix of this instance's variable names (tfjs names must be unique per engine). */
+  readonly prefix: string;
+
+  constructor(readonly config: PolicyConfig, seed: number) {
+    const { vocabSize, dModel, heads, context, layers } = config;
+    if (dModel % heads !== 0) throw new Error(`dModel ${dModel} is not divisible by heads ${heads}`);
+    this.headDim = dModel / heads;
+    this.prefix = `policy${TransformerPolicy.instances++}`;
+    let s = seed * 1000;
+    const v = (name: string, shape: number[], init: 'normal' | 'zeros' | 'ones', std = 0.02) => {
+      const value = init === 'normal' ? initTensor(shape, s++, std) : init === 'zeros' ? tf.zeros(shape) : tf.ones(shape);
+      const variable = tf.variable(value, true, `${this.prefix}/${name}`);
+      value.dispose();
+      this.variables.push(variable);
+      return variable;
+    };
+    this.tokenEmbedding = v('tok', [vocabSize, dModel], 'normal');
+    this.positionEmbedding = v('pos', [context, dModel], 'normal');
+    // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
+    const residualStd = 0.02 / Math.sqrt(2 * layers);
+    for (let i = 0; i < layers; i++) {
+      this.blocks.push({
+        ln1g: v(`b${i}/ln1/g`, [dModel], 'ones'), ln1b: v(`b${i}/ln1/b`, [dModel], 'zeros'),
+        qkvW: v(`b${i}/qkv/w`, [dModel, 3 * dModel], 'normal'), qkvB: v(`b${i}/qkv/b`, [3 * dModel], 'zeros'),
+        projW: v(`b${i}/proj/w`, [dModel, dModel], 'normal', residualStd), projB: v(`b${i}/proj/b`, [dModel], 'zeros'),
+        ln2g: v(`b${i}/ln2/g`, [dModel], 'ones'), ln2b: v(`b${i}/ln2/b`, [dModel], 'zeros'),
+        fc1W: v(`b${i}/fc1/w`, [dModel, 4 * dModel], 'normal'), fc1B: v(`b${i}/fc1/b`, [4 * dModel], 'zeros'),
+        fc2W: v(`b${i}/fc2/w`, [4 * dModel, dModel], 'normal', residualStd), fc2B: v(`b${i}/fc2/b`, [dModel], 'zeros'),
+      });
+    }
+    this.lnfG = v('lnf/g', [dModel], 'ones');
+    this.lnfB = v('lnf/b', [dModel], 'zeros');
+    this.headW = v('head/w', [dModel, vocabSize], 'normal');
+    this.headB = v('head/b', [vocabSize], 'zeros');
+  }
+
+  /** Variable names without the instance prefix: the names checkpoints use. */
+  private shortName(variable: tf.Variable): string {
+    return variable.name.slice(this.prefix.length + 1);
+  }
+
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor3D {
+    const [B, T] = tokens.shape;
+    const { vocabSize, context, dModel } = this.config;
+    const tok = tf.oneHot(tokens.reshape([B * T]), vocabSize).matMul(this.tokenEmbedding); // [B*T, d]
+    const pos = tf.oneHot(positions.reshape([B * T]), context).matMul(this.positionEmbedding); // [B*T, d]
+    return tok.add(pos).reshape([B, T, dModel]);
+  }
+
+  /** One block over x [B, T, d]; keys/values of earlier tokens may be prepended (KV cache). */
+  private block(
+    b: Block,
+    x: tf.Tensor3D,
+    mask: tf.Tensor,
+    past?: { keys: tf.Tensor4D; values: tf.Tensor4D },
+  ): { x: tf.Tensor3D; keys: tf.Tensor4D; values: tf.Tensor4D } {
+    const [B, T, d] = x.shape;
+    const h = this.config.heads;
+    const dh = this.headDim;
+    const qkv = layerNorm(x, b.ln1g, b.ln1b).reshape([B * T, d]).matMul(b.qkvW).add(b.qkvB); // [B*T, 3d]
+    const split = (t: tf.Tensor) => t.reshape([B, T, h, dh]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [B, h, T, dh]
+    const [q, k, v] = tf.split(qkv, 3, 1).map(split);
+    const keys = past ? (tf.concat([past.keys, k], 2) as tf.Tensor4D) : k; // [B, h, Tk, dh]
+    const values = past ? (tf.concat([past.values, v], 2) as tf.Tensor4D) : v;
+    const scores = tf.matMul(q, keys, false, true).mul(1 / Math.sqrt(dh)).add(mask); // [B, h, T, Tk]
+    const attended = tf.matMul(tf.softmax(scores), values); // [B, h, T, dh]
+    const y = attended.transpose([0, 2, 1, 3]).reshape([B * T, d]).matMul(b.projW).add(b.projB);
+    const x1 = x.add(y.reshape([B, T, d])) as tf.Tensor3D;
+    const hidden = gelu(layerNorm(x1, b.ln2g, b.ln2b).reshape([B * T, d]).matMul(b.fc1W).add(b.fc1B));
+    const out = x1.add(hidden.matMul(b.fc2W).add(b.fc2B).reshape([B, T, d])) as tf.Tensor3D;
+    return { x: out, keys, values };
+  }
+
+  private head(x: tf.Tensor3D): tf.Tensor3D {
+    const [B, T, d] = x.shape;
+    return layerNorm(x, this.lnfG, this.lnfB).reshape([B * T, d]).matMul(this.headW).add(this.headB).reshape([B, T, this.config.vocabSize]) as tf.Tensor3D;
+  }
+
+  /** Additive causal mask [B, 1, T, T] that also hides each row's left padding. */
+  private causalMask(starts: number[], T: number): tf.Tensor4D {
+    const B = starts.length;
+    const data = new Float32Array(B * T * T);
+    for (let b = 0; b < B; b++) {
+      for (let i = 0; i < T; i++) {
+        for (let j = 0; j < T; j++) {
+          // A padded query row attends to itself only, which keeps its softmax finite.
+          const visible = j <= i && (j >= starts[b] || j === i);
+          data[(b * T + i) * T + j] = visible ? 0 : NEG;
+        }
+      }
+    }
+    return tf.tensor4d(data, [B, 1, T, T]);
+  }
+
+  private positionsFor(starts: number[], T: number): tf.Tensor2D {
+    const data = new Int32Array(starts.length * T);
+    starts.forEach((start, b) => {
+      for (let t = 0; t < T; t++) data[b * T + t] = Math.max(0, t - start);
+    });
+    return tf.tensor2d(data, [starts.length, T], 'int32');
+  }
+
+  /**
+   * Full forward. tokens [B, T] int32, left-padded; `starts[b]` is where row b's real tokens
+   * begin (0 when unpadded). Returns logits [B, T, V].
+   */
+  forward(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
+    return tf.tidy(() => {
+      const [B, T] = tokens.shape;
+      if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
+      const rowStarts = starts ?? new Array(B).fill(0);
+      const mask = this.causalMask(rowStarts, T);
+      let x = this.embed(tokens, this.positionsFor(rowStarts, T));
+      for (const b of this.blocks) x = this.block(b, x, mask).x;
+      return this.head(x);
+    });
+  }
+
+  /** Runs the prompts through the model, filling a new cache; returns the last position's logits [B, V]. */
+  prefill(tokens: tf.Tensor2D, starts: number[]): { cache: KvCache; logits: tf.Tensor2D } {
+    const [B, T] = tokens.shape;
+    if (T > this.config.context) throw new Error(`prompt of ${T} tokens exceeds the context of ${this.config.context}`);
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    const logits = tf.tidy(() => {
+      const mask = this.causalMask(starts, T);
+      let x = this.embed(tokens, this.positionsFor(starts, T));
+      for (const b of this.blocks) {
+        const out = this.block(b, x, mask);
+        x = out.x;
+        keys.push(tf.keep(out.keys));
+        values.push(tf.keep(out.values));
+      }
+      const last = x.slice([0, T - 1, 0], [B, 1, this.config.dModel]) as tf.Tensor3D;
+      return this.head(last).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
+    });
+    const keyMaskData = new Float32Array(B * T);
+    starts.forEach((start, b) => keyMaskData.fill(NEG, b * T, b * T + start));
+    return {
+      cache: { keys, values, keyMask: tf.tensor4d(keyMaskData, [B, 1, 1, T]), positions: starts.map((start) => T - start), length: T },
+      logits,
+    };
+  }
+
+  /** Feeds one token per row [B]; updates the cache in place and returns logits [B, V]. */
+  decodeStep(cache: KvCache, tokens: tf.Tensor1D): tf.Tensor2D {
+    const B = tokens.shape[0];
+    if (cache.length >= this.config.context) throw new Error(`context of ${this.config.context} tokens is full`);
+    const positions = tf.tensor2d(cache.positions.map((p) => Math.min(p, this.config.context - 1)), [B, 1], 'int32');
+    const nextMask = tf.tidy(() => tf.concat([cache.keyMask, tf.zeros([B, 1, 1, 1])], 3) as tf.Tensor4D);
+    const logits = tf.tidy(() => {
+      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions);
+      this.blocks.forEach((b, i) => {
+        const out = this.block(b, x, nextMask, { keys: cache.keys[i], values: cache.values[i] });
+        x = out.x;
+        const [oldKeys, oldValues] = [cache.keys[i], cache.values[i]];
+        cache.keys[i] = tf.keep(out.keys);
+        cache.values[i] = tf.keep(out.values);
+        oldKeys.dispose();
+        oldValues.dispose();
+      });
+      return this.head(x).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
+    });
+    positions.dispose();
+    cache.keyMask.dispose();
+    cache.keyMask = nextMask;
+    cache.positions = cache.positions.map((p) => p + 1);
+    cache.length += 1;
+    return logits;
+  }
+
+  disposeCache(cache: KvCache): void {
+    tf.dispose([...cache.keys, ...cache.values, cache.keyMask]);
+  }
+
+  getWeights(): WeightArray[] {
+    return this.variables.map((variable) => ({ name: this.shortName(variable), shape: [...variable.shape], data: variable.dataSync() as Float32Array }));
+  }
+
+  /** Sets every weight; names and shapes must match exactly, and are checked before any is written. */
+  setWeights(weights: readonly WeightArray[]): void {
+    const byName = new Map(weights.map((w) => [w.name, w]));
+    for (const variable of this.variables) {
+      const name = this.shortName(variable);
+      const weight = byName.get(name);
+      if (!weight) throw new Error(`weights lack ${name}`);
+      if (weight.shape.join(',') !== variable.shape.join(',')) throw new Error(`weight ${name} has shape [${weight.shape}], the model needs [${variable.shape}]`);
+    }
+    if (byName.size !== this.variables.length) throw new Error(`weights have ${byName.size} tensors, the model ${this.variables.length}`);
+    for (const variable of this.variables) {
+      const weight = byName.get(this.shortName(variable))!;
+      tf.tidy(() => variable.assign(tf.tensor(weight.data, weight.shape)));
+    }
+  }
+
+  dispose(): void {
+    tf.dispose(this.variables);
+  }
+}

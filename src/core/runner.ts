@@ -1,0 +1,352 @@
+/**
+ * The training runner of the Kolmogorov task: sample programs from the policy under the
+ * DSL grammar, run them in the sandbox pool, turn outcomes into rewards, update the policy
+ * with REINFORCE, and report metrics. The CLI, the trainer worker and the tests all drive
+ * this one loop; where it runs only changes the sandbox pool and the tfjs backend.
+ *
+ * Reward (seed "Reinforcement Learning Training for Kolmogorov Complexity"):
+ * rewardConstant - lengthPenalty * bits when the program's output equals the sequence, 0
+ * otherwise; bits come from the prior (KOLMOGOROV.md), not from characters.
+ *
+ * Pipelining: while the sandbox pool evaluates batch n, nothing else runs on the policy;
+ * sampling of batch n+1 needs the weights after update n, so the loop is on-policy and
+ * sequential by design. Evaluation overlaps sandbox work with sampling of the next chunk.
+ */
+import { decodeCheckpoint, encodeCheckpoint, compatibleWith, CheckpointError, type NamedTensor } from './checkpoint';
+import type { LabConfig } from './config';
+import type { KolmogorovRecord } from './data/records';
+import { Reinforce, type Episode } from './algorithms/reinforce';
+import { kolmogorovPrelude } from './kolmogorov/prelude';
+import { printProgram, type Program } from './kolmogorov/program';
+import { programBits } from './kolmogorov/prior';
+import { ktMetrics, type ScoredSample } from './kolmogorov/metrics';
+import { KolmogorovGrammar, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
+import { sampleBatch, type SampledSequence } from './model/sampler';
+import { TransformerPolicy } from './model/transformer';
+import { Rng } from './rng';
+import type { KtMetrics, SampleRecord, StepResult } from './runnerTypes';
+import type { SandboxPool } from './sandbox/pool';
+import type { OutcomeKind, SandboxJob, SandboxOutcome } from './sandbox/outcome';
+import { outcomeKinds } from './sandbox/outcome';
+
+export const preludes = { kolmogorov: kolmogorovPrelude };
+
+export interface RunnerDeps {
+  pool: SandboxPool;
+  onLog?: (text: string) => void;
+  /**
+   * A checkpoint whose weights start the policy (a warm start). Its step, optimizer and RNG
+   * are not taken: the run starts at step 0. With algorithm.klCoef > 0 the same weights
+   * also become the frozen reference policy of the KL penalty.
+   */
+  initFrom?: Uint8Array;
+}
+
+export interface RunnerData {
+  train: KolmogorovRecord[];
+  heldout: KolmogorovRecord[];
+}
+
+export interface EvaluateOptions {
+  /** Evaluate only the first `limit` records. */
+  limit?: number;
+  /** Programs sampled per sequence; the shortest correct one counts (best-of-k). 1 = greedy. */
+  k?: number;
+  /** Sampling temperature for k > 1. */
+  temperature?: number;
+  /** Called after each chunk with the number of records done. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EvaluationResult extends KtMetrics {
+  /** One row per record: the kept program and its outcome. */
+  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number }[];
+}
+
+export interface Runner {
+  readonly config: LabConfig;
+  readonly globalStep: number;
+  readonly policy: TransformerPolicy;
+  step(): Promise<StepResult>;
+  evaluate(records: KolmogorovRecord[], options?: EvaluateOptions): Promise<EvaluationResult>;
+  saveCheckpoint(): Promise<Uint8Array>;
+  loadCheckpoint(bytes: Uint8Array): Promise<void>;
+  dispose(): void;
+}
+
+/** A sampled token sequence turned into a sandbox job, or the reason it cannot run. */
+interface Candidate {
+  program: Program | null;
+  text: string;
+  bits: number;
+  lines: number;
+}
+
+function toCandidate(sample: SampledSequence, prior: LabConfig['task']['prior']): Candidate {
+  if (!sample.complete) return { program: null, text: '', bits: 0, lines: 0 };
+  const program = tokensToProgram(sample.tokens);
+  return { program, text: printProgram(program), bits: programBits(program, prior), lines: program.lines.length };
+}
+
+function jobFor(candidate: Candidate, expected: readonly number[], seed: number): SandboxJob | null {
+  return candidate.program ? { source: candidate.text, expected, seed, prelude: 'kolmogorov' } : null;
+}
+
+/** Runs the jobs that exist; a sample that never completed counts as invalid output. */
+async function evaluateCandidates(pool: SandboxPool, jobs: (SandboxJob | null)[]): Promise<SandboxOutcome[]> {
+  const runnable = jobs.filter((job): job is SandboxJob => job !== null);
+  const outcomes = runnable.length ? await pool.evaluateBatch(runnable) : [];
+  let next = 0;
+  return jobs.map((job) =>
+    job ? outcomes[next++] : { kind: 'output_invalid', message: 'program incomplete: token budget exhausted', elapsedMs: 0 },
+  );
+}
+
+/** The weights of a checkpoint, validated for a model of `config`, before anything is touched. */
+async function checkpointWeights(bytes: Uint8Array, config: LabConfig): Promise<{ name: string; shape: number[]; data: Float32Array }[]> {
+  const { meta, tensors } = await decodeCheckpoint(bytes);
+  const problem = compatibleWith(meta, config);
+  if (problem) throw new CheckpointError(problem);
+  if (meta.vocab && meta.vocab.size !== vocabSize) {
+    throw new CheckpointError(`checkpoint vocabulary has ${meta.vocab.size} tokens, this model has ${vocabSize}`);
+  }
+  return tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
+}
+
+export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
+  if (config.model.dModel % config.model.heads !== 0) {
+    throw new Error(`model.dModel (${config.model.dModel}) must be divisible by model.heads (${config.model.heads})`);
+  }
+  const grammar = new KolmogorovGrammar();
+  const policyConfig = { vocabSize, ...config.model };
+  const policy = new TransformerPolicy(policyConfig, config.run.seed);
+  let reference: TransformerPolicy | undefined;
+  if (deps.initFrom) {
+    const weights = await checkpointWeights(deps.initFrom, config);
+    policy.setWeights(weights);
+    if (config.algorithm.klCoef > 0) {
+      reference = new TransformerPolicy(policyConfig, config.run.seed);
+      reference.setWeights(weights);
+    }
+  }
+  const algorithm = new Reinforce(policy, grammar, config.algorithm, reference);
+  let rng = new Rng(config.run.seed);
+  let globalStep = 0;
+  // Data order: a seeded permutation per epoch; the cursor is saved in checkpoints.
+  let epoch = 0;
+  let cursor = 0;
+  let order = permutation(data.train.length, config.run.seed);
+  const startedAt = performance.now();
+
+  function permutation(n: number, seed: number): number[] {
+    return new Rng(seed).shuffle(Array.from({ length: n }, (_, i) => i));
+  }
+
+  function nextItems(count: number): number[] {
+    const picked: number[] = [];
+    while (picked.length < count) {
+      if (cursor >= order.length) {
+        epoch += 1;
+        cursor = 0;
+        order = permutation(data.train.length, config.run.seed + epoch);
+      }
+      picked.push(order[cursor++]);
+    }
+    return picked;
+  }
+
+  function promptOf(record: KolmogorovRecord): number[] {
+    return encodePrompt(record.sequence, config.task.maxSequenceLength);
+  }
+
+  async function step(): Promise<StepResult> {
+    if (data.train.length === 0) throw new Error('the training set is empty: load a dataset with at least one valid record');
+    const stepStart = performance.now();
+    const groupSize = config.algorithm.groupSize;
+    const groups = Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
+    const itemIndices = nextItems(groups).flatMap((index) => Array(groupSize).fill(index) as number[]);
+    const prompts = itemIndices.map((index) => promptOf(data.train[index]));
+
+    const sampleStart = performance.now();
+    const samples = await sampleBatch(policy, grammar, prompts, {
+      maxTokens: config.model.maxProgramTokens,
+      temperature: config.algorithm.temperature,
+      rng,
+    });
+    const sampleMs = performance.now() - sampleStart;
+    const tokensSampled = samples.reduce((sum, s) => sum + s.tokens.length, 0);
+
+    const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
+    const evalStart = performance.now();
+    const outcomes = await evaluateCandidates(
+      deps.pool,
+      candidates.map((candidate, i) => jobFor(candidate, data.train[itemIndices[i]].sequence, config.run.seed + globalStep)),
+    );
+    const evalMs = performance.now() - evalStart;
+
+    const { rewardConstant, lengthPenalty } = config.algorithm;
+    const rewards = outcomes.map((outcome, i) => (outcome.kind === 'ok' ? rewardConstant - lengthPenalty * candidates[i].bits : 0));
+    const episodes: Episode[] = samples.map((sample, i) => ({
+      prompt: prompts[i],
+      tokens: sample.tokens,
+      lineEnds: sample.lineEnds,
+      reward: rewards[i],
+      group: Math.floor(i / groupSize),
+    }));
+    const updateStart = performance.now();
+    const update = await algorithm.step(episodes);
+    const updateMs = performance.now() - updateStart;
+    globalStep += 1;
+
+    const scored: ScoredSample[] = outcomes.map((outcome, i) => ({
+      sequence: data.train[itemIndices[i]].sequence,
+      output: outcome.output ?? null,
+      correct: outcome.kind === 'ok',
+      bits: candidates[i].bits,
+      program: candidates[i].text,
+    }));
+    const batchMetrics = ktMetrics(scored);
+    const correct = outcomes.map((o, i) => (o.kind === 'ok' ? i : -1)).filter((i) => i >= 0);
+    const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+    const stepMs = performance.now() - stepStart;
+    const metrics: Record<string, number> = {
+      avg_reward: mean(rewards),
+      accuracy: batchMetrics.accuracy,
+      compression_rate: batchMetrics.compressionRate,
+      gzip_rate: batchMetrics.gzipRate,
+      policy_loss: update.loss,
+      entropy: update.entropy,
+      kl: update.kl,
+      grad_norm: update.gradNorm,
+      program_bits: mean(correct.map((i) => candidates[i].bits)),
+      all_program_bits: mean(candidates.filter((c) => c.program).map((c) => c.bits)),
+      program_lines: mean(candidates.filter((c) => c.program).map((c) => c.lines)),
+      tokens_per_s: tokensSampled / (sampleMs / 1000),
+      evals_per_s: outcomes.length / (evalMs / 1000),
+      sample_ms: sampleMs,
+      eval_ms: evalMs,
+      update_ms: updateMs,
+      step_ms: stepMs,
+      epoch,
+    };
+    for (const kind of outcomeKinds) metrics[`outcome_${kind}`] = outcomes.filter((o) => o.kind === kind).length;
+
+    const sampleRecords: SampleRecord[] = outcomes.map((outcome, i) => ({
+      step: globalStep,
+      itemIndex: itemIndices[i],
+      target: data.train[itemIndices[i]].sequence,
+      program: candidates[i].text,
+      output: outcome.output,
+      outcome: outcome.kind,
+      reward: rewards[i],
+      bits: candidates[i].bits,
+    }));
+    if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
+    return { step: globalStep, metrics, samples: sampleRecords, skipped: update.skipped, reason: update.reason };
+  }
+
+  async function evaluate(records: KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
+    const selected = records.slice(0, options.limit ?? records.length);
+    const k = Math.max(1, options.k ?? 1);
+    const chunk = Math.max(1, Math.floor(64 / k));
+    const evalRng = new Rng(config.run.seed ^ 0x5eed);
+    const rows: EvaluationResult['rows'] = [];
+    const scored: ScoredSample[] = [];
+    for (let start = 0; start < selected.length; start += chunk) {
+      const part = selected.slice(start, start + chunk);
+      const prompts = part.flatMap((record) => Array(k).fill(promptOf(record)) as number[][]);
+      const samples = await sampleBatch(policy, grammar, prompts, {
+        maxTokens: config.model.maxProgramTokens,
+        temperature: options.temperature ?? 1,
+        rng: evalRng,
+        greedy: k === 1,
+      });
+      const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
+      const outcomes = await evaluateCandidates(
+        deps.pool,
+        candidates.map((candidate, i) => jobFor(candidate, part[Math.floor(i / k)].sequence, config.run.seed)),
+      );
+      part.forEach((record, r) => {
+        // Best-of-k: the shortest correct program, else the first sample (for its output).
+        let best = -1;
+        for (let j = r * k; j < (r + 1) * k; j++) {
+          if (outcomes[j].kind === 'ok' && (best < 0 || candidates[j].bits < candidates[best].bits)) best = j;
+        }
+        const kept = best >= 0 ? best : r * k;
+        const outcome = outcomes[kept];
+        scored.push({
+          sequence: record.sequence,
+          output: outcome.output ?? null,
+          correct: outcome.kind === 'ok',
+          bits: candidates[kept].bits,
+          program: candidates[kept].text,
+        });
+        rows.push({
+          program: candidates[kept].program ? candidates[kept].text : null,
+          outcome: candidates[kept].program ? outcome.kind : 'incomplete',
+          bits: candidates[kept].bits,
+        });
+      });
+      options.onProgress?.(Math.min(start + chunk, selected.length), selected.length);
+    }
+    return { ...ktMetrics(scored), rows };
+  }
+
+  async function saveCheckpoint(): Promise<Uint8Array> {
+    const tensors: NamedTensor[] = [
+      ...policy.getWeights().map((w) => ({ ...w, group: 'weights' as const, dtype: 'float32' as const })),
+      ...(await algorithm.optimizerWeights()).map((w) => ({ ...w, group: 'optimizer' as const, dtype: 'float32' as const })),
+    ];
+    return encodeCheckpoint(
+      {
+        config,
+        step: globalStep,
+        rngState: rng.state(),
+        dataCursor: { epoch, cursor },
+        vocab: { name: 'kolmogorov', size: vocabSize },
+        extra: { baseline: algorithm.baseline, wallMs: performance.now() - startedAt },
+      },
+      tensors,
+    );
+  }
+
+  async function loadCheckpoint(bytes: Uint8Array): Promise<void> {
+    // Everything is validated before the live model is touched.
+    const { meta, tensors } = await decodeCheckpoint(bytes);
+    const problem = compatibleWith(meta, config);
+    if (problem) throw new CheckpointError(problem);
+    if (meta.vocab && meta.vocab.size !== vocabSize) {
+      throw new CheckpointError(`checkpoint vocabulary has ${meta.vocab.size} tokens, this model has ${vocabSize}`);
+    }
+    const weights = tensors.filter((t) => t.group === 'weights');
+    const optimizer = tensors.filter((t) => t.group === 'optimizer');
+    policy.setWeights(weights.map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
+    if (optimizer.length) await algorithm.setOptimizerWeights(optimizer.map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
+    globalStep = meta.step;
+    rng = new Rng(meta.rngState);
+    if (meta.dataCursor) {
+      epoch = meta.dataCursor.epoch;
+      cursor = meta.dataCursor.cursor;
+      order = permutation(data.train.length, config.run.seed + epoch);
+    }
+    const baseline = (meta.extra as { baseline?: number } | undefined)?.baseline;
+    if (typeof baseline === 'number' && Number.isFinite(baseline)) algorithm.setBaseline(baseline);
+  }
+
+  return {
+    config,
+    get globalStep() {
+      return globalStep;
+    },
+    policy,
+    step,
+    evaluate,
+    saveCheckpoint,
+    loadCheckpoint,
+    dispose() {
+      algorithm.dispose();
+      policy.dispose();
+      reference?.dispose();
+    },
+  };
+}
