@@ -295,7 +295,7 @@ export async function createRunner(config: LabConfig, data: RunnerData, deps: Ru
   async function saveCheckpoint(): Promise<Uint8Array> {
     const tensors: NamedTensor[] = [
       ...policy.getWeights().map((w) => ({ ...w, group: 'weights' as const, dtype: 'float32' as const })),
-      ...(await algorithm.optimizerWeights()).map((w) => ({ ...w, group: 'optimizer' as const, dtype: 'float32' as const })),
+      ...algorithm.optimizerWeights().map((w) => ({ ...w, group: 'optimizer' as const, dtype: 'float32' as const })),
     ];
     return encodeCheckpoint(
       {
@@ -321,7 +321,7 @@ export async function createRunner(config: LabConfig, data: RunnerData, deps: Ru
     const weights = tensors.filter((t) => t.group === 'weights');
     const optimizer = tensors.filter((t) => t.group === 'optimizer');
     policy.setWeights(weights.map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
-    if (optimizer.length) await algorithm.setOptimizerWeights(optimizer.map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
+    if (optimizer.length) algorithm.setOptimizerWeights(optimizer.map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
     globalStep = meta.step;
     rng = new Rng(meta.rngState);
     if (meta.dataCursor) {

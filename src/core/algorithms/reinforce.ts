@@ -14,9 +14,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
-import {
-  buildSequenceBatch, clippedStep, disposeBatch, optimizerState, programLogProbs, restoreOptimizerState, takenLogProbs,
-} from '../model/training';
+import { Adam } from '../model/adam';
+import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 export type ReinforceConfig = Pick<
@@ -89,7 +88,7 @@ export function advantages(episodes: readonly Episode[], config: ReinforceConfig
 }
 
 export class Reinforce<S = unknown> {
-  readonly optimizer: tf.Optimizer;
+  readonly optimizer: Adam;
   /** EMA of the mean batch reward; undefined until the first batch. */
   baseline = 0;
   private seen = false;
@@ -100,7 +99,7 @@ export class Reinforce<S = unknown> {
     private readonly config: ReinforceConfig,
     private readonly reference?: TransformerPolicy,
   ) {
-    this.optimizer = tf.train.adam(config.learningRate);
+    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
 
   async step(episodes: readonly Episode[]): Promise<ReinforceStats> {
@@ -159,12 +158,12 @@ export class Reinforce<S = unknown> {
     }
   }
 
-  optimizerWeights(): Promise<WeightArray[]> {
-    return optimizerState(this.optimizer, this.policy.prefix);
+  optimizerWeights(): WeightArray[] {
+    return this.optimizer.getState(this.policy.weightNames());
   }
 
-  setOptimizerWeights(state: readonly WeightArray[]): Promise<void> {
-    return restoreOptimizerState(this.optimizer, this.policy.prefix, state);
+  setOptimizerWeights(state: readonly WeightArray[]): void {
+    this.optimizer.setState(state, this.policy.weightNames());
   }
 
   setBaseline(value: number): void {

@@ -5,6 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Grammar } from '../grammar';
+import { Adam } from '../model/adam';
 import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequencePair } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 
@@ -24,14 +25,14 @@ export interface SupervisedStats {
 }
 
 export class SupervisedTrainer<S = unknown> {
-  readonly optimizer: tf.Optimizer;
+  readonly optimizer: Adam;
 
   constructor(
     private readonly policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: SupervisedConfig = defaultSupervisedConfig,
   ) {
-    this.optimizer = tf.train.adam(config.learningRate);
+    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
 
   private terms(pairs: readonly SequencePair[], batch: ReturnType<typeof buildSequenceBatch>) {

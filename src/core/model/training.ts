@@ -7,7 +7,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Grammar } from '../grammar';
 import { leftPad } from './sampler';
-import type { TransformerPolicy, WeightArray } from './transformer';
+import type { Adam } from './adam';
+import type { TransformerPolicy } from './transformer';
 
 export interface SequencePair {
   prompt: readonly number[];
@@ -102,7 +103,7 @@ export interface UpdateStats {
  * Everything is read back in one host sync; a non-finite loss or gradient skips the update.
  */
 export async function clippedStep(
-  optimizer: tf.Optimizer,
+  optimizer: Adam,
   variables: tf.Variable[],
   lossFn: () => Record<string, tf.Scalar>,
   gradClip: number,
@@ -113,8 +114,8 @@ export async function clippedStep(
     for (const [name, scalar] of Object.entries(diagnostics)) if (name !== 'loss') diagnostics[name] = tf.keep(scalar);
     return diagnostics.loss;
   }, variables);
-  const names = Object.keys(grads);
-  const norm = tf.tidy(() => tf.sqrt(tf.addN(names.map((name) => grads[name].square().sum()))));
+  const ordered = variables.map((variable) => grads[variable.name]);
+  const norm = tf.tidy(() => tf.sqrt(tf.addN(ordered.map((g) => g.square().sum()))));
   const entries = Object.entries(diagnostics).filter(([name]) => name !== 'loss');
   const read = await Promise.all([value.data(), norm.data(), ...entries.map(([, scalar]) => scalar.data())]);
   const loss = read[0][0];
@@ -122,35 +123,13 @@ export async function clippedStep(
   const values: Record<string, number> = { loss };
   entries.forEach(([name], i) => (values[name] = read[i + 2][0]));
   tf.dispose([value, norm, ...entries.map(([, scalar]) => scalar)]);
-  if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+  try {
+    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+      return { values, gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? 'gradient' : 'loss'} (${loss}); update skipped, weights unchanged` };
+    }
+    optimizer.apply(ordered, gradNorm > gradClip ? gradClip / gradNorm : 1);
+    return { values, gradNorm, skipped: false };
+  } finally {
     tf.dispose(Object.values(grads));
-    return { values, gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? 'gradient' : 'loss'} (${loss}); update skipped, weights unchanged` };
   }
-  const scale = gradNorm > gradClip ? gradClip / gradNorm : 1;
-  const clipped: Record<string, tf.Tensor> = {};
-  for (const name of names) clipped[name] = scale === 1 ? grads[name] : tf.tidy(() => grads[name].mul(scale));
-  optimizer.applyGradients(clipped as tf.NamedTensorMap);
-  tf.dispose(Object.values(grads));
-  if (scale !== 1) tf.dispose(Object.values(clipped));
-  return { values, gradNorm, skipped: false };
-}
-
-/** Adam's state with the policy's instance prefix removed, for checkpoints. */
-export async function optimizerState(optimizer: tf.Optimizer, policyPrefix: string): Promise<WeightArray[]> {
-  const weights = await optimizer.getWeights();
-  return Promise.all(
-    weights.map(async ({ name, tensor }) => ({
-      name: name.startsWith(`${policyPrefix}/`) ? name.slice(policyPrefix.length + 1) : name,
-      shape: [...tensor.shape],
-      data: Float32Array.from(await tensor.data()),
-    })),
-  );
-}
-
-export async function restoreOptimizerState(optimizer: tf.Optimizer, policyPrefix: string, state: readonly WeightArray[]): Promise<void> {
-  const named = state.map(({ name, shape, data }) => ({
-    name: name === 'iter' ? name : `${policyPrefix}/${name}`,
-    tensor: name === 'iter' ? tf.scalar(data[0], 'float32') : tf.tensor(data, shape),
-  }));
-  await optimizer.setWeights(named);
 }

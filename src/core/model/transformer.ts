@@ -252,6 +252,11 @@ export class TransformerPolicy {
     tf.dispose([...cache.keys, ...cache.values, cache.keyMask]);
   }
 
+  /** Checkpoint names of the variables, in order. */
+  weightNames(): string[] {
+    return this.variables.map((variable) => this.shortName(variable));
+  }
+
   getWeights(): WeightArray[] {
     return this.variables.map((variable) => ({ name: this.shortName(variable), shape: [...variable.shape], data: variable.dataSync() as Float32Array }));
   }

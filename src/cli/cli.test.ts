@@ -1,0 +1,61 @@
+/**
+ * Smoke tests of the real CLI commands: training for a few steps writes metrics and
+ * checkpoints; eval reports KT metrics of the result as JSON; bad flags fail with a message.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeCheckpoint } from '../core/checkpoint';
+
+const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '48', '--eval-samples', '4'];
+
+describe('CLI', () => {
+  it('trains for a few steps, writing metrics and checkpoints that eval can score', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-train-'));
+    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--output-dir', out, '--quiet'], { stdio: 'pipe' });
+    const events = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const names = new Set(events.map((e) => e.name));
+    for (const name of ['avg_reward', 'accuracy', 'compression_rate', 'policy_loss', 'entropy', 'program_bits', 'tokens_per_s', 'evals_per_s', 'outcome_ok']) {
+      expect(names, name).toContain(name);
+    }
+    expect(Math.max(...events.map((e) => e.step))).toBe(3);
+    expect(readdirSync(out)).toEqual(expect.arrayContaining(['checkpoint-2.prl', 'checkpoint-3.prl', 'latest.prl', 'config.json', 'eval_results.json']));
+    const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'latest.prl'))));
+    expect(meta.step).toBe(3);
+
+    const json = execFileSync(tsx, ['src/cli/eval.ts', '--checkpoint', join(out, 'latest.prl'), '--data', 'datasets/heldout.jsonl', '--limit', '4', '--json'], { encoding: 'utf8' });
+    const result = JSON.parse(json.trim().split('\n').at(-1)!);
+    expect(Object.keys(result)).toEqual(['n', 'accuracy', 'acc_at_prefix', 'compression_rate', 'precision', 'gzip_rate', 'lzma_rate']);
+    expect(result.n).toBe(4);
+    expect(result.gzip_rate).toBeGreaterThan(0);
+  });
+
+  it('scores programs written elsewhere with the same metrics', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-eval-'));
+    const file = join(dir, 'programs.jsonl');
+    writeFileSync(
+      file,
+      [
+        { sequence: [3, 4, 5, 6], program: 'sequence_1 = range_func_up(3, 6)\noutput = sequence_1' },
+        { sequence: [1, 1, 1], program: 'sequence_1 = repeat_num(3, 2)\noutput = sequence_1' },
+        { sequence: [9, 8], program: 'this is not a program' },
+      ].map((r) => JSON.stringify(r)).join('\n'),
+    );
+    const result = JSON.parse(execFileSync(tsx, ['src/cli/eval.ts', '--programs', file, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    expect(result.n).toBe(3);
+    expect(result.accuracy).toBeCloseTo(1 / 3, 10);
+  });
+
+  it('fails with a clear message on a bad flag or a missing file', () => {
+    const bad = spawnSync(tsx, ['src/cli/train.ts', '--learning-rate', 'fast'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/--learning-rate: expected a number, got "fast"/);
+    const missing = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', '/nonexistent.prl'], { encoding: 'utf8' });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/cannot read checkpoint \/nonexistent.prl/);
+    expect(existsSync('/nonexistent.prl')).toBe(false);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The training runner end to end with the real sandbox pool: resuming from a checkpoint
+ * continues exactly where a straight run would be, and checkpoints of another architecture
+ * are refused with a clear message before anything is touched.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig, type LabConfig } from '../core/config';
+import { generateDataset } from '../core/kolmogorov/generator';
+import { createRunner, preludes } from '../core/runner';
+import { sandboxLimits } from './report';
+import { createNodeSandboxPool } from './sandboxHost';
+
+const config: LabConfig = defaultConfig();
+config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 128, maxProgramTokens: 40 };
+config.algorithm = { ...config.algorithm, batchSize: 4, learningRate: 0.01 };
+config.task = { ...config.task, maxSequenceLength: 48 };
+const data = { train: generateDataset(3, 20), heldout: generateDataset(4, 6) };
+const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+afterAll(() => pool.close());
+
+describe('runner', () => {
+  it('resumes bit-exactly: N + M steps straight equal N steps, save, load, M steps', async () => {
+    const straight = await createRunner(config, data, { pool });
+    for (let i = 0; i < 3; i++) await straight.step();
+    const expected = straight.policy.getWeights();
+
+    const first = await createRunner(config, data, { pool });
+    for (let i = 0; i < 2; i++) await first.step();
+    const bytes = await first.saveCheckpoint();
+    first.dispose();
+    const resumed = await createRunner(config, data, { pool });
+    await resumed.loadCheckpoint(bytes);
+    expect(resumed.globalStep).toBe(2);
+    const last = await resumed.step();
+    expect(last.step).toBe(3);
+    resumed.policy.getWeights().forEach((w, i) => expect(w.data).toEqual(expected[i].data));
+    straight.dispose();
+    resumed.dispose();
+  });
+
+  it('keeps the tensor count flat across steps, saves and evaluations', async () => {
+    const runner = await createRunner(config, data, { pool });
+    await runner.step();
+    await runner.saveCheckpoint();
+    await runner.evaluate(data.heldout, { limit: 2 });
+    const count = tf.memory().numTensors;
+    for (let i = 0; i < 4; i++) {
+      await runner.step();
+      await runner.saveCheckpoint();
+    }
+    await runner.evaluate(data.heldout, { limit: 2, k: 2 });
+    expect(tf.memory().numTensors).toBe(count);
+    runner.dispose();
+  });
+
+  it('refuses a checkpoint of another architecture before touching the model', async () => {
+    const runner = await createRunner(config, data, { pool });
+    const bytes = await runner.saveCheckpoint();
+    const other = await createRunner({ ...config, model: { ...config.model, dModel: 32 } }, data, { pool });
+    const before = other.policy.getWeights();
+    await expect(other.loadCheckpoint(bytes)).rejects.toThrow(/architecture differs: dModel 16 \(this model 32\)/);
+    other.policy.getWeights().forEach((w, i) => expect(w.data).toEqual(before[i].data));
+    runner.dispose();
+    other.dispose();
+  });
+});
