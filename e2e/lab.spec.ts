@@ -1,6 +1,99 @@
 import { test, expect } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { decodeCheckpoint } from '../src/core/checkpoint';
+import { LabPage } from './pages/labPage';
 
-test('the page loads and names the lab', async ({ page }) => {
-  await page.goto('/');
-  await expect(page.getByRole('heading', { name: 'Program RL Lab' })).toBeVisible();
+test.describe.configure({ mode: 'serial' });
+
+test('the page loads, shows its backend and why faster ones were skipped, and the shipped data', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const backend = await lab.state<{ backend: string; skipped: string[] }>('backend');
+  expect(['webgpu', 'webgl', 'wasm', 'cpu']).toContain(backend.backend);
+  await expect(page.getByTestId('backend')).toContainText(backend.backend);
+  await expect(page.getByTestId('dataset-summary-heldout')).toContainText('500 records loaded');
+  await expect(page.getByTestId('preview')).toBeVisible();
+});
+
+test('dropping a valid JSONL loads it; a malformed one lists its bad lines', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.dropFile('mine.jsonl', '{"sequence":[1,2,3,4]}\n{"sequence":[5,5,5,5,5]}\n');
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('mine.jsonl: 2 records loaded');
+  await lab.dropFile('bad.jsonl', readFileSync('datasets/sample-bad.jsonl'));
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('2 records loaded, 5 rejected lines');
+  const rows = page.getByTestId('bad-lines').locator('tbody tr');
+  await expect(rows).toHaveCount(5);
+  await expect(rows.first()).toContainText('2');
+  await expect(rows.first()).toContainText('invalid JSON');
+});
+
+test('Train adds chart points, Pause stops them, Resume continues; no long main-thread task', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await page.evaluate(() => {
+    (window as any).__longTasks = [];
+    new PerformanceObserver((list) => (window as any).__longTasks.push(...list.getEntries().map((e) => Math.round(e.duration)))).observe({ type: 'longtask', buffered: false });
+  });
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  const first = await lab.points();
+  await lab.waitForPoints(first + 2);
+  await lab.button('Pause').click();
+  await expect(page.getByTestId('phase')).toHaveText('paused');
+  // Pause lets the step in flight finish; its metrics reach the charts within ~1.3 s (worker batch + chart interval).
+  await page.waitForTimeout(1500);
+  const paused = await lab.points();
+  await page.waitForTimeout(3000);
+  expect(await lab.points()).toBe(paused);
+  await lab.button('Resume').click();
+  await lab.waitForPoints(paused + 2);
+  await lab.button('Pause').click();
+  const longTasks: number[] = await page.evaluate(() => (window as any).__longTasks);
+  // The issue's target is no task over 50 ms. Measured here (2 cores, both busy with the trainer and
+  // sandbox workers): recharts commits cost ~50 ms a chart and 130-230 ms when the charts first
+  // mount with data; before staggering the charts, tasks reached 410 ms. This guards the regression;
+  // the 50 ms target is not met yet (see the README's known gaps).
+  console.log(`long tasks during training (ms): ${longTasks.join(', ') || 'none'}`);
+  expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(350);
+  await page.screenshot({ path: 'test-results/e2e/training-page.png', fullPage: true });
+  console.log(`steps/s in the page: ${await page.getByTestId('steps-per-second').textContent()}`);
+});
+
+test('Download checkpoint yields a file the engine validates; loading it back resumes from its step', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.button('Step').click();
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 2');
+  const [download] = await Promise.all([page.waitForEvent('download'), lab.button('Download checkpoint').click()]);
+  const path = await download.path();
+  const bytes = new Uint8Array(readFileSync(path!));
+  const { meta } = await decodeCheckpoint(bytes);
+  expect(meta.step).toBe(2);
+
+  await page.reload();
+  await lab.open();
+  await page.getByTestId('checkpoint-input').setInputFiles({ name: 'saved.prl', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  await expect(page.getByTestId('status-message')).toContainText('step 2');
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 3');
+
+  await page.getByTestId('checkpoint-input').setInputFiles({ name: 'broken.prl', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes.subarray(0, 100)) });
+  await expect(page.getByTestId('errors')).toContainText('broken.prl cannot be loaded');
+});
+
+test('metrics export as CSV and JSONL', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+  await lab.waitForPoints(1);
+  const [csv] = await Promise.all([page.waitForEvent('download'), lab.button('Export CSV').click()]);
+  const text = readFileSync((await csv.path())!, 'utf8');
+  expect(text.split('\n')[0]).toBe('step,wall_ms,name,value');
+  expect(text).toContain(',avg_reward,');
+  const [jsonl] = await Promise.all([page.waitForEvent('download'), lab.button('Export JSONL').click()]);
+  const first = JSON.parse(readFileSync((await jsonl.path())!, 'utf8').split('\n')[0]);
+  expect(first).toMatchObject({ step: 1 });
 });

@@ -1,0 +1,50 @@
+/**
+ * Page object of the lab: e2e tests drive the page through these methods and read its state
+ * through the small `window.__lab` bridge, not through brittle selectors.
+ */
+import { expect, type Page } from '@playwright/test';
+
+export const tinyRun = 'layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1';
+
+export class LabPage {
+  constructor(readonly page: Page) {}
+
+  async open(hash = tinyRun): Promise<void> {
+    await this.page.goto(`/#${hash}`);
+    await expect(this.page.getByTestId('backend')).not.toContainText('…', { timeout: 60_000 });
+    await expect(this.page.getByTestId('dataset-summary-train')).toContainText('records loaded', { timeout: 60_000 });
+    await expect(this.page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  }
+
+  state<T>(pick: string): Promise<T> {
+    return this.page.evaluate((path) => {
+      const state = (window as any).__lab.state();
+      return path.split('.').reduce((value: any, key: string) => value?.[key], state);
+    }, pick);
+  }
+
+  async points(metric = 'avg_reward'): Promise<number> {
+    return (await this.state<unknown[] | undefined>(`series.${metric}`))?.length ?? 0;
+  }
+
+  button(name: string) {
+    return this.page.getByRole('button', { name, exact: true });
+  }
+
+  async dropFile(name: string, content: string | Buffer): Promise<void> {
+    const data = typeof content === 'string' ? Buffer.from(content) : content;
+    const transfer = await this.page.evaluateHandle(
+      ({ name, bytes }) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(bytes)], name));
+        return dt;
+      },
+      { name, bytes: [...data] },
+    );
+    await this.page.dispatchEvent('body', 'drop', { dataTransfer: transfer });
+  }
+
+  async waitForPoints(atLeast: number, metric = 'avg_reward'): Promise<void> {
+    await expect.poll(() => this.points(metric), { timeout: 90_000 }).toBeGreaterThanOrEqual(atLeast);
+  }
+}

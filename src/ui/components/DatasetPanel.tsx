@@ -1,0 +1,51 @@
+import { useLab } from '../store';
+import { loadDatasetFile, loadShipped, shippedDatasets } from '../trainer';
+
+export function DatasetPanel() {
+  const datasets = useLab((s) => s.datasets);
+  const train = datasets.train;
+  return (
+    <section className="panel" data-testid="dataset-panel">
+      <h2>Data</h2>
+      <p className="hint">Drop a JSONL file anywhere on the page, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}.</p>
+      <label>
+        training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('train', e.target.files[0].name, e.target.files[0])} />
+      </label>
+      <label>
+        shipped{' '}
+        <select data-testid="shipped-select" value="" onChange={(e) => e.target.value && void loadShipped(e.target.value)}>
+          <option value="">choose…</option>
+          {shippedDatasets.map((d) => <option key={d.name} value={d.name}>{d.name}: {d.doc}</option>)}
+        </select>
+      </label>
+      {(['train', 'heldout'] as const).map((role) => {
+        const summary = datasets[role];
+        return (
+          <p key={role} data-testid={`dataset-summary-${role}`}>
+            <b>{role}</b>: {summary ? `${summary.name}: ${summary.summary}` : 'not loaded'}
+          </p>
+        );
+      })}
+      {train && train.errorCount > 0 && (
+        <table className="bad-lines" data-testid="bad-lines">
+          <thead><tr><th>line</th><th>byte</th><th>reason</th><th>snippet</th></tr></thead>
+          <tbody>
+            {train.errors.slice(0, 50).map((error) => (
+              <tr key={error.line}><td>{error.line}</td><td>{error.byteOffset}</td><td>{error.reason}</td><td><code>{error.snippet}</code></td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {train && train.preview.length > 0 && (
+        <table className="preview" data-testid="preview">
+          <thead><tr><th>#</th><th>sequence</th><th>program</th></tr></thead>
+          <tbody>
+            {train.preview.slice(0, 5).map((record, i) => (
+              <tr key={i}><td>{i + 1}</td><td><code>{record.sequence.slice(0, 24).join(', ')}{record.sequence.length > 24 ? ', …' : ''}</code></td><td><pre>{record.program ?? ''}</pre></td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+import { useLab } from '../store';
+
+export function StatusBar() {
+  const phase = useLab((s) => s.phase);
+  const message = useLab((s) => s.message);
+  const backend = useLab((s) => s.backend);
+  const step = useLab((s) => s.step);
+  const stepsPerSecond = useLab((s) => s.stepsPerSecond);
+  const progress = useLab((s) => s.progress);
+  return (
+    <header className="status">
+      <h1>Program RL Lab</h1>
+      <span className={`phase phase-${phase}`} data-testid="phase">{phase}</span>
+      <span data-testid="status-message">{message}</span>
+      <span data-testid="backend" title={backend?.skipped.join('\n') ?? ''}>
+        backend: <b>{backend?.backend ?? '…'}</b>
+      </span>
+      <span data-testid="step">step {step}</span>
+      <span data-testid="steps-per-second">{stepsPerSecond ? `${stepsPerSecond.toFixed(2)} steps/s` : ''}</span>
+      {progress && (
+        <span className="progress">
+          {progress.task} <progress max={progress.total || 1} value={progress.done} />
+        </span>
+      )}
+      {backend && backend.skipped.length > 0 && (
+        <details className="skipped">
+          <summary>why not a faster backend?</summary>
+          <ul data-testid="backend-skipped">{backend.skipped.map((reason) => <li key={reason}>{reason}</li>)}</ul>
+        </details>
+      )}
+    </header>
+  );
+}
+
+export function ErrorList() {
+  const errors = useLab((s) => s.errors);
+  if (errors.length === 0) return null;
+  return (
+    <section className="errors" role="alert" data-testid="errors">
+      {errors.map((error, i) => <p key={i}>{error}</p>)}
+      <button onClick={() => useLab.setState({ errors: [] })}>dismiss</button>
+    </section>
+  );
+}

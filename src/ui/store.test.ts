@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CHART_INTERVAL_MS, MAX_POINTS, handleEvents, initialState, metricsToCsv, metricsToJsonl, smooth, useLab } from './store';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  useLab.setState(initialState());
+});
+afterEach(() => vi.useRealTimers());
+
+const sample = (itemIndex: number, outcome: 'ok' | 'wrong', bits: number) => ({
+  step: 1, itemIndex, target: [1], program: `p${bits}`, outcome, reward: outcome === 'ok' ? 1 : 0, bits,
+});
+
+describe('lab store', () => {
+  it('routes worker events into its slices', () => {
+    handleEvents([
+      { type: 'phase', phase: 'training', message: 'training' },
+      { type: 'step', step: 3, stepsPerSecond: 2.5 },
+      { type: 'error', message: 'step 3: update skipped' },
+      { type: 'samples', samples: [sample(4, 'ok', 30), sample(4, 'ok', 20), sample(5, 'wrong', 10)] },
+    ]);
+    const state = useLab.getState();
+    expect(state.phase).toBe('training');
+    expect(state.step).toBe(3);
+    expect(state.errors).toEqual(['step 3: update skipped']);
+    expect(state.best).toEqual({ 4: { itemIndex: 4, program: 'p20', bits: 20, step: 1 } });
+  });
+
+  it('commits metrics at most once per chart interval, dropping non-finite values', () => {
+    handleEvents([{ type: 'metrics', events: [{ step: 1, name: 'avg_reward', value: 0.5, wallMs: 10 }] }]);
+    handleEvents([{ type: 'metrics', events: [{ step: 2, name: 'avg_reward', value: Number.NaN, wallMs: 20 }, { step: 2, name: 'entropy', value: 2, wallMs: 20 }] }]);
+    expect(useLab.getState().series).toEqual({});
+    vi.advanceTimersByTime(CHART_INTERVAL_MS);
+    const { series, metricsVersion } = useLab.getState();
+    expect(series.avg_reward).toEqual([{ step: 1, wallMs: 10, value: 0.5 }]);
+    expect(series.entropy).toHaveLength(1);
+    expect(metricsVersion).toBe(1);
+  });
+
+  it('keeps series bounded', () => {
+    const events = Array.from({ length: MAX_POINTS + 500 }, (_, i) => ({ step: i, name: 'loss', value: i, wallMs: i }));
+    handleEvents([{ type: 'metrics', events }]);
+    vi.advanceTimersByTime(CHART_INTERVAL_MS);
+    const points = useLab.getState().series.loss;
+    expect(points.length).toBeLessThanOrEqual(MAX_POINTS);
+    expect(points.at(-1)!.step).toBe(MAX_POINTS + 499);
+  });
+
+  it('smooths like TensorBoard (debiased EMA) and exports CSV and JSONL', () => {
+    const points = [1, 1, 1].map((value, step) => ({ step, wallMs: step, value }));
+    expect(smooth(points, 0.9).map((p) => p.value)).toEqual([1, 1, 1].map(() => expect.closeTo(1, 10)));
+    const jumps = smooth([0, 10].map((value, step) => ({ step, wallMs: 0, value })), 0.5).map((p) => p.value);
+    expect(jumps[0]).toBeCloseTo(0, 10);
+    expect(jumps[1]).toBeCloseTo((0.5 * 0.5 * 0 + 0.5 * 10) / 0.75, 10);
+    const series = { avg_reward: [{ step: 1, wallMs: 5, value: 0.25 }] };
+    expect(metricsToCsv(series)).toBe('step,wall_ms,name,value\n1,5,avg_reward,0.25\n');
+    expect(JSON.parse(metricsToJsonl(series))).toEqual({ step: 1, name: 'avg_reward', value: 0.25, wallMs: 5 });
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * The page's one zustand store, split into typed slices (CONVENTIONS 7): run status, datasets,
+ * config, metrics, samples, evaluations. Worker events call the module-level actions at the
+ * bottom; components select the narrowest value they need.
+ */
+import { create } from 'zustand';
+import { defaultConfig, type LabConfig } from '../core/config';
+import type { MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
+import type { BackendInfo, DatasetSummary, EvaluationRow, TrainerEvent } from '../worker/protocol';
+
+/** Points kept per metric; older points are thinned (every other one dropped) past this. */
+export const MAX_POINTS = 2000;
+
+export interface MetricPoint {
+  step: number;
+  wallMs: number;
+  value: number;
+}
+
+export interface BestProgram {
+  itemIndex: number;
+  program: string;
+  bits: number;
+  step: number;
+}
+
+export interface LabState {
+  phase: RunPhase;
+  message: string;
+  backend: BackendInfo | null;
+  errors: string[];
+  progress: { task: string; done: number; total: number } | null;
+  step: number;
+  stepsPerSecond: number;
+  datasets: { train: DatasetSummary | null; heldout: DatasetSummary | null };
+  config: LabConfig;
+  series: Record<string, MetricPoint[]>;
+  /** Bumped on every metrics batch, so charts re-render once per batch. */
+  metricsVersion: number;
+  samples: SampleRecord[];
+  best: Record<number, BestProgram>;
+  evaluations: EvaluationRow[];
+}
+
+export const initialState = (): LabState => ({
+  phase: 'idle',
+  message: 'starting',
+  backend: null,
+  errors: [],
+  progress: null,
+  step: 0,
+  stepsPerSecond: 0,
+  datasets: { train: null, heldout: null },
+  config: defaultConfig(),
+  series: {},
+  metricsVersion: 0,
+  samples: [],
+  best: {},
+  evaluations: [],
+});
+
+export const useLab = create<LabState>()(() => initialState());
+
+function thin(points: MetricPoint[]): MetricPoint[] {
+  return points.length > MAX_POINTS ? points.filter((_, i) => i % 2 === 0 || i === points.length - 1) : points;
+}
+
+/** Charts redraw at most this often: often enough to watch, rarely enough to never jank. */
+export const CHART_INTERVAL_MS = 1000;
+let pendingMetrics: MetricEvent[] = [];
+let metricsTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** Buffers metric events and commits them to the store once per CHART_INTERVAL_MS. */
+export function queueMetrics(events: readonly MetricEvent[]): void {
+  pendingMetrics.push(...events);
+  metricsTimer ??= setTimeout(() => {
+    metricsTimer = null;
+    const batch = pendingMetrics;
+    pendingMetrics = [];
+    appendMetrics(batch);
+  }, CHART_INTERVAL_MS);
+}
+
+export function appendMetrics(events: readonly MetricEvent[]): void {
+  useLab.setState((state) => {
+    const grown: Record<string, MetricPoint[]> = {};
+    for (const event of events) {
+      if (!Number.isFinite(event.value)) continue; // no NaN or Infinity reaches a chart
+      (grown[event.name] ??= [...(state.series[event.name] ?? [])]).push({ step: event.step, wallMs: event.wallMs, value: event.value });
+    }
+    const series = { ...state.series };
+    for (const [name, points] of Object.entries(grown)) series[name] = thin(points);
+    return { series, metricsVersion: state.metricsVersion + 1 };
+  });
+}
+
+export function recordSamples(samples: readonly SampleRecord[]): void {
+  useLab.setState((state) => {
+    const best = { ...state.best };
+    for (const sample of samples) {
+      if (sample.outcome !== 'ok') continue;
+      const known = best[sample.itemIndex];
+      if (!known || sample.bits < known.bits) best[sample.itemIndex] = { itemIndex: sample.itemIndex, program: sample.program, bits: sample.bits, step: sample.step };
+    }
+    return { samples: [...samples], best };
+  });
+}
+
+export function reportError(message: string): void {
+  useLab.setState((state) => ({ errors: [...state.errors.slice(-9), message] }));
+}
+
+export function handleEvents(events: readonly TrainerEvent[]): void {
+  const metrics: MetricEvent[] = [];
+  for (const event of events) {
+    switch (event.type) {
+      case 'phase':
+        useLab.setState({ phase: event.phase, message: event.message, progress: null });
+        break;
+      case 'metrics':
+        metrics.push(...event.events);
+        break;
+      case 'samples':
+        recordSamples(event.samples);
+        break;
+      case 'progress':
+        useLab.setState({ progress: { task: event.task, done: event.done, total: event.total } });
+        break;
+      case 'evaluation':
+        useLab.setState((state) => ({ evaluations: [...state.evaluations, event.row] }));
+        break;
+      case 'step':
+        useLab.setState({ step: event.step, stepsPerSecond: event.stepsPerSecond });
+        break;
+      case 'error':
+        reportError(event.message);
+        break;
+    }
+  }
+  if (metrics.length) queueMetrics(metrics);
+}
+
+export function resetMetrics(): void {
+  pendingMetrics = [];
+  useLab.setState({ series: {}, metricsVersion: 0, samples: [], best: {}, step: 0 });
+}
+
+/** Exponential moving average as TensorBoard smooths (debiased), weight in [0, 1). */
+export function smooth(points: readonly MetricPoint[], weight: number): MetricPoint[] {
+  if (weight <= 0) return [...points];
+  let last = 0;
+  let count = 0;
+  return points.map((point) => {
+    last = last * weight + (1 - weight) * point.value;
+    count += 1;
+    return { ...point, value: last / (1 - weight ** count) };
+  });
+}
+
+export function metricsToCsv(series: Record<string, MetricPoint[]>): string {
+  const rows = ['step,wall_ms,name,value'];
+  for (const [name, points] of Object.entries(series)) for (const p of points) rows.push(`${p.step},${p.wallMs.toFixed(0)},${name},${p.value}`);
+  return rows.join('\n') + '\n';
+}
+
+export function metricsToJsonl(series: Record<string, MetricPoint[]>): string {
+  const rows: string[] = [];
+  for (const [name, points] of Object.entries(series)) for (const p of points) rows.push(JSON.stringify({ step: p.step, name, value: p.value, wallMs: p.wallMs }));
+  return rows.join('\n') + '\n';
+}

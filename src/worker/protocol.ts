@@ -1,0 +1,62 @@
+/**
+ * The one typed API of the trainer worker (Comlink's shape: `wrap<TrainerApi>`, every call
+ * awaited, buffers transferred). The main thread only renders; everything else (tfjs, the
+ * dataset parse, the training loop, checkpoints) happens behind this API.
+ */
+import type { LabConfig } from '../core/config';
+import type { KolmogorovRecord } from '../core/data/records';
+import type { JsonlError } from '../core/data/jsonl';
+import type { KtMetrics, MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
+
+export interface BackendInfo {
+  backend: string;
+  /** Why each faster backend was skipped. */
+  skipped: string[];
+}
+
+export interface DatasetSummary {
+  name: string;
+  role: 'train' | 'heldout';
+  records: number;
+  errorCount: number;
+  errors: JsonlError[];
+  preview: KolmogorovRecord[];
+  lines: number;
+  bytes: number;
+  summary: string;
+}
+
+export interface EvaluationRow extends KtMetrics {
+  label: string;
+  step: number;
+  k: number;
+}
+
+/** Events the worker pushes to the page (batched, at most a few per second). */
+export type TrainerEvent =
+  | { type: 'phase'; phase: RunPhase; message: string }
+  | { type: 'metrics'; events: MetricEvent[] }
+  | { type: 'samples'; samples: SampleRecord[] }
+  | { type: 'progress'; task: string; done: number; total: number }
+  | { type: 'evaluation'; row: EvaluationRow }
+  | { type: 'step'; step: number; stepsPerSecond: number }
+  | { type: 'error'; message: string };
+
+export interface TrainerApi {
+  /** Starts tfjs (webgpu, webgl, wasm, cpu: the first that works, wasm before a software WebGPU adapter). */
+  init(onEvent: (events: TrainerEvent[]) => void): Promise<BackendInfo>;
+  /** Parses a JSONL file (streaming, in the worker) as the training or held-out set. */
+  loadDataset(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary>;
+  /** (Re)creates the runner with this config; the policy starts fresh unless a checkpoint is loaded after. */
+  configure(config: LabConfig): Promise<void>;
+  train(): Promise<void>;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+  step(): Promise<void>;
+  evaluate(options: { limit: number; k: number }): Promise<EvaluationRow>;
+  /** The current checkpoint's bytes (transferred). */
+  getCheckpoint(): Promise<Uint8Array>;
+  /** Validates and loads a checkpoint between steps; returns its step. Throws a readable error for a bad file. */
+  loadCheckpoint(bytes: Uint8Array): Promise<{ step: number; config: LabConfig }>;
+}

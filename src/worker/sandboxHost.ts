@@ -1,0 +1,18 @@
+/** The sandbox pool over browser Web Workers (module workers running sandbox.worker.ts). */
+import { SandboxPool, type SandboxWorkerHandle } from '../core/sandbox/pool';
+import type { SandboxLimits } from '../core/sandbox/outcome';
+import type { Prelude } from '../core/sandbox/prelude';
+
+function spawnBrowserWorker(): SandboxWorkerHandle {
+  const worker = new Worker(new URL('./sandbox.worker.ts', import.meta.url), { type: 'module', name: 'sandbox' });
+  return {
+    postMessage: (message) => worker.postMessage(message),
+    onMessage: (listener) => worker.addEventListener('message', (event) => listener(event.data)),
+    onError: (listener) => worker.addEventListener('error', (event) => listener(event.message || 'sandbox worker failed to load')),
+    terminate: () => worker.terminate(),
+  };
+}
+
+export function createBrowserSandboxPool(options: { size: number; limits: SandboxLimits; preludes?: Record<string, Prelude> }): SandboxPool {
+  return new SandboxPool({ ...options, spawn: spawnBrowserWorker });
+}
