@@ -92,3 +92,21 @@ describe('constrained sampling', () => {
     policy.dispose();
   });
 });
+
+describe('optimised matMul', () => {
+  it('gives the same values and gradients as tf.matMul, in 2D and batched 4D', async () => {
+    const { mm } = await import('./transformer');
+    for (const [aShape, bShape] of [[[5, 3], [3, 4]], [[2, 3, 5, 4], [2, 3, 4, 6]]] as const) {
+      const a = tf.randomNormal([...aShape], 0, 1, 'float32', 1);
+      const b = tf.randomNormal([...bShape], 0, 1, 'float32', 2);
+      const weights = tf.randomNormal([...aShape.slice(0, -1), bShape[bShape.length - 1]], 0, 1, 'float32', 3);
+      const fast = tf.grads((x: tf.Tensor, y: tf.Tensor) => mm(x, y).mul(weights).sum())([a, b]);
+      const plain = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.matMul(x, y).mul(weights).sum())([a, b]);
+      expect(mm(a, b).arraySync()).toEqual(tf.matMul(a, b).arraySync());
+      fast.forEach((g, i) => {
+        const expected = plain[i].dataSync();
+        g.dataSync().forEach((v, j) => expect(v).toBeCloseTo(expected[j], 4));
+      });
+    }
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * `npm run bench`: the engine's speed, one JSON line per figure (median, min, max and run
+ * count after warm-up). The policy figures use the same model and batch as the Python
+ * reference (shared/bench/policy_bench.py: vocab 64, d_model 128, 4 heads, 2 layers, context
+ * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
+ * Run the Python reference in the same session, never at the same time (README, "Benchmarks").
+ *
+ * Flags: --only policy,sandbox,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
+ */
+import * as tf from '@tensorflow/tfjs';
+import { readFileSync } from 'node:fs';
+import { decodeCheckpoint, encodeCheckpoint } from '../src/core/checkpoint';
+import { defaultConfig } from '../src/core/config';
+import { loadJsonl } from '../src/core/data/jsonl';
+import { parseKolmogorovRecord } from '../src/core/data/records';
+import { kolmogorovPreludeModules } from '../src/core/kolmogorov/prelude';
+import { Adam } from '../src/core/model/adam';
+import { TransformerPolicy, type PolicyConfig } from '../src/core/model/transformer';
+import { Sandbox } from '../src/core/sandbox/sandbox';
+import { createNodeSandboxPool } from '../src/cli/sandboxHost';
+import { initTensorflow } from '../src/cli/tfBackend';
+
+const args = process.argv.slice(2);
+const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',');
+const quick = args.includes('--quick');
+const runsArg = args.find((a) => a.startsWith('--runs'))?.split('=')[1];
+const wanted = (name: string) => !only || only.includes(name);
+
+interface Figure {
+  name: string;
+  unit: string;
+  median: number;
+  min: number;
+  max: number;
+  runs: number;
+  [extra: string]: unknown;
+}
+
+function report(figure: Figure): void {
+  console.log(JSON.stringify(figure));
+}
+
+/** Times `fn` after `warmup` calls; returns per-run durations in ms. */
+async function time(fn: () => Promise<void> | void, runs: number, warmup: number): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const durations: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    durations.push(performance.now() - start);
+  }
+  return durations;
+}
+
+function stats(values: number[]): { median: number; min: number; max: number; runs: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], runs: values.length };
+}
+
+/** A throughput figure from durations: `work` units per run, reported per second. */
+function rate(name: string, unit: string, work: number, durations: number[], extra: Record<string, unknown> = {}): Figure {
+  const perSecond = durations.map((ms) => work / (ms / 1000));
+  return { name, unit, ...stats(perSecond), ...extra };
+}
+
+async function policyFigures(label: string, config: PolicyConfig, batch: number, seq: number, runs: number): Promise<void> {
+  const policy = new TransformerPolicy(config, 0);
+  const adam = new Adam(policy.variables, { learningRate: 3e-4 });
+  const tokens = tf.randomUniform([batch, seq], 0, config.vocabSize, 'int32', 1) as tf.Tensor2D;
+  const inputs = tokens.slice([0, 0], [batch, seq - 1]) as tf.Tensor2D;
+  const targets = tf.oneHot(tokens.slice([0, 1], [batch, seq - 1]).reshape([batch * (seq - 1)]), config.vocabSize);
+  const advantage = tf.randomNormal([batch, 1], 0, 1, 'float32', 2);
+  // One REINFORCE step, as policy_bench.py: loss = -(sum of taken log-probs * advantage).mean().
+  const trainStep = async () => {
+    const { value, grads } = tf.variableGrads(() => {
+      const logits = policy.forward(inputs).reshape([batch * (seq - 1), config.vocabSize]);
+      const taken = tf.logSoftmax(logits).mul(targets).sum(1).reshape([batch, seq - 1]);
+      return taken.sum(1, true).mul(advantage).mean().neg() as tf.Scalar;
+    }, policy.variables);
+    adam.apply(policy.variables.map((v) => grads[v.name]));
+    await value.data();
+    tf.dispose([value, ...Object.values(grads)]);
+  };
+  const train = await time(trainStep, runs, 2);
+  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: stats(train).median, backend: tf.getBackend() }));
+
+  // Sampling 64 new tokens for `batch` sequences from a 1-token prompt, reading logits each step.
+  const newTokens = Math.min(64, config.context);
+  const pick = async (logits: tf.Tensor2D) => {
+    const next = tf.tidy(() => tf.argMax(logits, 1).cast('int32')) as tf.Tensor1D;
+    await next.data();
+    logits.dispose();
+    return next;
+  };
+  const kvSample = async () => {
+    const prompt = tf.zeros([batch, 1], 'int32') as tf.Tensor2D;
+    const { cache, logits } = policy.prefill(prompt, new Array(batch).fill(0));
+    prompt.dispose();
+    let next = await pick(logits);
+    for (let t = 1; t < newTokens; t++) {
+      const step = policy.decodeStep(cache, next);
+      next.dispose();
+      next = await pick(step);
+    }
+    next.dispose();
+    policy.disposeCache(cache);
+  };
+  const kv = await time(kvSample, Math.max(3, Math.floor(runs / 2)), 1);
+  report(rate(`sample_kv_tokens_per_s/${label}`, 'tokens/s', batch * newTokens, kv));
+
+  const naiveSample = async () => {
+    let sequence = tf.zeros([batch, 1], 'int32') as tf.Tensor2D;
+    for (let t = 1; t < newTokens; t++) {
+      const logits = tf.tidy(() => {
+        const all = policy.forward(sequence);
+        return all.slice([0, t - 1, 0], [batch, 1, config.vocabSize]).reshape([batch, config.vocabSize]) as tf.Tensor2D;
+      });
+      const next = await pick(logits);
+      const grown = tf.concat([sequence, next.reshape([batch, 1])], 1) as tf.Tensor2D;
+      tf.dispose([sequence, next]);
+      sequence = grown;
+    }
+    sequence.dispose();
+  };
+  if (!quick) {
+    const naive = await time(naiveSample, 2, 1);
+    report(rate(`sample_naive_tokens_per_s/${label}`, 'tokens/s', batch * newTokens, naive));
+  }
+  tf.dispose([tokens, inputs, targets, advantage]);
+  adam.dispose();
+  policy.dispose();
+}
+
+const limits = { deadlineMs: 100, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
+const shortProgram = { source: 'sequence_1 = range_func_up(3, 9)\noutput = sequence_1', prelude: 'kolmogorov', expected: [3, 4, 5, 6, 7, 8, 9] };
+
+async function sandboxFigures(runs: number): Promise<void> {
+  const sandbox = await Sandbox.create({ limits, preludes: { kolmogorov: kolmogorovPreludeModules } });
+  const perRun = 500;
+  const single = await time(() => {
+    for (let i = 0; i < perRun; i++) sandbox.evaluate(shortProgram);
+  }, runs, 1);
+  report(rate('sandbox_evals_per_s/one_worker', 'evals/s', perRun, single, { fresh_context_per_program: true }));
+  sandbox.dispose();
+  for (const size of [2]) {
+    const pool = createNodeSandboxPool({ size, limits, preludes: { kolmogorov: kolmogorovPreludeModules }, chunkSize: 64 });
+    const batch = Array.from({ length: 2000 }, () => shortProgram);
+    const durations = await time(async () => void (await pool.evaluateBatch(batch)), runs, 1);
+    report(rate(`sandbox_evals_per_s/pool_${size}`, 'evals/s', batch.length, durations, { fresh_context_per_program: true }));
+    await pool.close();
+  }
+}
+
+async function jsonlFigures(runs: number): Promise<void> {
+  const bytes = new Uint8Array(readFileSync('datasets/train.jsonl'));
+  async function* chunks() {
+    for (let i = 0; i < bytes.length; i += 64 << 10) yield bytes.subarray(i, i + (64 << 10));
+  }
+  const durations = await time(async () => void (await loadJsonl(chunks(), parseKolmogorovRecord)), runs, 1);
+  report(rate('jsonl_parse_mb_per_s', 'MB/s', bytes.length / 1e6, durations, { file: 'datasets/train.jsonl' }));
+}
+
+async function checkpointFigures(runs: number): Promise<void> {
+  const config = { vocabSize: 64, layers: 2, dModel: 128, heads: 4, context: 64 };
+  const policy = new TransformerPolicy(config, 0);
+  const adam = new Adam(policy.variables, { learningRate: 3e-4 });
+  const meta = { config: defaultConfig(), step: 1, rngState: [1, 2, 3, 4] as [number, number, number, number] };
+  let bytes: Uint8Array = new Uint8Array();
+  const save = await time(async () => {
+    const tensors = [
+      ...policy.getWeights().map((w) => ({ ...w, group: 'weights' as const, dtype: 'float32' as const })),
+      ...adam.getState(policy.weightNames()).map((w) => ({ ...w, group: 'optimizer' as const, dtype: 'float32' as const })),
+    ];
+    bytes = await encodeCheckpoint(meta, tensors);
+  }, runs, 1);
+  report({ name: 'checkpoint_save_ms/reference_policy', unit: 'ms', ...stats(save), bytes: bytes.length });
+  const load = await time(async () => void (await decodeCheckpoint(bytes)), runs, 1);
+  report({ name: 'checkpoint_load_ms/reference_policy', unit: 'ms', ...stats(load), bytes: bytes.length });
+  adam.dispose();
+  policy.dispose();
+}
+
+async function main(): Promise<void> {
+  const backend = await initTensorflow('auto');
+  console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
+  const runs = Number(runsArg ?? (quick ? 3 : 10));
+  if (wanted('policy')) {
+    await policyFigures('reference_d128_l2', { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 }, 32, 64, runs);
+    if (!quick) await policyFigures('d256_l4', { vocabSize: 64, dModel: 256, heads: 4, layers: 4, context: 64 }, 32, 64, Math.max(3, Math.floor(runs / 2)));
+  }
+  if (wanted('sandbox')) await sandboxFigures(Math.max(3, Math.floor(runs / 2)));
+  if (wanted('jsonl')) await jsonlFigures(runs);
+  if (wanted('checkpoint')) await checkpointFigures(runs);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);
