@@ -8,7 +8,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { createRunner, preludes } from '../core/runner';
+import { bestOfK, createRunner, preludes } from '../core/runner';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -25,6 +25,11 @@ beforeAll(async () => {
 afterAll(() => pool.close());
 
 describe('runner', () => {
+  it('keeps the shortest correct program of k samples, else the first', () => {
+    expect(bestOfK([{ correct: false, bits: 5 }, { correct: true, bits: 40 }, { correct: true, bits: 30 }, { correct: true, bits: 35 }])).toBe(2);
+    expect(bestOfK([{ correct: false, bits: 5 }, { correct: false, bits: 1 }])).toBe(0);
+  });
+
   it('resumes bit-exactly: N + M steps straight equal N steps, save, load, M steps', async () => {
     const straight = await createRunner(config, data, { pool });
     for (let i = 0; i < 3; i++) await straight.step();

@@ -102,6 +102,15 @@ async function evaluateCandidates(pool: SandboxPool, jobs: (SandboxJob | null)[]
   );
 }
 
+/** Best-of-k (the benchmark's search at evaluation): the shortest correct sample, else the first. */
+export function bestOfK(samples: readonly { correct: boolean; bits: number }[]): number {
+  let best = -1;
+  samples.forEach((sample, i) => {
+    if (sample.correct && (best < 0 || sample.bits < samples[best].bits)) best = i;
+  });
+  return best >= 0 ? best : 0;
+}
+
 /** The weights of a checkpoint, validated for a model of `config`, before anything is touched. */
 async function checkpointWeights(bytes: Uint8Array, config: LabConfig): Promise<{ name: string; shape: number[]; data: Float32Array }[]> {
   const { meta, tensors } = await decodeCheckpoint(bytes);
@@ -267,12 +276,7 @@ export async function createRunner(config: LabConfig, data: RunnerData, deps: Ru
         candidates.map((candidate, i) => jobFor(candidate, part[Math.floor(i / k)].sequence, config.run.seed)),
       );
       part.forEach((record, r) => {
-        // Best-of-k: the shortest correct program, else the first sample (for its output).
-        let best = -1;
-        for (let j = r * k; j < (r + 1) * k; j++) {
-          if (outcomes[j].kind === 'ok' && (best < 0 || candidates[j].bits < candidates[best].bits)) best = j;
-        }
-        const kept = best >= 0 ? best : r * k;
+        const kept = r * k + bestOfK(outcomes.slice(r * k, (r + 1) * k).map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[r * k + j].bits })));
         const outcome = outcomes[kept];
         scored.push({
           sequence: record.sequence,

@@ -3,13 +3,13 @@
  * and a runner for TRUSTED programs (the generator's own). Programs from a policy or a user
  * run only in the sandbox.
  */
-import { kolmogorovPrelude, preludeFunctionNames } from './prelude';
-import type { Arg, Program } from './program';
+import { kolmogorovPrelude } from './prelude';
+import { dslFunctions, predicates, type Arg, type DslName, type PredicateName, type Program } from './program';
 
 type DslFunction = (...args: unknown[]) => number[];
 
-export const dsl: Record<(typeof preludeFunctionNames)[number] | 'is_even' | 'is_odd' | 'is_not_zero', DslFunction> = new Function(
-  `${kolmogorovPrelude}\nreturn { ${[...preludeFunctionNames, 'is_even', 'is_odd', 'is_not_zero'].join(', ')} };`,
+export const dsl: Record<DslName | PredicateName, DslFunction> = new Function(
+  `${kolmogorovPrelude}\nreturn { ${[...dslFunctions, ...predicates].join(', ')} };`,
 )();
 
 export function runProgram(program: Program): number[] {

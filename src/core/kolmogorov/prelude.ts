@@ -162,11 +162,3 @@ export const kolmogorovPrelude = common + Object.values(parts).join('');
 
 /** The prelude as modules, so the sandbox compiles only the parts a program names (sandbox/prelude.ts). */
 export const kolmogorovPreludeModules: ModularPrelude = { common, parts };
-
-/** Names the prelude defines as callable DSL functions (not the predicates or helpers). */
-export const preludeFunctionNames = [
-  'range_func_up', 'range_func_interval', 'repeat_num', 'set_list', 'repeat_list', 'reverse_list', 'substitute',
-  'get_subsequence_with_jumps', 'get_subsequence_between_indices', 'max_n', 'min_n', 'add_item_list',
-  'subtract_item_list', 'modulo_item_list', 'filter', 'add_two_lists', 'subtract_two_lists', 'modulo_two_lists',
-  'scan_add', 'concatenate', 'interleave',
-] as const;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDataset } from '../kolmogorov/generator';
 import { kolmogorovPreludeModules } from '../kolmogorov/prelude';
 import type { SandboxLimits } from './outcome';
 import { Sandbox } from './sandbox';
@@ -19,6 +20,12 @@ describe('sandbox outcomes', () => {
     expect(run(program, { expected, prelude: 'kolmogorov' })).toMatchObject({ kind: 'ok', output: expected });
     expect(run(program, { expected: [1, 2], prelude: 'kolmogorov' })).toMatchObject({ kind: 'wrong', output: expected });
     expect(run(program).kind).toBe('runtime_error'); // without the prelude the DSL does not exist
+  });
+
+  it('reproduces every generated sequence from its program, as the sandbox runs it', () => {
+    for (const example of generateDataset(8, 200)) {
+      expect(run(example.program, { expected: example.sequence, prelude: 'kolmogorov' }).kind).toBe('ok');
+    }
   });
 
   it('classifies compile errors, runtime errors and hostile throws', () => {
