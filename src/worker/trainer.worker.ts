@@ -1,13 +1,9 @@
 /// <reference lib="webworker" />
 /**
- * The trainer worker: tfjs, the dataset parse and the training loop of the page, behind the
- * typed API of protocol.ts (exposed with Comlink). Programs run in their own pool of sandbox
- * workers, never here. Events go to the page in batches, at most four times a second, so the
- * main thread only renders.
- *
- * Backends: webgpu, webgl, wasm, cpu, the first that works; a software WebGPU adapter or a
- * software WebGL renderer is skipped (slower than wasm on the same CPU), and the page is told
- * why each faster backend was skipped.
+ * The trainer worker: tfjs on the best backend this browser offers, sandbox workers of its own,
+ * and the trainer service (trainerService.ts) exposed with Comlink. Backends: webgpu, webgl,
+ * wasm, cpu, the first that works; a software WebGPU adapter or a software WebGL renderer is
+ * skipped (slower than wasm on the same CPU), and the page is told why.
  */
 import * as Comlink from 'comlink';
 import * as tf from '@tensorflow/tfjs';
@@ -16,56 +12,13 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
-import { decodeCheckpoint } from '../core/checkpoint';
-import type { LabConfig } from '../core/config';
-import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
-import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
-import { createRunner, preludes, type Runner } from '../core/runner';
-import type { MetricEvent, RunPhase } from '../core/runnerTypes';
-import type { SandboxPool } from '../core/sandbox/pool';
-import type { BackendInfo, DatasetSummary, EvaluationRow, TrainerApi, TrainerEvent } from './protocol';
+import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
+import { createTrainerService } from './trainerService';
 
 setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
 // Vite's minifier breaks tfjs-wasm's threaded build (STACK-NOTES): use the single-threaded one.
 tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-
-let emit: (events: TrainerEvent[]) => void = () => {};
-let queue: TrainerEvent[] = [];
-let flushTimer: ReturnType<typeof setTimeout> | null = null;
-function send(event: TrainerEvent, urgent = false): void {
-  queue.push(event);
-  if (urgent) flush();
-  else flushTimer ??= setTimeout(flush, 250);
-}
-function flush(): void {
-  if (flushTimer) clearTimeout(flushTimer);
-  flushTimer = null;
-  if (queue.length === 0) return;
-  const events = queue;
-  queue = [];
-  emit(events);
-}
-
-let phase: RunPhase = 'idle';
-function setPhase(next: RunPhase, message: string): void {
-  phase = next;
-  send({ type: 'phase', phase: next, message }, true);
-}
-
-const data: { train: KolmogorovRecord[]; heldout: KolmogorovRecord[] } = { train: [], heldout: [] };
-let config: LabConfig | null = null;
-let runner: Runner | null = null;
-let pool: SandboxPool | null = null;
-let wallStart = performance.now();
-let wallOffset = 0;
-/** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
-let exclusive: Promise<unknown> = Promise.resolve();
-function serial<T>(task: () => Promise<T>): Promise<T> {
-  const next = exclusive.then(task, task);
-  exclusive = next.catch(() => undefined);
-  return next;
-}
 
 async function softwareWebGpu(): Promise<string | null> {
   const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<any> } }).gpu;
@@ -88,7 +41,7 @@ function softwareWebGl(): string | null {
   }
 }
 
-async function initBackend(preference: LabConfig['run']['backend'] = 'auto'): Promise<BackendInfo> {
+async function initBackend(preference: 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'cpu' = 'auto'): Promise<BackendInfo> {
   const skipped: string[] = [];
   const order = preference === 'auto' ? (['webgpu', 'webgl', 'wasm', 'cpu'] as const) : [preference];
   for (const name of order) {
@@ -112,177 +65,11 @@ async function initBackend(preference: LabConfig['run']['backend'] = 'auto'): Pr
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
 }
 
-function requireRunner(): Runner {
-  if (!runner) throw new Error('no run is configured yet: load a dataset first');
-  return runner;
-}
+const service = createTrainerService({
+  initBackend: () => initBackend(),
+  createPool: createBrowserSandboxPool,
+  transfer: (bytes) => Comlink.transfer(bytes, [bytes.buffer]),
+});
 
-async function rebuildRunner(next: LabConfig): Promise<void> {
-  runner?.dispose();
-  runner = null;
-  await pool?.close();
-  const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
-  pool = createBrowserSandboxPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
-  config = next;
-  runner = await createRunner(next, data, { pool, onLog: (text) => send({ type: 'error', message: text }) });
-  wallStart = performance.now();
-  wallOffset = 0;
-}
-
-async function runStep(): Promise<void> {
-  const active = requireRunner();
-  const started = performance.now();
-  const result = await active.step();
-  const wallMs = wallOffset + performance.now() - wallStart;
-  const events: MetricEvent[] = Object.entries(result.metrics).map(([name, value]) => ({ step: result.step, name, value, wallMs }));
-  send({ type: 'metrics', events });
-  send({ type: 'samples', samples: result.samples.slice(0, 16) });
-  send({ type: 'step', step: result.step, stepsPerSecond: 1000 / (performance.now() - started) });
-  if (result.skipped) send({ type: 'error', message: `step ${result.step}: ${result.reason}` });
-}
-
-async function trainLoop(): Promise<void> {
-  while (phase === 'training') {
-    try {
-      await serial(runStep);
-    } catch (error) {
-      setPhase('error', `training stopped: ${(error as Error).message}`);
-      send({ type: 'error', message: (error as Error).message }, true);
-      return;
-    }
-    const limit = config?.run.maxSteps ?? 0;
-    if (limit > 0 && (runner?.globalStep ?? 0) >= limit) setPhase('stopped', `reached ${limit} steps`);
-    // Let pause/stop messages in between steps.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
-
-const api: TrainerApi = {
-  async init(onEvent) {
-    emit = onEvent;
-    setPhase('loading', 'starting tfjs');
-    const info = await initBackend();
-    setPhase('idle', `backend ${info.backend} ready`);
-    return info;
-  },
-
-  async loadDataset(role, name, file) {
-    setPhase('loading', `parsing ${name}`);
-    const result = await loadJsonl(file.stream(), parseKolmogorovRecord, {
-      onProgress: (bytes) => send({ type: 'progress', task: `parsing ${name}`, done: bytes, total: file.size }),
-    });
-    data[role] = result.records;
-    const summary: DatasetSummary = {
-      name,
-      role,
-      records: result.records.length,
-      errorCount: result.errorCount,
-      errors: result.errors.slice(0, 200),
-      preview: result.records.slice(0, 10),
-      lines: result.lines,
-      bytes: result.bytes,
-      summary: summarizeLoad(result),
-    };
-    setPhase('idle', `${name}: ${summary.summary}`);
-    return summary;
-  },
-
-  configure(next) {
-    return serial(async () => {
-      if (phase === 'training') throw new Error('stop training before changing the configuration');
-      await rebuildRunner(next);
-      setPhase('idle', 'ready to train');
-    });
-  },
-
-  async train() {
-    requireRunner();
-    if (data.train.length === 0) throw new Error('the training set is empty: load a dataset with valid records');
-    if (phase === 'training') return;
-    wallStart = performance.now();
-    setPhase('training', 'training');
-    void trainLoop();
-  },
-
-  async pause() {
-    if (phase !== 'training') return;
-    wallOffset += performance.now() - wallStart;
-    setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
-    await exclusive;
-  },
-
-  async resume() {
-    if (phase !== 'paused') return;
-    wallStart = performance.now();
-    setPhase('training', 'training');
-    void trainLoop();
-  },
-
-  async stop() {
-    if (phase === 'training') wallOffset += performance.now() - wallStart;
-    setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
-    await exclusive;
-  },
-
-  step() {
-    if (phase === 'training') return Promise.reject(new Error('pause training to take single steps'));
-    return serial(async () => {
-      wallStart = performance.now();
-      await runStep();
-      wallOffset += performance.now() - wallStart;
-      flush();
-    });
-  },
-
-  evaluate({ limit, k }) {
-    return serial(async () => {
-      const active = requireRunner();
-      if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
-      const previous = phase;
-      setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
-      try {
-        const { rows: _rows, ...metrics } = await active.evaluate(data.heldout, {
-          limit,
-          k,
-          onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
-        });
-        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'} @ step ${active.globalStep}`, step: active.globalStep, k };
-        send({ type: 'evaluation', row });
-        return row;
-      } finally {
-        setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
-      }
-    });
-  },
-
-  getCheckpoint() {
-    return serial(async () => {
-      const active = requireRunner();
-      const previous = phase;
-      setPhase('saving', `saving checkpoint at step ${active.globalStep}`);
-      try {
-        const bytes = await active.saveCheckpoint();
-        return Comlink.transfer(bytes, [bytes.buffer]);
-      } finally {
-        setPhase(previous, `checkpoint of step ${active.globalStep} saved`);
-      }
-    });
-  },
-
-  loadCheckpoint(bytes) {
-    return serial(async () => {
-      // Validate fully before anything changes; rebuild the runner if the architecture differs.
-      const { meta } = await decodeCheckpoint(bytes);
-      if (!runner || !config || JSON.stringify(meta.config.model) !== JSON.stringify(config.model) || meta.config.task.name !== config.task.name) {
-        await rebuildRunner(meta.config);
-      }
-      await runner!.loadCheckpoint(bytes);
-      setPhase(phase === 'training' ? 'training' : 'paused', `checkpoint loaded: step ${meta.step}`);
-      return { step: meta.step, config: meta.config };
-    });
-  },
-};
-
-self.addEventListener('error', (event) => send({ type: 'error', message: `worker error: ${event.message}` }, true));
-self.addEventListener('unhandledrejection', (event) => send({ type: 'error', message: `worker error: ${String(event.reason?.message ?? event.reason)}` }, true));
-Comlink.expose(api);
+self.addEventListener('error', (event) => console.error(`trainer worker error: ${event.message}`));
+Comlink.expose(service);

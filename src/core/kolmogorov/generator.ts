@@ -1,21 +1,38 @@
 /**
  * Seeded synthetic (sequence, program) pairs following the KoLMogorov Test generator's
- * default distribution (KOLMOGOROV.md, "The synthetic distribution"): base sequences, an
- * optional list-update pass, an optional math pass, then every kept sequence folded into the
- * output with concatenate or interleave.
+ * default distribution (KOLMOGOROV.md, "The synthetic distribution"; public repository
+ * facebookresearch/KoLMogorov, src/synthetic_data_generation/generate_data.py, read for the
+ * order of the passes where the specification is terse). The passes, in order:
  *
- * Interpretation where the specification is terse (documented so the numbers are honest):
- * - each pass visits every base sequence and applies each of its operations with the given
- *   probability; a transformed sequence joins the output and its original is then dropped
- *   from the output with probability 0.25;
- * - an operation whose precondition fails (range, distinctness, length) is skipped, and so is
- *   one whose result equals a sequence already present ("identical sequences keep the
- *   shortest program");
- * - lines the output does not use are removed and the rest renumbered;
- * - a dataset keeps one program per distinct sequence, the shortest under the kt prior.
+ * 1. 1..5 base sequences, 5..25 long, each range_func_up, range_func_interval (step 2..5),
+ *    repeat_num or set_list, uniformly;
+ * 2. with 0.4, a list-update pass: reverse (0.1, never a repeat_num sequence nor one already
+ *    reversed), then over the growing list repeat_list 2..4 times (0.1) and, on sequences
+ *    neither reversed nor excluded, jumps 2..5 (0.05) and a slice of at least 2 (0.05), then
+ *    substitute a present value (0.1), the original then dropped from the output with 0.25;
+ * 3. with 0.4, a math pass over the sequences so far: min_n/max_n with n in 3..len-2 on
+ *    set_list sequences (0.1); otherwise one draw picks add/subtract a constant that keeps
+ *    values in range (0.1) or modulo by 2..(third largest value) (0.1);
+ * 4. scan_add (0.1 per sequence) when the input has more than two distinct values and the
+ *    sums stay in range;
+ * 5. with 0.4, one filter with a random predicate on a random sequence, kept with 0.3 when it
+ *    changes the list and keeps more than 2 elements;
+ * 6. with 0.4, every pair of equal-length sequences: add/subtract (0.1) or modulo (0.1),
+ *    kept when the result is in 0..255 with more than two distinct values;
+ * 7. every sequence not dropped is folded into the output in creation order, each step
+ *    concatenate (0.8) or interleave (0.2); then, once per sequence, with 0.2 a sequence used
+ *    fewer than twice is folded in again.
+ *
+ * Deliberate differences, each small: the reference's filter acts on whichever sequence its
+ * previous loop ended on, ours on a random one; range_func_interval's exclusive end must be a
+ * value token (0..255), so its last element is at most 254; programs with more lines than the
+ * grammar's MAX_LINES or outputs longer than `maxSequenceLength` are drawn again (rare); a
+ * dataset keeps per distinct sequence the program with the fewest kt bits (the reference
+ * keeps the fewest characters).
  */
 import { Rng } from '../rng';
 import { runProgram } from './dsl';
+import { MAX_LINES } from './grammar';
 import { printProgram, type Arg, type DslName, type PredicateName, type Program, type ProgramLine } from './program';
 import { programBits } from './prior';
 
@@ -25,78 +42,219 @@ export interface GeneratedExample {
 }
 
 export interface GeneratorOptions {
-  minBase: number;
   maxBase: number;
   minLength: number;
   maxLength: number;
   listUpdateProbability: number;
+  reverseProbability: number;
+  repeatListProbability: number;
+  subsequenceProbability: number;
+  substituteProbability: number;
+  dropSubstitutedProbability: number;
   mathProbability: number;
+  minMaxProbability: number;
+  addSubtractProbability: number;
+  moduloProbability: number;
+  scanAddProbability: number;
+  filterProbability: number;
+  filterKeepProbability: number;
+  twoListProbability: number;
+  twoListAddSubtractProbability: number;
+  twoListModuloProbability: number;
+  concatenateProbability: number;
+  reuseProbability: number;
+  /** Programs with more lines are drawn again (the grammar cannot write them). */
+  maxLines: number;
+  /** Outputs longer than this are drawn again (the sandbox's default output cap). */
+  maxSequenceLength: number;
 }
 
 export const defaultGeneratorOptions: GeneratorOptions = {
-  minBase: 1,
   maxBase: 5,
   minLength: 5,
   maxLength: 25,
   listUpdateProbability: 0.4,
+  reverseProbability: 0.1,
+  repeatListProbability: 0.1,
+  subsequenceProbability: 0.05,
+  substituteProbability: 0.1,
+  dropSubstitutedProbability: 0.25,
   mathProbability: 0.4,
+  minMaxProbability: 0.1,
+  addSubtractProbability: 0.1,
+  moduloProbability: 0.1,
+  scanAddProbability: 0.1,
+  filterProbability: 0.4,
+  filterKeepProbability: 0.3,
+  twoListProbability: 0.4,
+  twoListAddSubtractProbability: 0.1,
+  twoListModuloProbability: 0.1,
+  concatenateProbability: 0.8,
+  reuseProbability: 0.2,
+  maxLines: MAX_LINES,
+  maxSequenceLength: 4096,
 };
+
+type Origin = 'range' | 'interval' | 'repeat' | 'set' | 'derived';
 
 interface Entry {
   line: number;
   values: number[];
-  isSetList: boolean;
+  origin: Origin;
 }
 
-const distinct = (values: number[]) => new Set(values).size;
-const inRange = (values: number[]) => values.every((v) => v >= 0 && v <= 255);
+const MAX_VALUE = 255;
+const distinct = (values: readonly number[]) => new Set(values).size;
+const inRange = (values: readonly number[]) => values.every((v) => v >= 0 && v <= MAX_VALUE);
 const ref = (line: number): Arg => ({ kind: 'ref', line });
 const int = (value: number): Arg => ({ kind: 'int', value });
+const sameValues = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
+/** A program under construction; each line is run once, on the values already computed. */
 class Builder {
   readonly lines: ProgramLine[] = [];
   readonly values: number[][] = [];
 
-  add(fn: DslName, args: Arg[]): Entry {
-    const line: ProgramLine = { fn, args };
-    const values = runProgram({ lines: [...this.lines, line], output: this.lines.length });
-    this.lines.push(line);
+  /** Runs `fn(args)` without adding it, so a precondition on the result can be checked first. */
+  preview(fn: DslName, args: Arg[]): number[] {
+    return runProgram({ lines: [...this.lines, { fn, args }], output: this.lines.length });
+  }
+
+  add(fn: DslName, args: Arg[], values = this.preview(fn, args), origin: Origin = 'derived'): Entry {
+    this.lines.push({ fn, args });
     this.values.push(values);
-    return { line: this.lines.length - 1, values, isSetList: fn === 'set_list' };
-  }
-
-  has(values: number[]): boolean {
-    const key = values.join(',');
-    return this.values.some((v) => v.join(',') === key);
-  }
-
-  /** Adds the line only if its result is new, in range and not empty. */
-  tryAdd(fn: DslName, args: Arg[]): Entry | null {
-    const values = runProgram({ lines: [...this.lines, { fn, args }], output: this.lines.length });
-    if (values.length < 2 || !inRange(values) || this.has(values)) return null;
-    return this.add(fn, args);
+    return { line: this.lines.length - 1, values, origin };
   }
 }
 
 function baseSequence(builder: Builder, rng: Rng, options: GeneratorOptions): Entry {
   const length = rng.int(options.minLength, options.maxLength);
+  const start = rng.int(0, MAX_VALUE - length);
   switch (rng.int(0, 3)) {
-    case 0: {
-      const start = rng.int(0, 256 - length);
-      return builder.add('range_func_up', [int(start), int(start + length - 1)]);
-    }
+    case 0:
+      return builder.add('range_func_up', [int(start), int(start + length - 1)], undefined, 'range');
     case 1: {
       const step = rng.int(2, 5);
-      // The exclusive end must itself be a value 0..255, so the last element is at most 254.
-      const count = Math.min(length, Math.floor(254 / step) + 1);
-      const start = rng.int(0, 254 - (count - 1) * step);
-      return builder.add('range_func_interval', [int(start), int(start + (count - 1) * step + 1), int(step)]);
+      // Clipped like the reference, but so that the exclusive end (last + 1) is still a value.
+      const count = Math.floor((Math.min(start + (length - 1) * step, MAX_VALUE - 1) - start) / step) + 1;
+      return builder.add('range_func_interval', [int(start), int(start + (count - 1) * step + 1), int(step)], undefined, 'interval');
     }
     case 2:
-      return builder.add('repeat_num', [int(length), int(rng.int(0, 255))]);
+      return builder.add('repeat_num', [int(length), int(rng.int(0, MAX_VALUE))], undefined, 'repeat');
     default:
-      return builder.add('set_list', [{ kind: 'list', values: Array.from({ length }, () => rng.int(0, 255)) }]);
+      return builder.add('set_list', [{ kind: 'list', values: Array.from({ length }, () => rng.int(0, MAX_VALUE)) }], undefined, 'set');
   }
+}
+
+function listUpdatePass(builder: Builder, entries: Entry[], excluded: Set<Entry>, rng: Rng, o: GeneratorOptions): void {
+  const reversed = new Set<Entry>();
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (reversed.has(entry) || entry.origin === 'repeat' || !rng.chance(o.reverseProbability)) continue;
+    const result = builder.add('reverse_list', [ref(entry.line)]);
+    entries.push(result);
+    reversed.add(entry).add(result);
+  }
+  // The list grows while it is walked, as in the reference: a repeat can itself be repeated.
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    const n = entry.values.length;
+    if (rng.chance(o.repeatListProbability)) entries.push(builder.add('repeat_list', [int(rng.int(2, 4)), ref(entry.line)]));
+    if (reversed.has(entry) || excluded.has(entry)) continue;
+    if (rng.chance(o.subsequenceProbability)) entries.push(builder.add('get_subsequence_with_jumps', [ref(entry.line), int(rng.int(2, 5))]));
+    if (rng.chance(o.subsequenceProbability) && n > 1) {
+      const start = rng.int(0, n - 2);
+      entries.push(builder.add('get_subsequence_between_indices', [ref(entry.line), int(start), int(rng.int(start + 2, n))]));
+    }
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (!rng.chance(o.substituteProbability)) continue;
+    const pattern = rng.pick([...new Set(entry.values)].sort((a, b) => a - b));
+    const replacement = rng.int(0, MAX_VALUE);
+    if (pattern === replacement) continue;
+    entries.push(builder.add('substitute', [ref(entry.line), int(pattern), int(replacement)]));
+    if (rng.chance(o.dropSubstitutedProbability)) excluded.add(entry);
+  }
+}
+
+function mathPass(builder: Builder, entries: Entry[], rng: Rng, o: GeneratorOptions): void {
+  const count = entries.length; // only the sequences that exist before the pass
+  for (let i = 0; i < count; i++) {
+    const entry = entries[i];
+    const values = entry.values;
+    const draw = rng.next();
+    if (entry.origin === 'set' && rng.chance(o.minMaxProbability)) {
+      const fn = rng.chance(0.5) ? 'max_n' : 'min_n';
+      entries.push(builder.add(fn, [ref(entry.line), int(rng.int(3, values.length - 2))]));
+    } else if (draw < o.addSubtractProbability) {
+      if (rng.chance(0.5)) {
+        const room = MAX_VALUE - Math.max(...values);
+        if (room > 1) entries.push(builder.add('add_item_list', [ref(entry.line), int(rng.int(1, room))]));
+      } else {
+        const room = Math.min(...values);
+        if (room > 1) entries.push(builder.add('subtract_item_list', [ref(entry.line), int(rng.int(1, room))]));
+      }
+    } else if (draw < o.addSubtractProbability + o.moduloProbability) {
+      const thirdLargest = [...values].sort((a, b) => b - a)[Math.min(2, values.length - 1)];
+      if (thirdLargest > 2) entries.push(builder.add('modulo_item_list', [ref(entry.line), int(rng.int(2, thirdLargest))]));
+    }
+  }
+}
+
+function scanAddPass(builder: Builder, entries: Entry[], rng: Rng, o: GeneratorOptions): void {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (!rng.chance(o.scanAddProbability) || distinct(entry.values) <= 2) continue;
+    const result = builder.preview('scan_add', [ref(entry.line)]);
+    if (inRange(result)) entries.push(builder.add('scan_add', [ref(entry.line)], result));
+  }
+}
+
+function filterPass(builder: Builder, entries: Entry[], rng: Rng, o: GeneratorOptions): void {
+  if (!rng.chance(o.filterProbability)) return;
+  const predicate: PredicateName = rng.pick(['is_even', 'is_odd', 'is_not_zero'] as const);
+  const entry = rng.pick(entries);
+  const args: Arg[] = [{ kind: 'pred', name: predicate }, ref(entry.line)];
+  const result = builder.preview('filter', args);
+  if (!sameValues(result, entry.values) && result.length > 2 && rng.chance(o.filterKeepProbability)) {
+    entries.push(builder.add('filter', args, result));
+  }
+}
+
+function twoListPass(builder: Builder, entries: Entry[], rng: Rng, o: GeneratorOptions): void {
+  if (!rng.chance(o.twoListProbability)) return;
+  const count = entries.length;
+  for (let i = 0; i < count; i++) {
+    for (let j = i + 1; j < count; j++) {
+      const draw = rng.next();
+      let fn: DslName | null = null;
+      if (draw < o.twoListAddSubtractProbability) fn = rng.chance(0.5) ? 'add_two_lists' : 'subtract_two_lists';
+      else if (draw < o.twoListAddSubtractProbability + o.twoListModuloProbability) fn = 'modulo_two_lists';
+      if (!fn || entries[i].values.length !== entries[j].values.length) continue;
+      const args = [ref(entries[i].line), ref(entries[j].line)];
+      const result = builder.preview(fn, args);
+      if (inRange(result) && distinct(result) > 2) entries.push(builder.add(fn, args, result));
+    }
+  }
+}
+
+function foldIntoOutput(builder: Builder, entries: Entry[], excluded: Set<Entry>, rng: Rng, o: GeneratorOptions): number {
+  const uses = new Map<Entry, number>(entries.map((entry) => [entry, 0]));
+  let output: Entry | null = null;
+  const fold = (entry: Entry) => {
+    uses.set(entry, uses.get(entry)! + 1);
+    if (!output) output = entry;
+    else output = builder.add(rng.chance(o.concatenateProbability) ? 'concatenate' : 'interleave', [ref(output.line), ref(entry.line)]);
+  };
+  for (const entry of entries) if (!excluded.has(entry)) fold(entry);
+  for (let i = 0; i < entries.length; i++) {
+    if (!rng.chance(o.reuseProbability)) continue;
+    const candidates = entries.filter((entry) => uses.get(entry)! < 2);
+    if (candidates.length) fold(rng.pick(candidates));
+  }
+  // Substitution always adds the sequence it excludes the original for, so output is set.
+  return (output as Entry | null)!.line;
 }
 
 /** Programs with their unused lines removed and references renumbered. */
@@ -116,89 +274,28 @@ function prune(program: Program): Program {
   return { lines, output: renumber.get(program.output)! };
 }
 
-export function generateProgram(rng: Rng, options: Partial<GeneratorOptions> = {}): Program {
-  const opts = { ...defaultGeneratorOptions, ...options };
+function drawProgram(rng: Rng, o: GeneratorOptions): { program: Program; length: number } {
   const builder = new Builder();
-  const bases: Entry[] = [];
-  const baseCount = rng.int(opts.minBase, opts.maxBase);
-  for (let i = 0; i < baseCount; i++) {
-    const entry = baseSequence(builder, rng, opts);
-    if (!bases.some((b) => b.values.join(',') === entry.values.join(','))) bases.push(entry);
-  }
-  const kept: Entry[] = [...bases];
-  const derive = (original: Entry, result: Entry | null) => {
-    if (!result) return;
-    kept.push(result);
-    if (rng.chance(0.25)) kept.splice(kept.indexOf(original), 1);
-  };
+  const entries: Entry[] = [];
+  const baseCount = rng.int(1, o.maxBase);
+  for (let i = 0; i < baseCount; i++) entries.push(baseSequence(builder, rng, o));
+  const excluded = new Set<Entry>();
+  if (rng.chance(o.listUpdateProbability)) listUpdatePass(builder, entries, excluded, rng, o);
+  if (rng.chance(o.mathProbability)) mathPass(builder, entries, rng, o);
+  scanAddPass(builder, entries, rng, o);
+  filterPass(builder, entries, rng, o);
+  twoListPass(builder, entries, rng, o);
+  const output = foldIntoOutput(builder, entries, excluded, rng, o);
+  return { program: prune({ lines: builder.lines, output }), length: builder.values[output].length };
+}
 
-  if (rng.chance(opts.listUpdateProbability)) {
-    for (const base of bases) {
-      const n = base.values.length;
-      if (rng.chance(0.1)) derive(base, builder.tryAdd('reverse_list', [ref(base.line)]));
-      if (rng.chance(0.1)) derive(base, builder.tryAdd('repeat_list', [int(rng.int(2, 4)), ref(base.line)]));
-      if (rng.chance(0.05)) {
-        const jump = rng.int(2, 5);
-        if (n >= 2 * jump) derive(base, builder.tryAdd('get_subsequence_with_jumps', [ref(base.line), int(jump)]));
-      }
-      if (rng.chance(0.05) && n >= 4) {
-        const start = rng.int(0, n - 3);
-        const end = rng.int(start + 2, n);
-        derive(base, builder.tryAdd('get_subsequence_between_indices', [ref(base.line), int(start), int(end)]));
-      }
-      if (rng.chance(0.1)) {
-        const pattern = rng.pick(base.values);
-        derive(base, builder.tryAdd('substitute', [ref(base.line), int(pattern), int(rng.int(0, 255))]));
-      }
-    }
+export function generateProgram(rng: Rng, options: Partial<GeneratorOptions> = {}): Program {
+  const o = { ...defaultGeneratorOptions, ...options };
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    const { program, length } = drawProgram(rng, o);
+    if (program.lines.length <= o.maxLines && length <= o.maxSequenceLength) return program;
   }
-
-  if (rng.chance(opts.mathProbability)) {
-    for (const base of bases) {
-      const values = base.values;
-      const n = values.length;
-      const max = Math.max(...values);
-      const min = Math.min(...values);
-      if (rng.chance(0.1) && base.isSetList && n >= 5) {
-        derive(base, builder.tryAdd(rng.chance(0.5) ? 'min_n' : 'max_n', [ref(base.line), int(rng.int(3, n - 2))]));
-      }
-      if (rng.chance(0.1)) {
-        if (rng.chance(0.5) && max < 255) derive(base, builder.tryAdd('add_item_list', [ref(base.line), int(rng.int(1, 255 - max))]));
-        else if (min > 0) derive(base, builder.tryAdd('subtract_item_list', [ref(base.line), int(rng.int(1, min))]));
-      }
-      if (rng.chance(0.1) && max >= 2) derive(base, builder.tryAdd('modulo_item_list', [ref(base.line), int(rng.int(2, max))]));
-      if (rng.chance(0.1) && distinct(values) > 2) {
-        const total = values.reduce((a, b) => a + b, 0);
-        if (total <= 255) derive(base, builder.tryAdd('scan_add', [ref(base.line)]));
-      }
-      if (rng.chance(0.4 * 0.3)) {
-        const predicate: PredicateName = rng.pick(['is_even', 'is_odd', 'is_not_zero'] as const);
-        const test = { is_even: (v: number) => v % 2 === 0, is_odd: (v: number) => v % 2 === 1, is_not_zero: (v: number) => v !== 0 }[predicate];
-        const passed = values.filter(test).length;
-        if (passed < n && passed > 2) derive(base, builder.tryAdd('filter', [{ kind: 'pred', name: predicate }, ref(base.line)]));
-      }
-    }
-    const twoList = rng.chance(0.1) ? (rng.chance(0.5) ? 'add_two_lists' : 'subtract_two_lists') : rng.chance(0.1 / 0.9) ? 'modulo_two_lists' : null;
-    if (twoList) {
-      const pairs: [Entry, Entry][] = [];
-      for (const a of bases) for (const b of bases) if (a !== b && a.values.length === b.values.length) pairs.push([a, b]);
-      if (pairs.length) {
-        const [a, b] = rng.pick(pairs);
-        const result = builder.tryAdd(twoList, [ref(a.line), ref(b.line)]);
-        if (result && distinct(result.values) > 2) kept.push(result);
-      }
-    }
-  }
-
-  // Fold every kept sequence into the output; a few are reused.
-  const parts = [...kept];
-  for (const entry of kept) if (rng.chance(0.2)) parts.push(entry);
-  rng.shuffle(parts);
-  let accumulated = parts[0];
-  for (const next of parts.slice(1)) {
-    accumulated = builder.add(rng.chance(0.8) ? 'concatenate' : 'interleave', [ref(accumulated.line), ref(next.line)]);
-  }
-  return prune({ lines: builder.lines, output: accumulated.line });
+  throw new Error('the generator found no program within maxLines and maxSequenceLength in 1000 draws');
 }
 
 export function generateExample(rng: Rng, options: Partial<GeneratorOptions> = {}): GeneratedExample {

@@ -1,0 +1,74 @@
+/**
+ * The trainer's message protocol end to end in Node: the same service the page's worker runs,
+ * exposed with Comlink on one end of a MessageChannel and driven through `wrap<TrainerApi>` on
+ * the other, with events coming back through a proxied callback, buffers transferred.
+ */
+import * as Comlink from 'comlink';
+// @ts-expect-error -- comlink ships this adapter without a declaration for the .mjs path
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { MessageChannel } from 'node:worker_threads';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { configFromSearchParams } from '../core/config';
+import { generateDataset } from '../core/kolmogorov/generator';
+import { createNodeSandboxPool } from '../cli/sandboxHost';
+import type { TrainerApi, TrainerEvent } from './protocol';
+import { createTrainerService } from './trainerService';
+
+const channel = new MessageChannel();
+const service = createTrainerService({
+  initBackend: async () => {
+    await tf.setBackend('wasm');
+    return { backend: 'wasm', skipped: ['webgpu: not in Node', 'webgl: not in Node'] };
+  },
+  createPool: createNodeSandboxPool,
+  transfer: (bytes) => Comlink.transfer(bytes, [bytes.buffer]),
+});
+Comlink.expose(service, nodeEndpoint(channel.port1 as any));
+const api = Comlink.wrap<TrainerApi>(nodeEndpoint(channel.port2 as any));
+const events: TrainerEvent[] = [];
+afterAll(() => {
+  api[Comlink.releaseProxy]();
+  channel.port1.close();
+  channel.port2.close();
+});
+
+const jsonl = (n: number, seed: number) => generateDataset(seed, n).map((e) => JSON.stringify(e)).join('\n') + '\n';
+const config = configFromSearchParams('layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1');
+
+describe('trainer protocol', () => {
+  it('initialises, loads datasets with per-line errors, trains a step, and reports events', async () => {
+    const info = await api.init(Comlink.proxy((batch: TrainerEvent[]) => void events.push(...batch)));
+    expect(info.backend).toBe('wasm');
+    const train = await api.loadDataset('train', 'train.jsonl', new Blob([jsonl(12, 1) + '{"sequence": [1,\n']));
+    expect(train).toMatchObject({ records: 12, errorCount: 1 });
+    expect(train.errors[0]).toMatchObject({ line: 13 });
+    await api.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(3, 2)]));
+    await api.configure(config);
+    await api.step();
+    await expect.poll(() => events.filter((e) => e.type === 'metrics').length).toBeGreaterThan(0);
+    expect(events.some((e) => e.type === 'phase' && e.phase === 'idle')).toBe(true);
+    const metrics = events.flatMap((e) => (e.type === 'metrics' ? e.events : []));
+    expect(metrics.map((m) => m.name)).toContain('avg_reward');
+    expect(events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
+  });
+
+  it('hands over a checkpoint as bytes and loads it back at its step; refuses a damaged one', async () => {
+    const bytes = await api.getCheckpoint();
+    expect((await decodeCheckpoint(bytes)).meta.step).toBe(1);
+    await api.step();
+    const loaded = await api.loadCheckpoint(bytes);
+    expect(loaded.step).toBe(1);
+    await expect(api.loadCheckpoint(bytes.slice(0, 64))).rejects.toThrow(/truncated|checksum|not a checkpoint/);
+  });
+
+  it('evaluates on the held-out set and refuses to step while training', async () => {
+    const row = await api.evaluate({ limit: 3, k: 1 });
+    expect(row).toMatchObject({ n: 3, k: 1 });
+    await api.train();
+    await expect(api.step()).rejects.toThrow(/pause training/);
+    await api.stop();
+  });
+});

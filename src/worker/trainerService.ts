@@ -1,0 +1,239 @@
+/**
+ * The trainer behind the page: dataset parsing, the training loop, evaluation and checkpoints,
+ * as the TrainerApi of protocol.ts. It is platform-neutral: the worker entry
+ * (trainer.worker.ts) gives it the browser's tfjs backend choice and sandbox workers, and the
+ * protocol test runs it in Node over a MessageChannel. Events go to the page in batches, at
+ * most four times a second, so the main thread only renders.
+ */
+import { decodeCheckpoint } from '../core/checkpoint';
+import type { LabConfig } from '../core/config';
+import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
+import { createRunner, preludes, type Runner } from '../core/runner';
+import type { MetricEvent, RunPhase } from '../core/runnerTypes';
+import type { SandboxLimits } from '../core/sandbox/outcome';
+import type { SandboxPool } from '../core/sandbox/pool';
+import type { Prelude } from '../core/sandbox/prelude';
+import type { BackendInfo, DatasetSummary, EvaluationRow, TrainerApi, TrainerEvent } from './protocol';
+
+export interface TrainerPlatform {
+  initBackend(): Promise<BackendInfo>;
+  createPool(options: { size: number; limits: SandboxLimits; preludes: Record<string, Prelude> }): SandboxPool;
+  /** Marks bytes for transfer (Comlink.transfer in a worker). */
+  transfer(bytes: Uint8Array): Uint8Array;
+}
+
+// One service per worker: its state is module-level, like the worker's own globals.
+let platform: TrainerPlatform;
+let emit: (events: TrainerEvent[]) => void = () => {};
+let queue: TrainerEvent[] = [];
+let flushTimer: ReturnType<typeof setTimeout> | null = null;
+function send(event: TrainerEvent, urgent = false): void {
+  queue.push(event);
+  if (urgent) flush();
+  else flushTimer ??= setTimeout(flush, 250);
+}
+function flush(): void {
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = null;
+  if (queue.length === 0) return;
+  const events = queue;
+  queue = [];
+  emit(events);
+}
+
+let phase: RunPhase = 'idle';
+function setPhase(next: RunPhase, message: string): void {
+  phase = next;
+  send({ type: 'phase', phase: next, message }, true);
+}
+
+const data: { train: KolmogorovRecord[]; heldout: KolmogorovRecord[] } = { train: [], heldout: [] };
+let config: LabConfig | null = null;
+let runner: Runner | null = null;
+let pool: SandboxPool | null = null;
+let wallStart = performance.now();
+let wallOffset = 0;
+/** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
+let exclusive: Promise<unknown> = Promise.resolve();
+function serial<T>(task: () => Promise<T>): Promise<T> {
+  const next = exclusive.then(task, task);
+  exclusive = next.catch(() => undefined);
+  return next;
+}
+
+function requireRunner(): Runner {
+  if (!runner) throw new Error('no run is configured yet: load a dataset first');
+  return runner;
+}
+
+async function rebuildRunner(next: LabConfig): Promise<void> {
+  runner?.dispose();
+  runner = null;
+  await pool?.close();
+  const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
+  const created = platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
+  pool = created;
+  config = next;
+  runner = await createRunner(next, data, { pool: created, onLog: (text) => send({ type: 'error', message: text }) });
+  wallStart = performance.now();
+  wallOffset = 0;
+}
+
+async function runStep(): Promise<void> {
+  const active = requireRunner();
+  const started = performance.now();
+  const result = await active.step();
+  const wallMs = wallOffset + performance.now() - wallStart;
+  const events: MetricEvent[] = Object.entries(result.metrics).map(([name, value]) => ({ step: result.step, name, value, wallMs }));
+  send({ type: 'metrics', events });
+  send({ type: 'samples', samples: result.samples.slice(0, 16) });
+  send({ type: 'step', step: result.step, stepsPerSecond: 1000 / (performance.now() - started) });
+  if (result.skipped) send({ type: 'error', message: `step ${result.step}: ${result.reason}` });
+}
+
+async function trainLoop(): Promise<void> {
+  while (phase === 'training') {
+    try {
+      await serial(runStep);
+    } catch (error) {
+      setPhase('error', `training stopped: ${(error as Error).message}`);
+      send({ type: 'error', message: (error as Error).message }, true);
+      return;
+    }
+    const limit = config?.run.maxSteps ?? 0;
+    if (limit > 0 && (runner?.globalStep ?? 0) >= limit) setPhase('stopped', `reached ${limit} steps`);
+    // Let pause/stop messages in between steps.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+export function createTrainerService(host: TrainerPlatform): TrainerApi {
+  platform = host;
+  const api: TrainerApi = {
+  async init(onEvent) {
+    emit = onEvent;
+    setPhase('loading', 'starting tfjs');
+    const info = await platform.initBackend();
+    setPhase('idle', `backend ${info.backend} ready`);
+    return info;
+  },
+
+  async loadDataset(role, name, file) {
+    setPhase('loading', `parsing ${name}`);
+    const result = await loadJsonl(file.stream(), parseKolmogorovRecord, {
+      onProgress: (bytes) => send({ type: 'progress', task: `parsing ${name}`, done: bytes, total: file.size }),
+    });
+    data[role] = result.records;
+    const summary: DatasetSummary = {
+      name,
+      role,
+      records: result.records.length,
+      errorCount: result.errorCount,
+      errors: result.errors.slice(0, 200),
+      preview: result.records.slice(0, 10),
+      lines: result.lines,
+      bytes: result.bytes,
+      summary: summarizeLoad(result),
+    };
+    setPhase('idle', `${name}: ${summary.summary}`);
+    return summary;
+  },
+
+  configure(next) {
+    return serial(async () => {
+      if (phase === 'training') throw new Error('stop training before changing the configuration');
+      await rebuildRunner(next);
+      setPhase('idle', 'ready to train');
+    });
+  },
+
+  async train() {
+    requireRunner();
+    if (data.train.length === 0) throw new Error('the training set is empty: load a dataset with valid records');
+    if (phase === 'training') return;
+    wallStart = performance.now();
+    setPhase('training', 'training');
+    void trainLoop();
+  },
+
+  async pause() {
+    if (phase !== 'training') return;
+    wallOffset += performance.now() - wallStart;
+    setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
+    await exclusive;
+  },
+
+  async resume() {
+    if (phase !== 'paused') return;
+    wallStart = performance.now();
+    setPhase('training', 'training');
+    void trainLoop();
+  },
+
+  async stop() {
+    if (phase === 'training') wallOffset += performance.now() - wallStart;
+    setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
+    await exclusive;
+  },
+
+  step() {
+    if (phase === 'training') return Promise.reject(new Error('pause training to take single steps'));
+    return serial(async () => {
+      wallStart = performance.now();
+      await runStep();
+      wallOffset += performance.now() - wallStart;
+      flush();
+    });
+  },
+
+  evaluate({ limit, k }) {
+    return serial(async () => {
+      const active = requireRunner();
+      if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
+      const previous = phase;
+      setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
+      try {
+        const { rows: _rows, ...metrics } = await active.evaluate(data.heldout, {
+          limit,
+          k,
+          onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
+        });
+        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'} @ step ${active.globalStep}`, step: active.globalStep, k };
+        send({ type: 'evaluation', row });
+        return row;
+      } finally {
+        setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
+      }
+    });
+  },
+
+  getCheckpoint() {
+    return serial(async () => {
+      const active = requireRunner();
+      const previous = phase;
+      setPhase('saving', `saving checkpoint at step ${active.globalStep}`);
+      try {
+        const bytes = await active.saveCheckpoint();
+        return platform.transfer(bytes);
+      } finally {
+        setPhase(previous, `checkpoint of step ${active.globalStep} saved`);
+      }
+    });
+  },
+
+  loadCheckpoint(bytes) {
+    return serial(async () => {
+      // Validate fully before anything changes; rebuild the runner if the architecture differs.
+      const { meta } = await decodeCheckpoint(bytes);
+      if (!runner || !config || JSON.stringify(meta.config.model) !== JSON.stringify(config.model) || meta.config.task.name !== config.task.name) {
+        await rebuildRunner(meta.config);
+      }
+      await runner!.loadCheckpoint(bytes);
+      setPhase(phase === 'training' ? 'training' : 'paused', `checkpoint loaded: step ${meta.step}`);
+      return { step: meta.step, config: meta.config };
+    });
+  },
+};
+  return api;
+}
