@@ -1,4 +1,4 @@
-import { memo, useEffect, useMemo, useState } from 'react';
+import { memo, startTransition, useEffect, useMemo, useState } from 'react';
 import { Line, LineChart, ReferenceLine, XAxis, YAxis } from 'recharts';
 import { download } from '../download';
 import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type MetricPoint } from '../store';
@@ -42,7 +42,8 @@ function StaggeredChart(props: { index: number; count: number; name: string; tit
     let timer: ReturnType<typeof setTimeout>;
     const offset = (CHART_INTERVAL_MS / props.count) * props.index;
     const tick = () => {
-      setPoints((current) => useLab.getState().series[props.name] ?? current);
+      // A transition render is interruptible: React yields to the browser between components.
+      startTransition(() => setPoints((current) => useLab.getState().series[props.name] ?? current));
       timer = setTimeout(tick, CHART_INTERVAL_MS);
     };
     timer = setTimeout(tick, offset);
