@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   }
   const started = performance.now();
   // Over-generate a little so that excluded sequences can be dropped and `count` still reached.
-  let examples = generateDataset(seed, count + excluded.size);
+  const target = count + excluded.size;
+  let examples = generateDataset(seed, target, {}, (distinct) => process.stderr.write(`\rgenerated ${distinct} / ${target} distinct sequences`));
+  if (target >= 1000) process.stderr.write('\n');
   examples = examples.filter((e) => !excluded.has(e.sequence.join(','))).slice(0, count);
   if (examples.length < count) throw new Error(`only ${examples.length} sequences left after exclusion`);
   const out = typeof extra.out === 'string' ? createWriteStream(extra.out) : process.stdout;

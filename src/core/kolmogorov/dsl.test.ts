@@ -49,9 +49,29 @@ describe('DSL functions', () => {
     expect(dsl.interleave([1, 2, 3, 4], [9, 8])).toEqual([1, 9, 2, 8, 3, 4]);
   });
 
+  it('follows Python on negative and out-of-range arguments', () => {
+    expect(dsl.get_subsequence_with_jumps([0, 1, 2, 3, 4, 5], -2)).toEqual([5, 3, 1]); // seq[::-2]
+    expect(dsl.get_subsequence_between_indices([10, 11, 12, 13], -3, -1)).toEqual([11, 12]); // seq[-3:-1]
+    expect(dsl.get_subsequence_between_indices([10, 11, 12, 13], -9, 2)).toEqual([10, 11]);
+    expect(dsl.range_func_interval(10, 3, -3)).toEqual([10, 7, 4]); // range(10, 3, -3)
+    expect(dsl.range_func_interval(3, 10, -1)).toEqual([]);
+    expect(dsl.repeat_num(-2, 5)).toEqual([]);
+    expect(dsl.repeat_list(0, [1, 2])).toEqual([]);
+    expect(dsl.max_n([4, 1], 5)).toEqual([4, 1]);
+    expect(dsl.min_n([4, 1], -1)).toEqual([]);
+    expect(dsl.interleave([1], [7, 8, 9])).toEqual([1, 7, 8, 9]);
+    expect(dsl.concatenate()).toEqual([]);
+    // Python: -4 % 2 == 0, and JavaScript's -0 must not leak out.
+    expect(Object.is(dsl.modulo_item_list([-4], 2)[0], 0)).toBe(true);
+    expect(() => dsl.get_subsequence_with_jumps([1, 2], 0)).toThrow(RangeError); // Python: ValueError
+    expect(() => dsl.modulo_two_lists([1], [0, 1])).not.toThrow();
+  });
+
   it('refuses hostile sizes quickly instead of allocating', () => {
     expect(() => dsl.repeat_num(1e9, 1)).toThrow(RangeError);
     expect(() => dsl.range_func_up(0, 1e9)).toThrow(RangeError);
     expect(() => dsl.modulo_item_list([1], 0)).toThrow(RangeError);
+    expect(() => dsl.repeat_list(1e6, [1, 2, 3])).toThrow(RangeError);
+    expect(() => dsl.add_item_list([1], 1.5)).toThrow(TypeError);
   });
 });

@@ -26,13 +26,13 @@
  * Deliberate differences, each small: the reference's filter acts on whichever sequence its
  * previous loop ended on, ours on a random one; range_func_interval's exclusive end must be a
  * value token (0..255), so its last element is at most 254; programs with more lines than the
- * grammar's MAX_LINES or outputs longer than `maxSequenceLength` are drawn again (rare); a
- * dataset keeps per distinct sequence the program with the fewest kt bits (the reference
- * keeps the fewest characters).
+ * grammar's MAX_LINES (0.15%) or outputs outside 5..4096 values (a clipped lone interval) are
+ * drawn again; a dataset keeps per distinct sequence the program with the fewest kt bits (the
+ * reference keeps the fewest characters). Lines the output does not use are removed.
  */
 import { Rng } from '../rng';
 import { runProgram } from './dsl';
-import { MAX_LINES } from './grammar';
+import { MAX_LINES } from './vocab';
 import { printProgram, type Arg, type DslName, type PredicateName, type Program, type ProgramLine } from './program';
 import { programBits } from './prior';
 
@@ -65,6 +65,8 @@ export interface GeneratorOptions {
   reuseProbability: number;
   /** Programs with more lines are drawn again (the grammar cannot write them). */
   maxLines: number;
+  /** Outputs shorter than this are drawn again (the benchmark's sequences have 5 values or more). */
+  minSequenceLength: number;
   /** Outputs longer than this are drawn again (the sandbox's default output cap). */
   maxSequenceLength: number;
 }
@@ -92,6 +94,7 @@ export const defaultGeneratorOptions: GeneratorOptions = {
   concatenateProbability: 0.8,
   reuseProbability: 0.2,
   maxLines: MAX_LINES,
+  minSequenceLength: 5,
   maxSequenceLength: 4096,
 };
 
@@ -293,9 +296,9 @@ export function generateProgram(rng: Rng, options: Partial<GeneratorOptions> = {
   const o = { ...defaultGeneratorOptions, ...options };
   for (let attempt = 0; attempt < 1000; attempt++) {
     const { program, length } = drawProgram(rng, o);
-    if (program.lines.length <= o.maxLines && length <= o.maxSequenceLength) return program;
+    if (program.lines.length <= o.maxLines && length >= o.minSequenceLength && length <= o.maxSequenceLength) return program;
   }
-  throw new Error('the generator found no program within maxLines and maxSequenceLength in 1000 draws');
+  throw new Error('the generator found no program within maxLines and the sequence length bounds in 1000 draws');
 }
 
 export function generateExample(rng: Rng, options: Partial<GeneratorOptions> = {}): GeneratedExample {
@@ -303,8 +306,16 @@ export function generateExample(rng: Rng, options: Partial<GeneratorOptions> = {
   return { sequence: runProgram(program), program: printProgram(program) };
 }
 
-/** `count` distinct sequences, each with the shortest program (kt prior) the generator found for it. */
-export function generateDataset(seed: number, count: number, options: Partial<GeneratorOptions> = {}): GeneratedExample[] {
+/**
+ * `count` distinct sequences, each with the shortest program (kt prior) the generator found for
+ * it. `onProgress` hears the number of distinct sequences so far, every 1,000 draws.
+ */
+export function generateDataset(
+  seed: number,
+  count: number,
+  options: Partial<GeneratorOptions> = {},
+  onProgress?: (distinct: number) => void,
+): GeneratedExample[] {
   const rng = new Rng(seed);
   const bySequence = new Map<string, { program: Program; bits: number }>();
   let attempts = 0;
@@ -315,6 +326,7 @@ export function generateDataset(seed: number, count: number, options: Partial<Ge
     const bits = programBits(program, 'kt');
     const known = bySequence.get(key);
     if (!known || bits < known.bits) bySequence.set(key, { program, bits });
+    if (onProgress && attempts % 1000 === 0) onProgress(bySequence.size);
   }
   return [...bySequence.values()].map(({ program }) => ({ sequence: runProgram(program), program: printProgram(program) }));
 }

@@ -11,45 +11,14 @@
  */
 import type { Grammar } from '../grammar';
 import { dslFunctions, predicates, signatures, type Arg, type ArgKind, type DslName, type Program } from './program';
+import { EOL, FN0, MAX_CONCAT, MAX_LINES, MAX_LIST, OUTPUT, PRED0, REF0, VALUE0, tokenText, valueToken, vocabSize } from './vocab';
 
-export const MAX_LINES = 32;
-export const MAX_LIST = 32;
-export const MAX_CONCAT = 6;
+// Re-exported so that grammar.ts stays the one import for the policy's side of the task.
+export * from './vocab';
+
+/** Range of the small arguments (steps, jumps, times): the prior pays log2(8) bits for them. */
 const SMALL_MIN = 1;
 const SMALL_MAX = 8;
-
-export const PAD = 0;
-export const BOS = 1;
-export const SEP = 2;
-export const EOL = 3;
-export const OUTPUT = 4;
-export const VALUE0 = 5; // tokens VALUE0 .. VALUE0 + 255 are the integers 0..255
-export const FN0 = VALUE0 + 256;
-export const PRED0 = FN0 + dslFunctions.length;
-export const REF0 = PRED0 + predicates.length; // REF0 + i refers to line i (0-based)
-export const vocabSize = REF0 + MAX_LINES;
-
-export const valueToken = (value: number) => VALUE0 + value;
-const isValue = (token: number) => token >= VALUE0 && token < FN0;
-
-export function tokenText(token: number): string {
-  if (token === PAD) return '<pad>';
-  if (token === BOS) return '<bos>';
-  if (token === SEP) return '<sep>';
-  if (token === EOL) return '<eol>';
-  if (token === OUTPUT) return 'output';
-  if (isValue(token)) return String(token - VALUE0);
-  if (token >= FN0 && token < PRED0) return dslFunctions[token - FN0];
-  if (token >= PRED0 && token < REF0) return predicates[token - PRED0];
-  if (token >= REF0 && token < vocabSize) return `sequence_${token - REF0 + 1}`;
-  return `<unk ${token}>`;
-}
-
-/** Prompt tokens for a sequence: values clamped to 0..255 and cut to `maxSequenceLength`. */
-export function encodePrompt(sequence: readonly number[], maxSequenceLength: number): number[] {
-  const values = sequence.slice(0, maxSequenceLength).map((v) => valueToken(Math.max(0, Math.min(255, v))));
-  return [BOS, ...values, SEP];
-}
 
 export interface GrammarState {
   /** Completed lines. */
