@@ -2,8 +2,10 @@
  * The KT metrics of KOLMOGOROV.md, with its names and definitions, and the gzip and LZMA
  * baselines of the same data.
  *
- * Text form of sequences for the compressors: one sequence per line, values joined by ","
- * (no spaces). Failed sequences are compressed together, never one by one (gzip's framing
+ * Text form of sequences for the compressors, as the public KoLMogorov evaluator builds it: one
+ * character per value (code point = the value, 0..255), sequences joined by newlines, the text
+ * UTF-8 encoded. (Comma-separated decimal text makes gzip look ~25% worse: 0.79 instead of 0.64
+ * of the raw bits on the shipped held-out file.) Failed sequences are compressed together, never one by one (gzip's framing
  * would make a lone short sequence grow). gzip is fflate at level 9 (Python's gzip default);
  * LZMA is lzma1 (LZMA-alone container, preset 6 = Python's lzma default preset; the .xz
  * container Python uses adds ~50 bytes of framing, negligible for a dataset).
@@ -26,7 +28,7 @@ const encoder = new TextEncoder();
 export const prefixLengths = [16, 32, 64, 128] as const;
 
 export function sequencesText(sequences: readonly (readonly number[])[]): string {
-  return sequences.map((sequence) => sequence.join(',')).join('\n');
+  return sequences.map((sequence) => String.fromCharCode(...sequence)).join('\n');
 }
 
 export function gzipBits(text: string): number {
