@@ -13,11 +13,9 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
-import { generateExample } from '../core/kolmogorov/generator';
-import { KolmogorovGrammar, encodePrompt, programToTokens } from '../core/kolmogorov/grammar';
-import { parseProgram } from '../core/kolmogorov/program';
-import type { KolmogorovRecord } from '../core/data/records';
-import { Rng } from '../core/rng';
+import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
+import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
+import { scheduledRate } from '../core/model/schedule';
 import { createRunner, preludes } from '../core/runner';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile } from './data';
@@ -29,17 +27,11 @@ const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'steps', doc: 'supervised updates', defaultValue: '2000' },
   { name: 'source', doc: '"generator" or a JSONL file of {"sequence","program"} pairs', defaultValue: 'generator' },
+  { name: 'warmup', doc: 'steps of linear learning-rate warm-up before the cosine decay', defaultValue: '50' },
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
   { name: 'eval-limit', doc: 'held-out sequences used for the periodic accuracy', defaultValue: '100' },
   { name: 'out', doc: 'checkpoint to write', defaultValue: 'runs/pretrain/pretrained.prl' },
 ];
-
-export interface Pair {
-  prompt: number[];
-  tokens: number[];
-}
-
-const sequenceKey = (sequence: readonly number[]) => sequence.join(',');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -50,6 +42,7 @@ async function main(): Promise<void> {
   const { config, extra } = parseArgs(argv, extras);
   const steps = Number(extra.steps);
   const evalEvery = Number(extra['eval-every']);
+  const warmup = Number(extra.warmup);
   const evalLimit = Number(extra['eval-limit']);
   for (const [name, value] of [['steps', steps], ['eval-every', evalEvery], ['eval-limit', evalLimit]] as const) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
@@ -59,38 +52,12 @@ async function main(): Promise<void> {
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 
   const heldout = await loadKolmogorovFile(config.run.evalDataPath);
-  const heldoutKeys = new Set(heldout.map((record) => sequenceKey(record.sequence)));
-  const { maxSequenceLength } = config.task;
-  const budget = config.model.context;
-  const toPair = (record: KolmogorovRecord): Pair | null => {
-    if (record.program === undefined) return null;
-    const prompt = encodePrompt(record.sequence, maxSequenceLength);
-    const tokens = programToTokens(parseProgram(record.program));
-    return prompt.length + tokens.length <= budget && tokens.length <= config.model.maxProgramTokens ? { prompt, tokens } : null;
-  };
-
+  const exclude = new Set(heldout.map((record) => sequenceKey(record.sequence)));
+  const limits = { maxSequenceLength: config.task.maxSequenceLength, context: config.model.context, maxProgramTokens: config.model.maxProgramTokens };
   // The pair stream: the generator (never a held-out sequence) or a file, cycled.
-  let nextPair: () => Pair;
-  let dropped = 0;
-  if (extra.source === 'generator') {
-    const rng = new Rng(config.run.seed + 1_000_003);
-    nextPair = () => {
-      for (;;) {
-        const example = generateExample(rng);
-        const pair = heldoutKeys.has(sequenceKey(example.sequence)) ? null : toPair(example);
-        if (pair) return pair;
-        dropped += 1;
-      }
-    };
-  } else {
-    const records = (await loadKolmogorovFile(String(extra.source))).filter((r) => !heldoutKeys.has(sequenceKey(r.sequence)));
-    const pairs = records.map(toPair).filter((p): p is Pair => p !== null);
-    if (pairs.length === 0) throw new Error(`${extra.source}: no usable (sequence, program) pairs within the model's context`);
-    const order = new Rng(config.run.seed).shuffle(pairs.map((_, i) => i));
-    let cursor = 0;
-    nextPair = () => pairs[order[cursor++ % order.length]];
-  }
-  const heldoutPairs = heldout.map(toPair).filter((p): p is Pair => p !== null).slice(0, 256);
+  const records = extra.source === 'generator' ? undefined : await loadKolmogorovFile(String(extra.source));
+  const stream = new PairStream({ ...limits, seed: config.run.seed + 1_000_003, exclude, records });
+  const heldoutPairs = heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256);
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const runner = await createRunner(config, { train: [], heldout }, { pool });
@@ -111,10 +78,11 @@ async function main(): Promise<void> {
   try {
     let tokens = 0;
     for (let step = 1; step <= steps; step++) {
-      const batch = Array.from({ length: config.algorithm.batchSize }, nextPair);
+      trainer.optimizer.learningRate = scheduledRate(config.algorithm.learningRate, step, steps, warmup);
+      const batch = stream.batch(config.algorithm.batchSize);
       tokens += batch.reduce((sum, pair) => sum + pair.prompt.length + pair.tokens.length, 0);
       const result = await trainer.step(batch);
-      log(step, { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy });
+      log(step, { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, learning_rate: trainer.optimizer.learningRate });
       const seconds = (performance.now() - started) / 1000;
       if (step % 10 === 0 || step === 1) {
         console.error(
@@ -136,7 +104,7 @@ async function main(): Promise<void> {
         renameSync(`${out}.tmp`, out);
       }
     }
-    if (dropped) console.error(`dropped ${dropped} generated pairs (held-out sequence or longer than the context)`);
+    if (stream.dropped) console.error(`dropped ${stream.dropped} pairs (held-out sequence, program too long, or not tokenisable)`);
     console.error(`wrote ${out}`);
   } finally {
     runner.dispose();

@@ -19,6 +19,8 @@ export class Adam {
   private readonly first: tf.Variable[];
   private readonly second: tf.Variable[];
   private steps = 0;
+  /** The step size; a schedule may change it between steps (it is not part of the saved state). */
+  learningRate: number;
   private readonly beta1: number;
   private readonly beta2: number;
   private readonly epsilon: number;
@@ -30,6 +32,7 @@ export class Adam {
     this.beta1 = config.beta1 ?? 0.9;
     this.beta2 = config.beta2 ?? 0.999;
     this.epsilon = config.epsilon ?? 1e-8;
+    this.learningRate = config.learningRate;
     this.first = variables.map((v) => tf.variable(tf.zerosLike(v), false));
     this.second = variables.map((v) => tf.variable(tf.zerosLike(v), false));
   }
@@ -43,7 +46,7 @@ export class Adam {
     this.steps += 1;
     const correction1 = 1 - this.beta1 ** this.steps;
     const correction2 = 1 - this.beta2 ** this.steps;
-    const stepSize = this.config.learningRate / correction1;
+    const stepSize = this.learningRate / correction1;
     tf.tidy(() => {
       this.variables.forEach((variable, i) => {
         const g = scale === 1 ? gradients[i] : gradients[i].mul(scale);

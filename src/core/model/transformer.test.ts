@@ -6,7 +6,8 @@ import { parseProgram, printProgram } from '../kolmogorov/program';
 import { Rng } from '../rng';
 import { sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
-import { TransformerPolicy } from './transformer';
+import { TransformerPolicy, bmmNT } from './transformer';
+import { scheduledRate } from './schedule';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -108,5 +109,25 @@ describe('optimised matMul', () => {
         g.dataSync().forEach((v, j) => expect(v).toBeCloseTo(expected[j], 4));
       });
     }
+  });
+
+  it('computes attention products in the a @ b^T form equal to plain matMul, values and gradients', () => {
+    const a = tf.randomNormal([2, 3, 5, 4], 0, 1, 'float32', 1);
+    const b = tf.randomNormal([2, 3, 6, 4], 0, 1, 'float32', 2);
+    const w = tf.randomNormal([2, 3, 5, 6], 0, 1, 'float32', 3);
+    const plain = (x: tf.Tensor, y: tf.Tensor) => tf.matMul(x, y, false, true).mul(w).sum() as tf.Scalar;
+    const fused = (x: tf.Tensor, y: tf.Tensor) => bmmNT(x, y).mul(w).sum() as tf.Scalar;
+    expect(tf.matMul(a, b, false, true).sub(bmmNT(a, b)).abs().max().dataSync()[0]).toBeLessThan(1e-5);
+    const [ga, gb] = tf.grads(plain)([a, b]);
+    const [fa, fb] = tf.grads(fused)([a, b]);
+    expect(ga.sub(fa).abs().max().dataSync()[0]).toBeLessThan(1e-5);
+    expect(gb.sub(fb).abs().max().dataSync()[0]).toBeLessThan(1e-5);
+  });
+
+  it('warms the learning rate up linearly, then decays it along a cosine to a tenth', () => {
+    expect(scheduledRate(1, 5, 100, 10)).toBeCloseTo(0.5);
+    expect(scheduledRate(1, 10, 100, 10)).toBeCloseTo(1);
+    expect(scheduledRate(1, 55, 100, 10)).toBeCloseTo(0.55);
+    expect(scheduledRate(1, 100, 100, 10)).toBeCloseTo(0.1);
   });
 });

@@ -76,6 +76,29 @@ export function mm(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
   return matMulTransposedGrads(a, b);
 }
 
+/**
+ * Batched a @ b^T for a [..., M, K] and b [..., N, K]: attention's products. tfjs-wasm runs a
+ * batched matMul (batch > 1) with a plain blocked loop instead of XNNPACK, whose innermost loop
+ * walks K; with b given as [N, K] (the transposeB flag) both operands are read contiguously
+ * there, which measured 1.2-1.4x faster than a pre-transposed b ([32,4,168,16] x [32,4,168,16]^T:
+ * 110 ms vs 128 ms; probabilities x values: 73 ms vs 100 ms). The gradients keep the same form.
+ */
+const batchedMatMulNT = tf.customGrad(((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  const [a, b, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
+  save([a, b]);
+  return {
+    value: tf.matMul(a, b, false, true),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [
+      tf.matMul(dy, swapLast(saved[1]), false, true), // dA = dC @ B: [..., M, N] x [..., K, N]^T
+      tf.matMul(swapLast(dy), swapLast(saved[0]), false, true), // dB = dC^T @ A: [..., N, M] x [..., K, M]^T
+    ],
+  };
+}) as Parameters<typeof tf.customGrad>[0]);
+
+export function bmmNT(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
+  return batchedMatMulNT(a, b);
+}
+
 function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
   const { mean, variance } = tf.moments(x, -1, true);
   return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(gamma).add(beta);
@@ -166,8 +189,8 @@ export class TransformerPolicy {
     const [q, k, v] = tf.split(qkv, 3, 1).map(split);
     const keys = past ? (tf.concat([past.keys, k], 2) as tf.Tensor4D) : k; // [B, h, Tk, dh]
     const values = past ? (tf.concat([past.values, v], 2) as tf.Tensor4D) : v;
-    const scores = mm(q, swapLast(keys)).mul(1 / Math.sqrt(dh)).add(mask); // [B, h, T, Tk]
-    const attended = mm(tf.softmax(scores), values); // [B, h, T, dh]
+    const scores = bmmNT(q, keys).mul(1 / Math.sqrt(dh)).add(mask); // [B, h, T, Tk]
+    const attended = bmmNT(tf.softmax(scores), swapLast(values)); // [B, h, T, dh]
     const y = mm(attended.transpose([0, 2, 1, 3]).reshape([B * T, d]), b.projW).add(b.projB);
     const x1 = x.add(y.reshape([B, T, d])) as tf.Tensor3D;
     const hidden = gelu(mm(layerNorm(x1, b.ln2g, b.ln2b).reshape([B * T, d]), b.fc1W).add(b.fc1B));
