@@ -26,6 +26,7 @@ export const modelSchema = z.object({
   heads: int(1, 16).default(4).describe('Attention heads (must divide dModel).'),
   context: int(16, 2048).default(256).describe('Maximum tokens of prompt plus program.'),
   maxProgramTokens: int(8, 1024).default(96).describe('Longest program the sampler may write, in tokens.'),
+  previousToken: z.boolean().default(true).describe('Also embed each position\'s previous token (smeared keys): copying from the prompt then takes one attention layer, and the warm start learns it far sooner.'),
 });
 
 export const algorithmSchema = z.object({
@@ -66,12 +67,24 @@ export const runSchema = z.object({
   backend: z.enum(['auto', 'webgpu', 'webgl', 'wasm', 'cpu']).default('auto').describe('tfjs backend; auto picks the fastest that works.'),
 });
 
+export const digitsSchema = z.object({
+  numSteps: int(0, 1_000_000).default(200).describe('Digit tasks: RL updates after the warm start.'),
+  numGenerators: int(1, 16).default(2).describe('Digit tasks: generator workers sampling trajectories in parallel.'),
+  requireTag: z.boolean().default(false).describe('Digit tasks: only an answer in an [ANSWER] tag earns +1.'),
+  warmStartExamples: int(0, 1_000_000).default(300).describe('Digit tasks: labelled examples of the supervised warm start.'),
+  warmStartSteps: int(0, 1_000_000).default(150).describe('Digit tasks: supervised updates (batches of batchSize) before RL.'),
+  warmStartLearningRate: z.number().positive().max(1).default(1e-3).describe('Digit tasks: Adam learning rate of the warm start.'),
+  maxResponseTokens: int(2, 64).default(12).describe('Digit tasks: longest response, in tokens, EOS included.'),
+  evalSeed: int(0, 2 ** 31 - 1).default(12345).describe('Digit tasks: seed of the held-out prompts (never trained on).'),
+});
+
 export const configSchema = z.object({
   task: taskSchema.prefault({}),
   model: modelSchema.prefault({}),
   algorithm: algorithmSchema.prefault({}),
   sandbox: sandboxSchema.prefault({}),
   run: runSchema.prefault({}),
+  digits: digitsSchema.prefault({}),
 });
 
 export type TaskConfig = z.infer<typeof taskSchema>;
@@ -79,6 +92,7 @@ export type ModelConfig = z.infer<typeof modelSchema>;
 export type AlgorithmConfig = z.infer<typeof algorithmSchema>;
 export type SandboxConfig = z.infer<typeof sandboxSchema>;
 export type RunConfig = z.infer<typeof runSchema>;
+export type DigitsConfig = z.infer<typeof digitsSchema>;
 export type LabConfig = z.infer<typeof configSchema>;
 export type SectionName = keyof LabConfig;
 
@@ -88,6 +102,7 @@ export const sectionSchemas = {
   algorithm: algorithmSchema,
   sandbox: sandboxSchema,
   run: runSchema,
+  digits: digitsSchema,
 } as const;
 
 export function defaultConfig(): LabConfig {

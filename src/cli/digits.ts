@@ -1,0 +1,107 @@
+/**
+ * `npm run digits -- --task sum_digits|reverse_digits [flags]`: the Monarch RL example's digit
+ * tasks, headless. A brief supervised warm start on a small labelled set, greedy evaluation on
+ * --eval-samples held-out prompts, REINFORCE (per-token normalised log-probs, EMA baseline)
+ * with --num-generators generator threads and versioned weight sync, then evaluation again.
+ * Seed flags: --task --num-steps --num-generators --eval-samples --verbose; every config field
+ * is a flag too (see --help). `npm run train -- --task sum_digits ...` lands here.
+ *
+ * Shared fields the user does not set take the digit recipe's values (digitRecipeDefaults:
+ * a d_model 64 x 2 layer policy, batch 64). Writes metrics.jsonl and eval_results.json to
+ * --output-dir when one is given.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DigitEvalResult } from '../core/digits/evaluate';
+import { digitRecipeDefaults, isDigitTask, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
+import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { createNodeGeneratorPool } from './digitGenerators';
+import { initTensorflow } from './tfBackend';
+
+const extras: ExtraFlag[] = [
+  { name: 'help', doc: 'show this help', boolean: true },
+  { name: 'verbose', doc: 'print sample generations every step', boolean: true },
+  { name: 'json', doc: 'print the result as one JSON object at the end', boolean: true },
+];
+
+function percent(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+function table(before: DigitEvalResult, after: DigitEvalResult): string {
+  return [
+    '                    accuracy   format compliance',
+    `warm start (before) ${percent(before.accuracy).padStart(8)}   ${percent(before.formatCompliance).padStart(8)}`,
+    `after RL            ${percent(after.accuracy).padStart(8)}   ${percent(after.formatCompliance).padStart(8)}`,
+  ].join('\n');
+}
+
+/** Flags named on the command line, in kebab-case (the seeds' snake_case too). */
+function explicitFlags(argv: readonly string[]): Set<string> {
+  return new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0].replace(/_/g, '-')));
+}
+
+export async function digitsMain(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const recipe = Object.entries(digitRecipeDefaults).map(([flag, value]) => `--${flag} ${value}`).join(' ');
+    console.log(usage('digits', `REINFORCE on sum_digits or reverse_digits with parallel generators.\nUnset shared fields take the digit recipe's values: ${recipe}`, extras));
+    return;
+  }
+  const parsed = parseArgs(argv, extras);
+  const config = withDigitRecipe(parsed.config, explicitFlags(argv));
+  if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
+  const verbose = parsed.extra.verbose === true;
+  const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
+  const outputDir = argv.some((a) => a.startsWith('--output-dir') || a.startsWith('--output_dir')) ? config.run.outputDir : undefined;
+  if (outputDir) {
+    mkdirSync(outputDir, { recursive: true });
+    writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
+    writeFileSync(join(outputDir, 'metrics.jsonl'), '');
+  }
+  const started = performance.now();
+  const metric = (step: number, name: string, value: number) => {
+    if (outputDir) appendFileSync(join(outputDir, 'metrics.jsonl'), JSON.stringify({ step, name, value, wallMs: Math.round(performance.now() - started) }) + '\n');
+  };
+  const { model, algorithm, digits } = config;
+  console.log(`tfjs backend: ${backend.backend} (${backend.detail})`);
+  console.log(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} with ${digits.numGenerators} generator(s)`);
+  const pool = createNodeGeneratorPool(digits.numGenerators);
+  try {
+    const result = await runDigitTask(config, pool, {
+      log: (line) => console.log(line),
+      evaluation: (phase, step, r) => {
+        console.log(`eval (${phase}, step ${step}) on ${r.n} held-out prompts, greedy: accuracy ${percent(r.accuracy)}  format compliance ${percent(r.formatCompliance)}`);
+        metric(step, 'eval_accuracy', r.accuracy);
+        metric(step, 'eval_format_compliance', r.formatCompliance);
+        if (verbose) for (const s of r.samples.slice(0, 3)) console.log(`    ${s.question} -> ${JSON.stringify(s.text)} (${s.correct ? 'right' : `wrong, ${s.answer}`})`);
+      },
+      step: (m) => {
+        for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, generations_per_s: m.generationsPerSecond })) metric(m.step, name, value);
+        const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
+        if (m.step % every === 0 || m.step === digits.numSteps || m.skipped) {
+          const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');
+          console.log(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${m.loss.toFixed(4)}  baseline ${m.baseline.toFixed(3)}  gen/s ${m.generationsPerSecond.toFixed(0)}  weights v${m.trainerVersion} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
+        }
+        if (verbose) for (const s of m.samples) console.log(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
+      },
+    }, verbose ? 2 : 0);
+    console.log('');
+    console.log(table(result.before, result.after));
+    console.log(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL generations/s ${result.generationsPerSecond.toFixed(1)} with ${digits.numGenerators} generator(s)`);
+    const summary = {
+      task: result.task,
+      n: result.after.n,
+      before: { accuracy: result.before.accuracy, format_compliance: result.before.formatCompliance },
+      after: { accuracy: result.after.accuracy, format_compliance: result.after.formatCompliance },
+      num_generators: digits.numGenerators,
+      generations_per_s: result.generationsPerSecond,
+      seconds: { warm_start: result.warmStartSeconds, rl: result.rlSeconds, total: result.totalSeconds },
+    };
+    if (outputDir) writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify(summary, null, 2));
+    if (parsed.extra.json) console.log(JSON.stringify(summary));
+  } finally {
+    pool.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('digits.ts')) runMain(() => digitsMain(process.argv.slice(2)));

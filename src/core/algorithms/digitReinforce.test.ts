@@ -1,0 +1,89 @@
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../rng';
+import { sampleBatch } from '../model/sampler';
+import { TOY, ToyGrammar } from '../model/testGrammar';
+import { TransformerPolicy } from '../model/transformer';
+import { buildSequenceBatch, disposeBatch, programLogProbs } from '../model/training';
+import { DigitReinforce, defaultDigitReinforceConfig } from './digitReinforce';
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+const config = { vocabSize: TOY.vocabSize, layers: 1, dModel: 16, heads: 2, context: 16 };
+const grammar = new ToyGrammar();
+const prompt = [TOY.BOS, 6];
+
+async function probability(policy: TransformerPolicy, tokens: number[]): Promise<number> {
+  const batch = buildSequenceBatch([{ prompt, tokens }], grammar, config.context);
+  const logProb = tf.tidy(() => programLogProbs(policy, batch).mul(tf.oneHot(batch.targets, TOY.vocabSize)).sum());
+  const value = (await logProb.data())[0];
+  logProb.dispose();
+  disposeBatch(batch);
+  return Math.exp(value);
+}
+
+describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () => {
+  it('moves the baseline as an EMA of the batch mean reward, after using it', async () => {
+    const policy = new TransformerPolicy(config, 1);
+    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, baselineMomentum: 0.5 });
+    const episode = (reward: number) => ({ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE], reward });
+    const first = await algorithm.step([episode(1), episode(1)]);
+    expect(first.baseline).toBe(0);
+    expect(algorithm.baseline).toBeCloseTo(0.5);
+    const second = await algorithm.step([episode(-1), episode(1)]);
+    expect(second.baseline).toBeCloseTo(0.5);
+    expect(second.meanReward).toBe(0);
+    expect(algorithm.baseline).toBeCloseTo(0.25);
+    algorithm.dispose();
+    policy.dispose();
+  });
+
+  it('the loss is -mean[(r - b) * mean_t log p]: checked against the log-probs by hand', async () => {
+    const policy = new TransformerPolicy(config, 2);
+    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9 });
+    const a = [TOY.A, TOY.EOL, TOY.DONE];
+    const b = [TOY.B, TOY.EOL, TOY.A, TOY.EOL, TOY.DONE];
+    const expected = -((1 * Math.log(await probability(policy, a))) / 3 + (-1 * Math.log(await probability(policy, b))) / 5) / 2;
+    const stats = await algorithm.step([{ prompt, tokens: a, reward: 1 }, { prompt, tokens: b, reward: -1 }]);
+    expect(stats.loss).toBeCloseTo(expected, 4);
+    algorithm.dispose();
+    policy.dispose();
+  });
+
+  it('learns to prefer the rewarded answer', async () => {
+    const policy = new TransformerPolicy(config, 3);
+    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 0.01 });
+    const rewarded = [TOY.B, TOY.EOL, TOY.DONE];
+    const before = await probability(policy, rewarded);
+    const rng = new Rng(3);
+    for (let step = 0; step < 15; step++) {
+      const samples = await sampleBatch(policy, grammar, Array(16).fill(prompt), { maxTokens: 8, temperature: 1, rng });
+      await algorithm.step(samples.map((s) => ({ prompt, tokens: s.tokens, reward: s.tokens[0] === TOY.B ? 1 : -1 })));
+    }
+    expect(await probability(policy, rewarded)).toBeGreaterThan(before + 0.2);
+    algorithm.dispose();
+    policy.dispose();
+  });
+
+  it('skips a non-finite update and keeps the tensor count flat', async () => {
+    const policy = new TransformerPolicy(config, 4);
+    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 0.001 });
+    const skipped = await algorithm.step([{ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE], reward: Number.NaN }]);
+    expect(skipped.skipped).toBe(true);
+    expect(algorithm.baseline).toBe(0);
+    const rng = new Rng(4);
+    const run = async () => {
+      const samples = await sampleBatch(policy, grammar, Array(8).fill(prompt), { maxTokens: 8, temperature: 1, rng });
+      await algorithm.step(samples.map((s) => ({ prompt, tokens: s.tokens, reward: s.tokens.length % 2 ? 1 : -1 })));
+    };
+    for (let i = 0; i < 3; i++) await run();
+    const count = tf.memory().numTensors;
+    for (let i = 0; i < 20; i++) await run();
+    expect(tf.memory().numTensors).toBe(count);
+    algorithm.dispose();
+    policy.dispose();
+  });
+});

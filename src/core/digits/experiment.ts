@@ -1,0 +1,166 @@
+/**
+ * The digit-task recipe, end to end, as the CLI and a page worker drive it: held-out prompts
+ * from a fixed seed; a brief supervised warm start on a small labelled set (a from-scratch
+ * policy almost never writes a right 7-digit reversal, so RL alone would see only -1); greedy
+ * evaluation; REINFORCE with N parallel generators and versioned weight sync; greedy
+ * evaluation again.
+ *
+ * Each RL step is synchronous and on-policy: the trainer asks every generator for its share of
+ * the batch, scores the answers, updates, and broadcasts the new version; generators apply it
+ * before their next request (their messages are handled in order). Deliberate simplification:
+ * generation and the update do not overlap, so the trainer's update time is not hidden.
+ */
+import { DigitReinforce } from '../algorithms/digitReinforce';
+import { SupervisedTrainer } from '../algorithms/supervised';
+import { configFields, withField, type LabConfig } from '../config';
+import { TransformerPolicy, type PolicyConfig } from '../model/transformer';
+import { Rng } from '../rng';
+import { evaluateDigits, type DigitEvalResult } from './evaluate';
+import { scoreAnswer } from './extractAnswer';
+import type { GeneratorPool, GeneratorStatus } from './generators';
+import { heldOutItems, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
+import { DigitGrammar, answerText, digitVocabSize, promptTokens, responseTokens } from './vocab';
+
+/**
+ * Values the digit recipe uses for shared fields the user did not set (the defaults of those
+ * fields suit the Kolmogorov task): a small policy, since prompts are under 30 tokens.
+ */
+export const digitRecipeDefaults: Record<string, string> = {
+  layers: '2',
+  'd-model': '64',
+  heads: '4',
+  context: '40',
+  'batch-size': '64',
+  'learning-rate': '0.0005',
+  temperature: '1',
+  'baseline-momentum': '0.9',
+};
+
+/** Applies `digitRecipeDefaults` to every field whose flag is not in `explicit`. */
+export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
+  const byFlag = new Map(configFields().map((field) => [field.flag, field]));
+  let next = config;
+  for (const [flag, value] of Object.entries(digitRecipeDefaults)) {
+    if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
+  }
+  return next;
+}
+
+export function isDigitTask(name: string): name is DigitTaskName {
+  return name === 'sum_digits' || name === 'reverse_digits';
+}
+
+export function digitPolicyConfig(config: LabConfig): PolicyConfig {
+  const { layers, dModel, heads, context } = config.model;
+  return { vocabSize: digitVocabSize, layers, dModel, heads, context };
+}
+
+export interface DigitStepMetrics {
+  step: number;
+  reward: number;
+  /** Accuracy and tag use of this step's sampled (not greedy) answers. */
+  accuracy: number;
+  formatCompliance: number;
+  loss: number;
+  baseline: number;
+  generationsPerSecond: number;
+  trainerVersion: number;
+  generators: GeneratorStatus[];
+  skipped: boolean;
+  reason?: string;
+  samples: { question: string; answer: number; text: string; reward: number; version: number }[];
+}
+
+export interface DigitRunEvents {
+  log(line: string): void;
+  step?(metrics: DigitStepMetrics): void;
+  evaluation?(phase: 'warm start' | 'after RL' | 'during RL', step: number, result: DigitEvalResult): void;
+}
+
+export interface DigitRunResult {
+  task: DigitTaskName;
+  before: DigitEvalResult;
+  after: DigitEvalResult;
+  warmStartSeconds: number;
+  rlSeconds: number;
+  /** Mean generations/s over the RL steps (wall clock of the generate calls). */
+  generationsPerSecond: number;
+  totalSeconds: number;
+}
+
+export async function runDigitTask(config: LabConfig, pool: GeneratorPool, events: DigitRunEvents, samplesPerStep = 0): Promise<DigitRunResult> {
+  const task = config.task.name;
+  if (!isDigitTask(task)) throw new Error(`task ${task} is not a digit task`);
+  const d = config.digits;
+  const started = performance.now();
+  const evalItems = heldOutItems(task, config.run.evalSamples, new Rng(d.evalSeed));
+  const excluded = new Set(evalItems.map((item) => item.question));
+  const rng = new Rng(config.run.seed);
+  const policy = new TransformerPolicy(digitPolicyConfig(config), config.run.seed);
+  const grammar = new DigitGrammar(d.maxResponseTokens);
+  const batchSize = config.algorithm.batchSize;
+
+  // Warm start: a small labelled set, visited in shuffled batches.
+  const labelled: DigitItem[] = Array.from({ length: d.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
+  if (labelled.length && d.warmStartSteps) {
+    const trainer = new SupervisedTrainer(policy, grammar, { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
+    for (let step = 1; step <= d.warmStartSteps; step++) {
+      const items = Array.from({ length: batchSize }, () => rng.pick(labelled));
+      const stats = await trainer.step(items.map((item) => ({ prompt: promptTokens(item.question), tokens: responseTokens(answerText(item.answer)) })));
+      if (step % 50 === 0 || step === d.warmStartSteps) events.log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
+    }
+    trainer.dispose();
+  }
+  const warmStartSeconds = (performance.now() - started) / 1000;
+  const before = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
+  events.evaluation?.('warm start', 0, before);
+
+  const algorithm = new DigitReinforce(policy, grammar, {
+    learningRate: config.algorithm.learningRate,
+    baselineMomentum: config.algorithm.baselineMomentum,
+    temperature: config.algorithm.temperature,
+    gradClip: config.algorithm.gradClip,
+  });
+  const rlStarted = performance.now();
+  let generationSeconds = 0;
+  let generations = 0;
+  try {
+    await pool.start({ policy: digitPolicyConfig(config), task, maxResponseTokens: d.maxResponseTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, excluded: [...excluded] });
+    let version = 1;
+    pool.sync(policy.getWeights(), version);
+    for (let step = 1; step <= d.numSteps; step++) {
+      const genStarted = performance.now();
+      const batch = await pool.generate(batchSize);
+      generationSeconds += (performance.now() - genStarted) / 1000;
+      generations += batch.trajectories.length;
+      const scores = batch.trajectories.map((t) => scoreAnswer(t.text, t.answer, d.requireTag));
+      const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, reward: scores[i].reward })));
+      if (!stats.skipped) pool.sync(policy.getWeights(), ++version);
+      const n = scores.length;
+      events.step?.({
+        step,
+        reward: stats.meanReward,
+        accuracy: scores.filter((s) => s.correct).length / n,
+        formatCompliance: scores.filter((s) => s.tagged).length / n,
+        loss: stats.loss,
+        baseline: stats.baseline,
+        generationsPerSecond: batch.generationsPerSecond,
+        trainerVersion: version,
+        generators: pool.statuses(),
+        skipped: stats.skipped,
+        reason: stats.reason,
+        samples: batch.trajectories.slice(0, samplesPerStep).map((t, i) => ({ question: t.question, answer: t.answer, text: t.text, reward: scores[i].reward, version: batch.versions[i] })),
+      });
+      if (config.run.evalFreq && step % config.run.evalFreq === 0 && step < d.numSteps) {
+        events.evaluation?.('during RL', step, await evaluateDigits(policy, evalItems, d.maxResponseTokens));
+      }
+    }
+  } finally {
+    algorithm.dispose();
+  }
+  const rlSeconds = (performance.now() - rlStarted) / 1000;
+  const after = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
+  events.evaluation?.('after RL', d.numSteps, after);
+  policy.dispose();
+  return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: generationSeconds ? generations / generationSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+}

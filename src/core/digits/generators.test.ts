@@ -1,0 +1,66 @@
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TransformerPolicy } from '../model/transformer';
+import { DigitGenerator, GeneratorPool, inProcessGenerator, packWeights, unpackWeights, type GeneratorInit } from './generators';
+import { digitVocabSize } from './vocab';
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+const policyConfig = { vocabSize: digitVocabSize, layers: 1, dModel: 16, heads: 2, context: 40 };
+const init: GeneratorInit = { type: 'init', id: 0, policy: policyConfig, task: 'reverse_digits', maxResponseTokens: 6, temperature: 1, seed: 9, excluded: [] };
+
+/** Weights of a fresh policy with the given seed (different seeds give different weights). */
+function weightsOf(seed: number) {
+  const policy = new TransformerPolicy(policyConfig, seed);
+  const weights = policy.getWeights().map((w) => ({ ...w, data: w.data.slice() }));
+  policy.dispose();
+  return weights;
+}
+
+describe('versioned weight sync', () => {
+  it('packs weights into one buffer and back without loss', () => {
+    const weights = weightsOf(1);
+    const message = packWeights(weights, 3);
+    expect(message.buffer.byteLength).toBe(weights.reduce((s, w) => s + w.data.length * 4, 0));
+    expect(unpackWeights(message).map((w) => [w.name, w.shape, Array.from(w.data)])).toEqual(weights.map((w) => [w.name, w.shape, Array.from(w.data)]));
+  });
+
+  it('a generator applies newer versions and ignores stale or repeated ones', async () => {
+    const generator = new DigitGenerator(init);
+    const v1 = weightsOf(11);
+    const v2 = weightsOf(12);
+    expect(generator.applyWeights(packWeights(v2, 2))).toBe(true);
+    expect(generator.applyWeights(packWeights(v1, 1))).toBe(false); // stale: arrived late
+    expect(generator.applyWeights(packWeights(v1, 2))).toBe(false); // not newer
+    expect(generator.version).toBe(2);
+    const { version, trajectories } = await generator.generate(4);
+    expect(version).toBe(2);
+    expect(trajectories).toHaveLength(4);
+    // The policy really holds v2: its greedy samples equal a fresh policy loaded with v2.
+    const reference = new DigitGenerator({ ...init, seed: 9 });
+    reference.applyWeights(packWeights(v2, 1));
+    expect((await reference.generate(4)).trajectories.map((t) => t.text)).toEqual(trajectories.map((t) => t.text));
+    generator.dispose();
+    reference.dispose();
+  });
+
+  it('through a pool, every generator samples with the newest version and counts skipped syncs', async () => {
+    const pool = new GeneratorPool([inProcessGenerator(), inProcessGenerator()]);
+    await pool.start({ policy: policyConfig, task: 'sum_digits', maxResponseTokens: 6, temperature: 1, seed: 3, excluded: [] });
+    pool.sync(weightsOf(21), 1);
+    pool.sync(weightsOf(22), 2);
+    pool.syncOne(0, packWeights(weightsOf(21), 1)); // a stale sync after a newer one
+    const batch = await pool.generate(6);
+    expect(batch.trajectories).toHaveLength(6);
+    expect(batch.versions).toEqual([2, 2, 2, 2, 2, 2]);
+    const statuses = pool.statuses();
+    expect(statuses.map((s) => s.version)).toEqual([2, 2]);
+    expect(statuses.map((s) => s.generatedWith)).toEqual([2, 2]);
+    expect(statuses.map((s) => s.skippedSyncs)).toEqual([1, 0]);
+    expect(statuses.map((s) => s.generated)).toEqual([3, 3]);
+    pool.close();
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The two digit tasks of the Monarch RL example (DESIGN.md, "Monarch RL example"):
+ *
+ * - sum_digits: 2 to 4 integers from 10 to 999; the answer is the total digit sum of all of
+ *   them ("What is the total digit sum of [123, 45, 67]?" -> 28).
+ * - reverse_digits: one integer from 100000 to 9999999; the answer is its digits reversed,
+ *   leading zeros dropped (1200 -> 21).
+ *
+ * A task is tiny (CONVENTIONS 3): it samples an item and knows its question and answer; it
+ * never touches tensors. Held-out prompts come from a fixed seed and training items equal to
+ * one of them are dropped, so evaluation never sees a question trained on.
+ */
+import type { Rng } from '../rng';
+
+export type DigitTaskName = 'sum_digits' | 'reverse_digits';
+
+export interface DigitItem {
+  task: DigitTaskName;
+  question: string;
+  answer: number;
+}
+
+export const digitRanges = {
+  sum_digits: { minCount: 2, maxCount: 4, min: 10, max: 999 },
+  reverse_digits: { min: 100_000, max: 9_999_999 },
+} as const;
+
+export function digitSum(numbers: readonly number[]): number {
+  let total = 0;
+  for (const n of numbers) for (const c of String(Math.abs(n))) total += c.charCodeAt(0) - 48;
+  return total;
+}
+
+/** Digits reversed, leading zeros dropped (1200 -> 21). */
+export function reverseDigits(n: number): number {
+  return Number(String(n).split('').reverse().join(''));
+}
+
+export function sumDigitsQuestion(numbers: readonly number[]): string {
+  return `What is the total digit sum of [${numbers.join(', ')}]?`;
+}
+
+export function reverseDigitsQuestion(n: number): string {
+  return `Reverse the digits of ${n}.`;
+}
+
+export function sampleDigitItem(task: DigitTaskName, rng: Rng): DigitItem {
+  if (task === 'sum_digits') {
+    const r = digitRanges.sum_digits;
+    const numbers = Array.from({ length: rng.int(r.minCount, r.maxCount) }, () => rng.int(r.min, r.max));
+    return { task, question: sumDigitsQuestion(numbers), answer: digitSum(numbers) };
+  }
+  const n = rng.int(digitRanges.reverse_digits.min, digitRanges.reverse_digits.max);
+  return { task, question: reverseDigitsQuestion(n), answer: reverseDigits(n) };
+}
+
+/** The numbers a question was built from (for range checks and display). */
+export function questionNumbers(question: string): number[] {
+  return (question.match(/\d+/g) ?? []).map(Number);
+}
+
+/** `count` distinct held-out items from a fixed seed. */
+export function heldOutItems(task: DigitTaskName, count: number, rng: Rng): DigitItem[] {
+  const seen = new Set<string>();
+  const items: DigitItem[] = [];
+  for (let tries = 0; items.length < count && tries < count * 100; tries++) {
+    const item = sampleDigitItem(task, rng);
+    if (seen.has(item.question)) continue;
+    seen.add(item.question);
+    items.push(item);
+  }
+  return items;
+}
+
+/** Samples training items, redrawing any whose question is held out. */
+export function sampleTrainingItem(task: DigitTaskName, rng: Rng, excluded: ReadonlySet<string>): DigitItem {
+  for (;;) {
+    const item = sampleDigitItem(task, rng);
+    if (!excluded.has(item.question)) return item;
+  }
+}
