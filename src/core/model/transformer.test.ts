@@ -16,8 +16,8 @@ beforeAll(async () => {
 const tiny = { vocabSize: 12, layers: 2, dModel: 16, heads: 2, context: 24 };
 
 describe('transformer policy', () => {
-  it('gives KV-cache logits equal to full-forward logits, with left padding', () => {
-    const policy = new TransformerPolicy(tiny, 1);
+  it.each([false, true])('gives KV-cache logits equal to full-forward logits, with left padding (previous-token embedding %s)', (previousToken) => {
+    const policy = new TransformerPolicy({ ...tiny, previousToken }, 1);
     const rows = [
       [1, 5, 6, 7, 3, 4, 2],
       [0, 0, 1, 9, 2, 8, 3], // starts at 2
@@ -37,8 +37,8 @@ describe('transformer policy', () => {
     policy.dispose();
   });
 
-  it('computes a padded row exactly as the same row alone', () => {
-    const policy = new TransformerPolicy(tiny, 2);
+  it.each([false, true])('computes a padded row exactly as the same row alone (previous-token embedding %s)', (previousToken) => {
+    const policy = new TransformerPolicy({ ...tiny, previousToken }, 2);
     const alone = policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')).arraySync()[0];
     const padded = policy.forward(tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32'), [2, 0]).arraySync()[0];
     alone.forEach((row, t) => row.forEach((value, v) => expect(padded[t + 2][v]).toBeCloseTo(value, 4)));

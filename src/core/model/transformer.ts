@@ -21,6 +21,13 @@ export interface PolicyConfig {
   dModel: number;
   heads: number;
   context: number;
+  /**
+   * Also embed each position's previous token ("smeared keys", Olsson et al. 2022, induction
+   * heads): a key then says which token came before it, so copying a run of the prompt (what a
+   * set_list or range argument does) takes one attention layer instead of a previous-token head
+   * feeding an induction head. Off by default: the Python reference has no such table.
+   */
+  previousToken?: boolean;
 }
 
 export interface WeightArray {
@@ -37,6 +44,8 @@ export interface KvCache {
   keyMask: tf.Tensor4D;
   /** Next position of each row. */
   positions: number[];
+  /** The last token fed to each row [B] (the previous token of the next one). */
+  lastTokens: tf.Tensor1D;
   length: number;
 }
 
@@ -117,6 +126,7 @@ function initTensor(shape: number[], seed: number, std: number): tf.Tensor {
 export class TransformerPolicy {
   readonly variables: tf.Variable[] = [];
   private readonly tokenEmbedding: tf.Variable;
+  private readonly previousEmbedding: tf.Variable | null;
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
   private readonly lnfG: tf.Variable;
@@ -143,6 +153,7 @@ export class TransformerPolicy {
     };
     this.tokenEmbedding = v('tok', [vocabSize, dModel], 'normal');
     this.positionEmbedding = v('pos', [context, dModel], 'normal');
+    this.previousEmbedding = config.previousToken ? v('prev', [vocabSize, dModel], 'normal') : null;
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
     for (let i = 0; i < layers; i++) {
@@ -166,12 +177,21 @@ export class TransformerPolicy {
     return variable.name.slice(this.prefix.length + 1);
   }
 
-  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor3D {
+  /** previous [B, T]: the token before each one (PAD at a row's start), used with previousToken. */
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D): tf.Tensor3D {
     const [B, T] = tokens.shape;
     const { vocabSize, context, dModel } = this.config;
     const tok = mm(tf.oneHot(tokens.reshape([B * T]), vocabSize), this.tokenEmbedding); // [B*T, d]
     const pos = mm(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
-    return tok.add(pos).reshape([B, T, dModel]);
+    let x = tok.add(pos);
+    if (this.previousEmbedding) x = x.add(mm(tf.oneHot(previous.reshape([B * T]), vocabSize), this.previousEmbedding)); // [B*T, d]
+    return x.reshape([B, T, dModel]);
+  }
+
+  /** Each token's predecessor in its row, [B, T]: the tokens shifted right by one, PAD (0) first. */
+  private static shifted(tokens: tf.Tensor2D): tf.Tensor2D {
+    const [B, T] = tokens.shape;
+    return tf.concat([tf.zeros([B, 1], 'int32'), tokens.slice([0, 0], [B, T - 1])], 1) as tf.Tensor2D;
   }
 
   /** One block over x [B, T, d]; keys/values of earlier tokens may be prepended (KV cache). */
@@ -237,7 +257,7 @@ export class TransformerPolicy {
       if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
       const rowStarts = starts ?? new Array(B).fill(0);
       const mask = this.causalMask(rowStarts, T);
-      let x = this.embed(tokens, this.positionsFor(rowStarts, T));
+      let x = this.embed(tokens, this.positionsFor(rowStarts, T), TransformerPolicy.shifted(tokens));
       for (const b of this.blocks) x = this.block(b, x, mask).x;
       return this.head(x);
     });
@@ -251,7 +271,7 @@ export class TransformerPolicy {
     const values: tf.Tensor4D[] = [];
     const logits = tf.tidy(() => {
       const mask = this.causalMask(starts, T);
-      let x = this.embed(tokens, this.positionsFor(starts, T));
+      let x = this.embed(tokens, this.positionsFor(starts, T), TransformerPolicy.shifted(tokens));
       for (const b of this.blocks) {
         const out = this.block(b, x, mask);
         x = out.x;
@@ -264,7 +284,14 @@ export class TransformerPolicy {
     const keyMaskData = new Float32Array(B * T);
     starts.forEach((start, b) => keyMaskData.fill(NEG, b * T, b * T + start));
     return {
-      cache: { keys, values, keyMask: tf.tensor4d(keyMaskData, [B, 1, 1, T]), positions: starts.map((start) => T - start), length: T },
+      cache: {
+        keys,
+        values,
+        keyMask: tf.tensor4d(keyMaskData, [B, 1, 1, T]),
+        positions: starts.map((start) => T - start),
+        lastTokens: tf.tidy(() => tokens.slice([0, T - 1], [B, 1]).reshape([B]) as tf.Tensor1D),
+        length: T,
+      },
       logits,
     };
   }
@@ -276,7 +303,7 @@ export class TransformerPolicy {
     const positions = tf.tensor2d(cache.positions.map((p) => Math.min(p, this.config.context - 1)), [B, 1], 'int32');
     const nextMask = tf.tidy(() => tf.concat([cache.keyMask, tf.zeros([B, 1, 1, 1])], 3) as tf.Tensor4D);
     const logits = tf.tidy(() => {
-      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions);
+      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D);
       this.blocks.forEach((b, i) => {
         const out = this.block(b, x, nextMask, { keys: cache.keys[i], values: cache.values[i] });
         x = out.x;
@@ -291,13 +318,15 @@ export class TransformerPolicy {
     positions.dispose();
     cache.keyMask.dispose();
     cache.keyMask = nextMask;
+    cache.lastTokens.dispose();
+    cache.lastTokens = tokens.clone();
     cache.positions = cache.positions.map((p) => p + 1);
     cache.length += 1;
     return logits;
   }
 
   disposeCache(cache: KvCache): void {
-    tf.dispose([...cache.keys, ...cache.values, cache.keyMask]);
+    tf.dispose([...cache.keys, ...cache.values, cache.keyMask, cache.lastTokens]);
   }
 
   /** Checkpoint names of the variables, in order. */
