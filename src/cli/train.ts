@@ -55,6 +55,9 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  // The digit tasks have their own recipe and command (src/cli/digits.ts).
+  const task = argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
+  if (task === 'sum_digits' || task === 'reverse_digits') return (await import('./digits')).digitsMain(argv);
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(usage('train', 'REINFORCE on the Kolmogorov task: write the shortest program that reproduces each sequence.', extras));
     return;
