@@ -1,9 +1,9 @@
 /**
- * Preludes: JavaScript a task runs before each program (the DSL functions). Compiling a whole
- * prelude in every fresh context costs more than running a typical program, so a prelude can
- * be modular: common helpers plus one part per global name, and a program gets only the parts
- * whose names appear in its source as words. A part must not depend on another part (only on
- * the common helpers), and every program still gets a fresh context.
+ * Preludes: JavaScript a task runs before each program (the DSL functions). The sandbox
+ * evaluates a prelude's full text once, into the snapshot every program starts from, so a
+ * prelude costs nothing per program. A prelude can still be modular (common helpers plus one
+ * part per global name); `preludeFor` gives the parts a program names, for hosts that compile
+ * per program.
  */
 export interface ModularPrelude {
   common: string;
@@ -12,7 +12,13 @@ export interface ModularPrelude {
 
 export type Prelude = string | ModularPrelude;
 
-/** The prelude text for one program. */
+/** The whole prelude text: every part. */
+export function fullPrelude(prelude: Prelude): string {
+  if (typeof prelude === 'string') return prelude;
+  return prelude.common + Object.values(prelude.parts).join('');
+}
+
+/** The prelude text for one program: the common helpers and the parts whose names it uses as words. */
 export function preludeFor(prelude: Prelude, source: string): string {
   if (typeof prelude === 'string') return prelude;
   let text = prelude.common;

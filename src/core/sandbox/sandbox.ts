@@ -1,21 +1,35 @@
 /**
- * The in-thread QuickJS evaluator: one program, one fresh context, hard limits, a typed
+ * The in-thread QuickJS evaluator: one program, a fresh QuickJS state, hard limits, a typed
  * outcome. It runs inside a sandbox worker (pool.ts keeps the host watchdog that can kill a
  * worker QuickJS itself cannot stop).
  *
- * Isolation contract (RELIABILITY.md): every program gets a fresh context (its own global
- * object and builtins: nothing one run sets is visible to the next), no Date, no I/O (QuickJS
- * has no fetch, require or module loader here), a seeded Math.random, a deadline interrupt that
- * covers compile, run, pending promise jobs and the serialisation of the result, a stack limit,
- * and a memory limit (QuickJS's own, plus a check in the interrupt handler on the growth of the
- * wasm heap, because this build's allocator does not count every byte). The result is validated and serialised *inside* QuickJS by a function
- * captured before the program ran, so a program that replaces builtins cannot fool it, and the
- * host only ever reads one bounded string.
+ * Isolation contract (RELIABILITY.md): every program starts from the same pristine state: its
+ * own global object and builtins (nothing one run sets is visible to the next), no Date, no I/O
+ * (QuickJS has no fetch, require or module loader here), a seeded Math.random, a deadline
+ * interrupt that covers compile, run, pending promise jobs and the serialisation of the result,
+ * a stack limit, and a memory limit (QuickJS's own, plus a check in the interrupt handler on the
+ * growth of the wasm heap, because this build's allocator does not count every byte). The result
+ * is validated and serialised *inside* QuickJS by a function captured before the program ran, so
+ * a program that replaces builtins cannot fool it, and the host only ever reads one bounded string.
  *
- * Speed: contexts are cheap, runtimes less so, so one runtime serves many contexts and is
- * replaced after any outcome that could leave it damaged (oom, stack overflow, timeout) and
- * every `runtimeReuse` evaluations. The wasm heap never shrinks: when it grows past
- * `recycleHeapBytes` the module is flagged (`needsRecycle`) and its worker replaced.
+ * How the state is made fresh: not by building a new context per program (~0.3-0.6 ms here, the
+ * whole budget), but by restoring memory. QuickJS keeps all of its state (runtime, context,
+ * objects, atoms, allocator) in the wasm linear memory. After one runtime and context are set up
+ * (limits, interrupt handler, the SETUP tools, and for each prelude its full text evaluated), the
+ * live parts of that memory are copied: the static data, and the heap up to its last used byte
+ * (~0.2 MB). Before every program those bytes are written back, so each program starts from a
+ * byte-identical QuickJS heap: a stronger reset than a fresh context in a reused runtime, where
+ * the runtime's atoms, shapes and job queue carry over. What is not copied is the unused part of
+ * the C stack (dead between calls) and free heap above the snapshot's top (the restored allocator
+ * treats it as free; QuickJS never reads memory it has not initialised). Host-side handles that
+ * must survive (context, global object, the SETUP tools) are created before the snapshot; every
+ * handle made during a run is disposed before the next restore.
+ *
+ * A wasm trap or host exception (the host stack running out inside the parser) can leave the
+ * module's C stack pointer, which lives outside linear memory, displaced: then the runtime,
+ * context and snapshots are rebuilt on the module, and `needsRecycle` asks the owner to replace
+ * the worker. The wasm heap never shrinks: when it grows past `recycleHeapBytes` the module is
+ * flagged too.
  */
 import releaseSyncVariant from '@jitl/quickjs-wasmfile-release-sync';
 import {
@@ -28,7 +42,7 @@ import {
   type QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import type { OutcomeKind, SandboxJob, SandboxLimits, SandboxOutcome } from './outcome';
-import { preludeFor, type Prelude } from './prelude';
+import { fullPrelude, type Prelude } from './prelude';
 
 export interface SandboxOptions {
   limits: SandboxLimits;
@@ -36,7 +50,7 @@ export interface SandboxOptions {
   preludes?: Record<string, Prelude>;
   /** How to load the QuickJS wasm module (the browser passes its bundled wasm URL). */
   loadModule?: () => Promise<QuickJSWASMModule>;
-  /** Replace the runtime after this many evaluations even if nothing went wrong. */
+  /** Accepted for compatibility and ignored: the state is restored before every program. */
   runtimeReuse?: number;
   /** Flag the module for recycling once the wasm heap exceeds this many bytes. */
   recycleHeapBytes?: number;
@@ -46,19 +60,21 @@ const MAX_MESSAGE = 300;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * Guest-side setup, evaluated in each fresh context before the program: seeds Math.random and
- * returns the result extractor and error describer, closed over pristine builtins.
+ * Guest-side setup, evaluated once before the snapshot: installs a seedable Math.random and
+ * returns [extract, describe, seed], closed over pristine builtins (the snapshot restores them
+ * before every program, so a program that replaces builtins affects only itself).
  */
-const SETUP = String.raw`(function (seed, maxOutput) {
+const SETUP = String.raw`(function (maxOutput) {
   var isArray = Array.isArray, isSafe = Number.isSafeInteger, gopd = Object.getOwnPropertyDescriptor;
-  var toStr = String, slice = String.prototype.slice, join = Array.prototype.join;
-  var s = seed >>> 0;
+  var getProto = Object.getPrototypeOf, toStr = String, slice = String.prototype.slice, join = Array.prototype.join;
+  var s = 0;
   Math.random = function () {
     s = (s + 0x6D2B79F5) >>> 0;
     var t = Math.imul(s ^ (s >>> 15), 1 | s);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+  function seed(value) { s = value >>> 0; }
   function extract(value) {
     if (!isArray(value)) return 'E' + (value === undefined ? 'output is not defined' : 'output is not a list');
     var n = value.length;
@@ -78,7 +94,7 @@ const SETUP = String.raw`(function (seed, maxOutput) {
       if (error === null || error === undefined) return 'Z' + toStr(error);
       if (typeof error !== 'object' && typeof error !== 'function') return 'V' + slice.call(toStr(error), 0, 300);
       var nameD = gopd(error, 'name'), messageD = gopd(error, 'message');
-      var proto = Object.getPrototypeOf(error);
+      var proto = getProto(error);
       var name = nameD && 'value' in nameD ? nameD.value : proto && gopd(proto, 'name') && gopd(proto, 'name').value;
       var message = messageD && 'value' in messageD ? messageD.value : '';
       return 'N' + slice.call(toStr(name), 0, 40) + ':' + slice.call(toStr(message), 0, 300);
@@ -86,7 +102,7 @@ const SETUP = String.raw`(function (seed, maxOutput) {
       return 'Vunprintable error';
     }
   }
-  return [extract, describe];
+  return [extract, describe, seed];
 })`;
 
 function byteLength(text: string): number {
@@ -135,29 +151,117 @@ export function quickJSLoader(options: { memoryBytes: number; wasmLocation?: str
     );
 }
 
+/** Granularity of the scan that finds the live parts of the wasm memory. */
+const SCAN_PAGE = 4096;
+/**
+ * Kept after the last non-zero page of static data: zero-initialised statics may follow it (in
+ * this build they end 3 KB past the initialised data; sandbox.test.ts checks that nothing past
+ * the margin is ever written).
+ */
+const STATIC_MARGIN = 16 << 10;
+/** The unused C stack is the largest all-zero stretch below the heap's top; smaller means no stack was found. */
+const MIN_STACK_GAP = 1 << 20;
+
+interface MemoryRange {
+  start: number;
+  bytes: Uint8Array;
+}
+
+/** The live bytes of the wasm memory at one quiescent moment (no call into QuickJS under way). */
+interface Snapshot {
+  ranges: MemoryRange[];
+  /** The dead stretch between the ranges (the unused C stack), and the end of the live bytes. */
+  gap: [number, number] | null;
+  top: number;
+}
+
+function pageIsZero(words: Int32Array, page: number): boolean {
+  const end = Math.min(words.length, ((page + 1) * SCAN_PAGE) >> 2);
+  for (let i = (page * SCAN_PAGE) >> 2; i < end; i++) if (words[i] !== 0) return false;
+  return true;
+}
+
+/**
+ * Copies the live parts of `memory`: everything below the largest all-zero stretch under the
+ * heap's top (static data, with a margin for zero-initialised statics) and everything from the
+ * end of that stretch to the last non-zero page (the used top of the C stack and the heap).
+ * The stretch itself is the unused C stack, dead between calls.
+ */
+export function takeSnapshot(memory: WebAssembly.Memory): Snapshot {
+  const bytes = new Uint8Array(memory.buffer);
+  const words = new Int32Array(memory.buffer);
+  const pages = Math.ceil(bytes.length / SCAN_PAGE);
+  let last = pages - 1;
+  while (last >= 0 && pageIsZero(words, last)) last--;
+  let gapStart = 0;
+  let gapEnd = 0;
+  for (let page = 0; page <= last; ) {
+    if (!pageIsZero(words, page)) {
+      page++;
+      continue;
+    }
+    const start = page;
+    while (page <= last && pageIsZero(words, page)) page++;
+    if (page - start > gapEnd - gapStart) [gapStart, gapEnd] = [start, page];
+  }
+  const top = Math.min(bytes.length, (last + 1) * SCAN_PAGE);
+  if ((gapEnd - gapStart) * SCAN_PAGE < MIN_STACK_GAP) return { ranges: [{ start: 0, bytes: bytes.slice(0, top) }], gap: null, top };
+  const staticEnd = Math.min(gapStart * SCAN_PAGE + STATIC_MARGIN, gapEnd * SCAN_PAGE);
+  return {
+    ranges: [
+      { start: 0, bytes: bytes.slice(0, staticEnd) },
+      { start: gapEnd * SCAN_PAGE, bytes: bytes.slice(gapEnd * SCAN_PAGE, top) },
+    ],
+    gap: [staticEnd, gapEnd * SCAN_PAGE],
+    top,
+  };
+}
+
+/** The QuickJS state every program starts from: one runtime and context and their snapshots. */
+interface Prepared {
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  extract: QuickJSHandle;
+  describe: QuickJSHandle;
+  seed: QuickJSHandle;
+  /** By prelude name ('' for none): the snapshot, or why the prelude failed to evaluate. */
+  snapshots: Map<string, Snapshot | string>;
+}
+
 export class Sandbox {
-  private runtime: QuickJSRuntime | null = null;
-  private runtimeUses = 0;
   private evaluations = 0;
-  /** Set when the wasm heap has grown past its threshold: the owner should replace this sandbox. */
+  private state: Prepared | null = null;
+  /** Set after a trap: the state must be rebuilt before the next program. */
+  private broken = false;
+  private view: Uint8Array;
+  private readonly memory: WebAssembly.Memory;
+  /** Read by the interrupt handler: the running program's absolute deadline and starting heap size. */
+  private deadline = 0;
+  private heapAtStart = 0;
+  private stop: 'timeout' | 'oom' | null = null;
+  /** Set when the wasm heap has grown past its threshold or the module trapped: the owner should replace this sandbox. */
   needsRecycle = false;
 
   private constructor(
     private readonly module: QuickJSWASMModule,
     private readonly options: Required<Omit<SandboxOptions, 'loadModule'>>,
-  ) {}
+  ) {
+    this.memory = module.getWasmMemory();
+    this.view = new Uint8Array(this.memory.buffer);
+  }
 
   static async create(options: SandboxOptions): Promise<Sandbox> {
     const module = await (options.loadModule ?? quickJSLoader({ memoryBytes: options.limits.memoryBytes }))();
     const sandbox = new Sandbox(module, {
       limits: options.limits,
       preludes: options.preludes ?? {},
-      runtimeReuse: options.runtimeReuse ?? 1000,
+      runtimeReuse: options.runtimeReuse ?? 0,
       recycleHeapBytes: options.recycleHeapBytes ?? 256 << 20,
     });
+    sandbox.state = sandbox.prepare();
     // Warm the wasm code up (V8 compiles it lazily): the first real program must not pay for it
     // against its deadline (a cold first evaluation took 134 ms here, over the 100 ms default).
-    sandbox.evaluate({ source: 'output = [0]' });
+    for (let i = 0; i < 3; i++) sandbox.evaluate({ source: 'output = [0].map(function (x) { return x + 1 })' });
     sandbox.evaluations = 0;
     return sandbox;
   }
@@ -166,19 +270,89 @@ export class Sandbox {
     return this.evaluations;
   }
 
-  private freshRuntime(): QuickJSRuntime {
-    this.runtime?.dispose();
+  /** The interrupt handler, installed once: stops the program at its deadline or when the wasm heap grew too much. */
+  private readonly interrupt = (): boolean => {
+    if (Date.now() >= this.deadline) this.stop = 'timeout';
+    else if (this.memory.buffer.byteLength - this.heapAtStart > this.options.limits.memoryBytes) this.stop = 'oom';
+    return this.stop !== null;
+  };
+
+  /** Builds the runtime, context and tools, evaluates each prelude and snapshots the memory after each. */
+  private prepare(): Prepared {
+    const { limits } = this.options;
+    this.deadline = Number.POSITIVE_INFINITY;
+    this.heapAtStart = this.memory.buffer.byteLength;
+    this.stop = null;
     const runtime = this.module.newRuntime();
-    runtime.setMemoryLimit(this.options.limits.memoryBytes);
-    runtime.setMaxStackSize(this.options.limits.stackBytes);
-    this.runtime = runtime;
-    this.runtimeUses = 0;
-    return runtime;
+    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMaxStackSize(limits.stackBytes);
+    runtime.setInterruptHandler(this.interrupt);
+    const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } });
+    // Handles the host keeps across programs must exist in the snapshot.
+    void context.global;
+    void context.undefined;
+    const tools = context.evalCode(`${SETUP}(${limits.maxOutputLength})`, 'setup.js').unwrap();
+    const extract = context.getProp(tools, 0);
+    const describe = context.getProp(tools, 1);
+    const seed = context.getProp(tools, 2);
+    tools.dispose();
+    const base = takeSnapshot(this.memory);
+    const snapshots = new Map<string, Snapshot | string>([['', base]]);
+    for (const [name, prelude] of Object.entries(this.options.preludes)) {
+      this.restore(base);
+      const result = context.evalCode(fullPrelude(prelude), 'prelude.js');
+      if (result.error) {
+        const text = this.describeHandle(context, describe, result.error);
+        result.error.dispose();
+        snapshots.set(name, `prelude "${name}" failed: ${text.slice(1)}`);
+        continue;
+      }
+      result.value.dispose();
+      snapshots.set(name, takeSnapshot(this.memory));
+    }
+    this.restore(base);
+    return { runtime, context, extract, describe, seed, snapshots };
   }
 
-  private retireRuntime(): void {
-    this.runtime?.dispose();
-    this.runtime = null;
+  /** After a trap: the heap is put back to a consistent state, the old runtime freed, and everything built again. */
+  private rebuild(): void {
+    const old = this.state;
+    this.state = null;
+    this.broken = false;
+    if (old) {
+      const base = old.snapshots.get('');
+      try {
+        if (base && typeof base !== 'string') this.restore(base);
+        for (const handle of [old.extract, old.describe, old.seed]) handle.dispose();
+        old.context.dispose();
+        old.runtime.dispose();
+      } catch {
+        // The old state is abandoned; the module is flagged for recycling anyway.
+      }
+      // Zero what is dead between calls (the C stack, free heap above the old top) so that the
+      // new snapshots find the live bytes again instead of the debris of the failed program.
+      if (base && typeof base !== 'string') {
+        if (base.gap) this.view.fill(0, base.gap[0], base.gap[1]);
+        this.view.fill(0, base.top);
+      }
+    }
+    this.state = this.prepare();
+  }
+
+  private restore(snapshot: Snapshot): void {
+    if (this.view.buffer !== this.memory.buffer) this.view = new Uint8Array(this.memory.buffer);
+    for (const range of snapshot.ranges) this.view.set(range.bytes, range.start);
+  }
+
+  private describeHandle(context: QuickJSContext, describe: QuickJSHandle, errorHandle: QuickJSHandle): string {
+    const described = context.callFunction(describe, context.undefined, errorHandle);
+    if (described.error) {
+      described.error.dispose();
+      return 'Vunknown error';
+    }
+    const text = context.typeof(described.value) === 'string' ? context.getString(described.value).slice(0, MAX_MESSAGE + 50) : 'Vunknown error';
+    described.value.dispose();
+    return text;
   }
 
   evaluateBatch(jobs: readonly SandboxJob[]): SandboxOutcome[] {
@@ -196,39 +370,36 @@ export class Sandbox {
     const { limits } = this.options;
     const rejected = checkSource(job.source, limits.maxSourceBytes);
     if (rejected) return done('compile_error', { message: rejected });
-    const registered = job.prelude === undefined ? '' : this.options.preludes[job.prelude];
-    if (registered === undefined) return done('infra_error', { message: `unknown prelude "${job.prelude}"` });
-    const prelude = preludeFor(registered, job.source);
+    if (job.prelude !== undefined && !Object.hasOwn(this.options.preludes, job.prelude)) return done('infra_error', { message: `unknown prelude "${job.prelude}"` });
+
+    try {
+      if (!this.state || this.broken) this.rebuild();
+    } catch (error) {
+      this.needsRecycle = true;
+      return done('infra_error', { message: `sandbox failure: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    const state = this.state!;
+    const snapshot = state.snapshots.get(job.prelude ?? '');
+    if (snapshot === undefined) return done('infra_error', { message: `unknown prelude "${job.prelude}"` });
+    if (typeof snapshot === 'string') return done('infra_error', { message: snapshot });
 
     this.evaluations += 1;
-    const runtime = this.runtime && this.runtimeUses < this.options.runtimeReuse ? this.runtime : this.freshRuntime();
-    this.runtimeUses += 1;
-    const deadline = Date.now() + limits.deadlineMs;
-    const memory = this.module.getWasmMemory();
-    const heapAtStart = memory.buffer.byteLength;
-    const stop: { reason: 'timeout' | 'oom' | null } = { reason: null };
-    runtime.setInterruptHandler(() => {
-      if (Date.now() >= deadline) stop.reason = 'timeout';
-      else if (memory.buffer.byteLength - heapAtStart > limits.memoryBytes) stop.reason = 'oom';
-      return stop.reason !== null;
-    });
-    let context: QuickJSContext | null = null;
-    let damaged = false;
+    this.restore(snapshot);
+    this.heapAtStart = this.memory.buffer.byteLength;
+    this.stop = null;
+    this.deadline = Date.now() + limits.deadlineMs;
     try {
-      context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } });
-      let outcome = this.run(context, runtime, job, prelude, deadline);
-      if (stop.reason === 'oom') outcome = { kind: 'oom', message: `memory limit of ${limits.memoryBytes} bytes exceeded` };
-      else if (stop.reason === 'timeout' || (Date.now() >= deadline && ['runtime_error', 'output_invalid', 'infra_error'].includes(outcome.kind))) {
+      let outcome = this.run(state, job);
+      if (this.stop === 'oom') outcome = { kind: 'oom', message: `memory limit of ${limits.memoryBytes} bytes exceeded` };
+      else if (this.stop === 'timeout' || (Date.now() >= this.deadline && ['runtime_error', 'output_invalid', 'infra_error'].includes(outcome.kind))) {
         outcome = { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
-      }
-      if (outcome.kind === 'oom' || outcome.kind === 'stack_overflow' || outcome.kind === 'timeout' || outcome.kind === 'infra_error') {
-        damaged = true;
       }
       return done(outcome.kind, outcome);
     } catch (error) {
-      damaged = true;
       const message = error instanceof Error ? error.message : String(error);
-      // A trap inside the wasm module leaves its state suspect: the owner replaces the worker.
+      // A trap inside the wasm module leaves its C stack pointer suspect: rebuild the QuickJS
+      // state before the next program, and ask the owner to replace the worker.
+      this.broken = true;
       this.needsRecycle = true;
       // The host stack ran out inside QuickJS (its parser recursing on deeply nested source).
       if (error instanceof RangeError && /call stack/i.test(message)) return done('stack_overflow', { message: 'stack overflow (host stack exhausted)' });
@@ -236,75 +407,63 @@ export class Sandbox {
       if (/memory|alloc/i.test(message)) return done('oom', { message });
       return done('infra_error', { message: `sandbox failure: ${message}` });
     } finally {
-      try {
-        context?.dispose();
-      } catch {
-        damaged = true;
-      }
-      runtime.removeInterruptHandler();
-      if (damaged) this.retireRuntime();
-      if (this.module.getWasmMemory().buffer.byteLength > this.options.recycleHeapBytes) this.needsRecycle = true;
+      this.deadline = Number.POSITIVE_INFINITY;
+      if (this.memory.buffer.byteLength > this.options.recycleHeapBytes) this.needsRecycle = true;
     }
   }
 
-  private run(context: QuickJSContext, runtime: QuickJSRuntime, job: SandboxJob, prelude: string, deadline: number): Omit<SandboxOutcome, 'elapsedMs'> {
+  private run(state: Prepared, job: SandboxJob): Omit<SandboxOutcome, 'elapsedMs'> {
     const { limits } = this.options;
+    const { context, runtime, describe, extract } = state;
     const handles: QuickJSHandle[] = [];
     const keep = (handle: QuickJSHandle) => {
       handles.push(handle);
       return handle;
     };
     try {
-      const setupResult = context.evalCode(`${SETUP}(${(job.seed ?? 0) >>> 0}, ${limits.maxOutputLength})`, 'setup.js');
-      if (setupResult.error) {
-        setupResult.error.dispose();
-        return { kind: 'infra_error', message: 'sandbox setup failed' };
-      }
-      const tools = keep(setupResult.value);
-      const extract = keep(context.getProp(tools, 0));
-      const describe = keep(context.getProp(tools, 1));
-
+      const timeout = { kind: 'timeout' as const, message: `deadline of ${limits.deadlineMs} ms exceeded` };
       const fail = (errorHandle: QuickJSHandle, phase: 'compile' | 'run'): Omit<SandboxOutcome, 'elapsedMs'> => {
         keep(errorHandle);
-        const timedOut = Date.now() >= deadline;
-        const described = context.callFunction(describe, context.undefined, errorHandle);
-        let text = 'Vunknown error';
-        if (described.error) described.error.dispose();
-        else {
-          text = context.getString(described.value).slice(0, MAX_MESSAGE + 50);
-          described.value.dispose();
-        }
+        const timedOut = Date.now() >= this.deadline;
+        const text = this.describeHandle(context, describe, errorHandle);
         const kindTag = text[0];
         const body = text.slice(1);
         const [name, ...rest] = body.split(':');
         const message = kindTag === 'N' ? `${name}: ${rest.join(':')}` : body;
-        if (kindTag === 'N' && name === 'InternalError' && /interrupted/.test(body)) return { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
-        if (timedOut && kindTag !== 'N') return { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
+        if (kindTag === 'N' && name === 'InternalError' && /interrupted/.test(body)) return timeout;
+        if (timedOut && kindTag !== 'N') return timeout;
         if (/stack overflow|too much recursion/i.test(body)) return { kind: 'stack_overflow', message };
         if (/out of memory/i.test(body)) return { kind: 'oom', message };
         if (kindTag === 'Z' && this.nearMemoryLimit(runtime)) return { kind: 'oom', message: 'out of memory' };
         if (phase === 'compile') return { kind: 'compile_error', message };
-        if (timedOut && name === 'InternalError') return { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
+        if (timedOut && name === 'InternalError') return timeout;
         return { kind: 'runtime_error', message: kindTag === 'Z' || kindTag === 'V' ? `uncaught throw: ${body}` : message };
       };
 
-      if (prelude) {
-        const preludeResult = context.evalCode(prelude, 'prelude.js');
-        if (preludeResult.error) return { ...fail(preludeResult.error, 'run'), kind: 'infra_error' };
-        preludeResult.value.dispose();
+      if (job.seed !== undefined && job.seed >>> 0 !== 0) {
+        const seeded = context.callFunction(state.seed, context.undefined, keep(context.newNumber(job.seed >>> 0)));
+        if (seeded.error) return { ...fail(seeded.error, 'run'), kind: 'infra_error' };
+        seeded.value.dispose();
       }
-      // Compile first, so that syntax errors are told apart from errors the program throws.
-      const compiled = context.evalCode(job.source, 'program.js', { compileOnly: true });
-      if (compiled.error) return fail(compiled.error, 'compile');
-      compiled.value.dispose();
-      const result = context.evalCode(job.source, 'program.js');
-      if (result.error) return fail(result.error, 'run');
+      // Compile and run in one step; only when it fails, compile alone to tell syntax errors
+      // apart from errors the program throws (the restore before the next program undoes the run).
+      // A global script, as the compile check below (no module detection: `import` is a syntax error).
+      const result = context.evalCode(job.source, 'program.js', { type: 'global' });
+      if (result.error) {
+        const compiled = context.evalCode(job.source, 'program.js', { type: 'global', compileOnly: true });
+        if (compiled.error) {
+          keep(result.error);
+          return fail(compiled.error, 'compile');
+        }
+        compiled.value.dispose();
+        return fail(result.error, 'run');
+      }
       result.value.dispose();
       // Promise jobs (a loop or throw after `await`) run under the same deadline.
       const jobs = runtime.executePendingJobs();
       if (jobs.error) return fail(jobs.error, 'run');
-      
-      if (Date.now() >= deadline) return { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
+
+      if (Date.now() >= this.deadline) return timeout;
       let outputHandle = keep(context.getProp(context.global, 'output'));
       // An output that is a promise counts by its settled value; a rejection is the program's error.
       const promiseState = context.typeof(outputHandle) === 'object' ? context.getPromiseState(outputHandle) : null;
@@ -340,6 +499,17 @@ export class Sandbox {
   }
 
   dispose(): void {
-    this.retireRuntime();
+    const state = this.state;
+    this.state = null;
+    if (!state) return;
+    try {
+      const base = state.snapshots.get('');
+      if (base && typeof base !== 'string') this.restore(base);
+      for (const handle of [state.extract, state.describe, state.seed]) handle.dispose();
+      state.context.dispose();
+      state.runtime.dispose();
+    } catch {
+      // Nothing to recover: the module goes with this sandbox.
+    }
   }
 }
