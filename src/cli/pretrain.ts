@@ -13,13 +13,14 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
-import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
+import { KolmogorovGrammar, vocabSize } from '../core/kolmogorov/grammar';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
 import { scheduledRate } from '../core/model/schedule';
 import { createRunner, preludes } from '../core/runner';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile } from './data';
 import { sandboxLimits } from './report';
+import { createNodeGradientShards } from './gradientHost';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 
@@ -27,6 +28,7 @@ const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'steps', doc: 'supervised updates', defaultValue: '2000' },
   { name: 'source', doc: '"generator" or a JSONL file of {"sequence","program"} pairs', defaultValue: 'generator' },
+  { name: 'threads', doc: 'threads computing gradients (data parallelism; 1 = this thread only)', defaultValue: '2' },
   { name: 'warmup', doc: 'steps of linear learning-rate warm-up before the cosine decay', defaultValue: '50' },
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
   { name: 'eval-limit', doc: 'held-out sequences used for the periodic accuracy', defaultValue: '100' },
@@ -43,8 +45,9 @@ async function main(): Promise<void> {
   const steps = Number(extra.steps);
   const evalEvery = Number(extra['eval-every']);
   const warmup = Number(extra.warmup);
+  const threads = Number(extra.threads);
   const evalLimit = Number(extra['eval-limit']);
-  for (const [name, value] of [['steps', steps], ['eval-every', evalEvery], ['eval-limit', evalLimit]] as const) {
+  for (const [name, value] of [['steps', steps], ['eval-every', evalEvery], ['eval-limit', evalLimit], ['threads', threads]] as const) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
   }
   const out = String(extra.out);
@@ -61,10 +64,16 @@ async function main(): Promise<void> {
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const runner = await createRunner(config, { train: [], heldout }, { pool });
-  const trainer = new SupervisedTrainer(runner.policy, new KolmogorovGrammar(), {
-    learningRate: config.algorithm.learningRate,
-    gradClip: config.algorithm.gradClip,
-  });
+  // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker
+  // with its own engine that computes the gradients of a share of every batch.
+  const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, { vocabSize, ...config.model }, backend.backend as 'wasm' | 'cpu') : null;
+  const trainer = new SupervisedTrainer(
+    runner.policy,
+    new KolmogorovGrammar(),
+    { learningRate: config.algorithm.learningRate, gradClip: config.algorithm.gradClip },
+    gradientHost?.shards,
+  );
+  console.error(`training threads: ${threads}${threads > 1 ? ` (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})` : ''}`);
   const outDir = dirname(out);
   mkdirSync(outDir, { recursive: true });
   const metricsPath = join(outDir, 'pretrain-metrics.jsonl');
@@ -108,7 +117,7 @@ async function main(): Promise<void> {
     console.error(`wrote ${out}`);
   } finally {
     runner.dispose();
-    await pool.close();
+    await Promise.all([pool.close(), gradientHost?.close()]);
   }
 }
 

@@ -6,8 +6,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequencePair } from '../model/training';
-import type { TransformerPolicy } from '../model/transformer';
+import { applyClipped, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequencePair } from '../model/training';
+import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 export interface SupervisedConfig {
   learningRate: number;
@@ -24,13 +24,52 @@ export interface SupervisedStats {
   reason?: string;
 }
 
+/** Summed (not averaged) loss terms and gradients of part of a batch. */
+export interface ShardGradients {
+  lossSum: number;
+  correctSum: number;
+  tokens: number;
+  /** One per policy variable, in the policy's order. */
+  grads: Float32Array[];
+}
+
+/**
+ * Computes a part of a batch's gradients with the given weights somewhere else: a worker
+ * thread in Node (src/cli/gradientHost.ts). tfjs-wasm runs one thread per engine, so a second
+ * engine in a worker is how training uses a second core (data parallelism).
+ */
+export interface GradientShard {
+  compute(weights: WeightArray[], pairs: readonly SequencePair[]): Promise<ShardGradients>;
+}
+
+/** Summed cross-entropy and its gradients on `pairs` (the unit of data-parallel work). */
+export function summedGradients<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly SequencePair[]): { lossSum: number; correctSum: number; tokens: number; grads: tf.Tensor[] } {
+  const batch = buildSequenceBatch(pairs, grammar, policy.config.context);
+  try {
+    let correct: tf.Scalar | null = null;
+    const { value, grads } = tf.variableGrads(() => {
+      const logProbs = programLogProbs(policy, batch); // [B, P, V]
+      correct = tf.keep(logProbs.argMax(2).equal(batch.targets).cast('float32').mul(batch.tokenMask).sum() as tf.Scalar);
+      return takenLogProbs(logProbs, batch).mul(batch.tokenMask).sum().neg() as tf.Scalar;
+    }, policy.variables);
+    const lossSum = value.dataSync()[0];
+    const correctSum = correct!.dataSync()[0];
+    tf.dispose([value, correct!]);
+    return { lossSum, correctSum, tokens: batch.tokenCount, grads: policy.variables.map((v) => grads[v.name]) };
+  } finally {
+    disposeBatch(batch);
+  }
+}
+
 export class SupervisedTrainer<S = unknown> {
   readonly optimizer: Adam;
 
+  /** With shards, each step splits its batch between this thread and them (data parallelism). */
   constructor(
     private readonly policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: SupervisedConfig = defaultSupervisedConfig,
+    private readonly shards: readonly GradientShard[] = [],
   ) {
     this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
@@ -45,12 +84,41 @@ export class SupervisedTrainer<S = unknown> {
   }
 
   async step(pairs: readonly SequencePair[]): Promise<SupervisedStats> {
+    if (this.shards.length > 0 && pairs.length > this.shards.length) return this.parallelStep(pairs);
     const batch = buildSequenceBatch(pairs, this.grammar, this.policy.config.context);
     try {
       const result = await clippedStep(this.optimizer, this.policy.variables, () => this.terms(pairs, batch), this.config.gradClip);
       return { loss: result.values.loss, tokenAccuracy: result.values.tokenAccuracy, skipped: result.skipped, reason: result.reason };
     } finally {
       disposeBatch(batch);
+    }
+  }
+
+  /**
+   * The same update as step(), with the batch split in equal parts: the shards compute theirs
+   * from a copy of the current weights while this thread computes its own; the summed
+   * gradients are divided by the batch's token count, exactly as the one-thread loss does.
+   */
+  private async parallelStep(pairs: readonly SequencePair[]): Promise<SupervisedStats> {
+    const size = Math.ceil(pairs.length / (this.shards.length + 1));
+    const weights = this.policy.getWeights();
+    const remote = this.shards
+      .map((shard, i) => ({ shard, part: pairs.slice((i + 1) * size, (i + 2) * size) }))
+      .filter(({ part }) => part.length > 0)
+      .map(({ shard, part }) => shard.compute(weights, part));
+    const local = summedGradients(this.policy, this.grammar, pairs.slice(0, size));
+    const results = await Promise.all(remote);
+    const tokens = local.tokens + results.reduce((sum, r) => sum + r.tokens, 0);
+    const loss = (local.lossSum + results.reduce((sum, r) => sum + r.lossSum, 0)) / tokens;
+    const tokenAccuracy = (local.correctSum + results.reduce((sum, r) => sum + r.correctSum, 0)) / tokens;
+    const total = tf.tidy(() =>
+      local.grads.map((grad, v) => results.reduce((acc, r) => acc.add(tf.tensor(r.grads[v], grad.shape)), grad).div(tokens)),
+    );
+    try {
+      const applied = await applyClipped(this.optimizer, total, loss, this.config.gradClip);
+      return { loss, tokenAccuracy, skipped: applied.skipped, reason: applied.reason };
+    } finally {
+      tf.dispose([...total, ...local.grads]);
     }
   }
 

@@ -115,21 +115,35 @@ export async function clippedStep(
     return diagnostics.loss;
   }, variables);
   const ordered = variables.map((variable) => grads[variable.name]);
-  const norm = tf.tidy(() => tf.sqrt(tf.addN(ordered.map((g) => g.square().sum()))));
   const entries = Object.entries(diagnostics).filter(([name]) => name !== 'loss');
-  const read = await Promise.all([value.data(), norm.data(), ...entries.map(([, scalar]) => scalar.data())]);
-  const loss = read[0][0];
-  const gradNorm = read[1][0];
-  const values: Record<string, number> = { loss };
-  entries.forEach(([name], i) => (values[name] = read[i + 2][0]));
-  tf.dispose([value, norm, ...entries.map(([, scalar]) => scalar)]);
+  const read = await Promise.all([value.data(), ...entries.map(([, scalar]) => scalar.data())]);
+  const values: Record<string, number> = { loss: read[0][0] };
+  entries.forEach(([name], i) => (values[name] = read[i + 1][0]));
+  tf.dispose([value, ...entries.map(([, scalar]) => scalar)]);
   try {
-    if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
-      return { values, gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? 'gradient' : 'loss'} (${loss}); update skipped, weights unchanged` };
-    }
-    optimizer.apply(ordered, gradNorm > gradClip ? gradClip / gradNorm : 1);
-    return { values, gradNorm, skipped: false };
+    return { values, ...(await applyClipped(optimizer, ordered, values.loss, gradClip)) };
   } finally {
     tf.dispose(Object.values(grads));
   }
+}
+
+/**
+ * Applies gradients (in the optimizer's variable order) with global-norm clipping, unless the
+ * loss or the norm is not finite: then nothing changes and the reason says why. The caller
+ * keeps ownership of the gradient tensors.
+ */
+export async function applyClipped(
+  optimizer: Adam,
+  gradients: readonly tf.Tensor[],
+  loss: number,
+  gradClip: number,
+): Promise<{ gradNorm: number; skipped: boolean; reason?: string }> {
+  const norm = tf.tidy(() => tf.sqrt(tf.addN(gradients.map((g) => g.square().sum()))));
+  const gradNorm = (await norm.data())[0];
+  norm.dispose();
+  if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+    return { gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? 'gradient' : 'loss'} (${loss}); update skipped, weights unchanged` };
+  }
+  optimizer.apply(gradients, gradNorm > gradClip ? gradClip / gradNorm : 1);
+  return { gradNorm, skipped: false };
 }

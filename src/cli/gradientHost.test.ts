@@ -1,0 +1,64 @@
+/**
+ * Data-parallel warm start: a step whose batch is split between this thread and a gradient
+ * worker thread changes the weights as the one-thread step does (same loss, same update,
+ * within float tolerance), and a worker's failure surfaces as an error, not a hang.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SupervisedTrainer } from '../core/algorithms/supervised';
+import { generateDataset } from '../core/kolmogorov/generator';
+import { KolmogorovGrammar, vocabSize } from '../core/kolmogorov/grammar';
+import { toPair, type Pair } from '../core/kolmogorov/pairs';
+import { TransformerPolicy } from '../core/model/transformer';
+import { createNodeGradientShards, type NodeGradientShards } from './gradientHost';
+
+const policyConfig = { vocabSize, layers: 1, dModel: 16, heads: 2, context: 96, previousToken: true };
+const limits = { maxSequenceLength: 48, context: 96, maxProgramTokens: 40 };
+const pairs = generateDataset(11, 24, { maxBase: 2, maxLength: 10 })
+  .map((record) => toPair(record, limits))
+  .filter((pair): pair is Pair => pair !== null)
+  .slice(0, 6);
+let host: NodeGradientShards;
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+  host = await createNodeGradientShards(1, policyConfig, 'wasm');
+});
+afterAll(() => host.close());
+
+describe('data-parallel warm start', () => {
+  it('splits a batch with a worker thread and updates the weights as one thread does', async () => {
+    expect(pairs.length).toBe(6);
+    const single = new TransformerPolicy(policyConfig, 1);
+    const parallel = new TransformerPolicy(policyConfig, 1);
+    const one = new SupervisedTrainer(single, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 });
+    const two = new SupervisedTrainer(parallel, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 }, host.shards);
+    for (let step = 0; step < 3; step++) {
+      const a = await one.step(pairs);
+      const b = await two.step(pairs);
+      expect(b.loss).toBeCloseTo(a.loss, 4);
+      expect(b.tokenAccuracy).toBeCloseTo(a.tokenAccuracy, 6);
+    }
+    const expected = single.getWeights();
+    parallel.getWeights().forEach((weight, i) => {
+      let maxDiff = 0;
+      weight.data.forEach((value, j) => (maxDiff = Math.max(maxDiff, Math.abs(value - expected[i].data[j]))));
+      expect(maxDiff, weight.name).toBeLessThan(1e-4);
+    });
+    // The weights did move: the comparison above is not between two untouched policies.
+    const untouched = new TransformerPolicy(policyConfig, 1).getWeights();
+    const moved = expected.reduce((sum, weight, i) => sum + weight.data.reduce((s, value, j) => s + Math.abs(value - untouched[i].data[j]), 0), 0);
+    expect(moved).toBeGreaterThan(0.1);
+    [one, two].forEach((trainer) => trainer.dispose());
+    [single, parallel].forEach((policy) => policy.dispose());
+  });
+
+  it('fails the step with the worker\'s reason when the worker cannot compute', async () => {
+    const policy = new TransformerPolicy({ ...policyConfig, dModel: 32 }, 1); // weights the worker's model refuses
+    const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 }, host.shards);
+    await expect(trainer.step(pairs)).rejects.toThrow(/gradient worker: weight .* has shape/);
+    trainer.dispose();
+    policy.dispose();
+  });
+});
