@@ -136,19 +136,65 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
 const limits = { deadlineMs: 100, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
 const shortProgram = { source: 'sequence_1 = range_func_up(3, 9)\noutput = sequence_1', prelude: 'kolmogorov', expected: [3, 4, 5, 6, 7, 8, 9] };
 
+/**
+ * Evaluations per second of CPU time of the whole process (all threads) since `since`: less
+ * sensitive than wall-clock rates to other processes on a shared machine; on an idle machine a
+ * pool's wall-clock rate approaches `evals_per_cpu_s` x cores.
+ */
+function cpuFigure(evaluations: number, since: NodeJS.CpuUsage): { evals_per_cpu_s: number; cpu_ms: number } {
+  const used = process.cpuUsage(since);
+  const cpuMs = (used.user + used.system) / 1000;
+  return { evals_per_cpu_s: Math.round(evaluations / (cpuMs / 1000)), cpu_ms: Math.round(cpuMs) };
+}
+
+/**
+ * Sandbox evaluations/s of one short DSL program with every limit on and a pristine QuickJS
+ * state per program: in this thread (one_worker: the Sandbox alone, no messages), and through
+ * pools of 1 and 2 worker threads (batches of 2,000, chunks of 64). Each figure is measured after
+ * at least `warmupMs` of evaluations (the wasm engine optimises the interpreter in the background;
+ * cold code is 3-5x slower); `first_batch_evals_per_s` is the first batch of a fresh pool.
+ */
 async function sandboxFigures(runs: number): Promise<void> {
-  const sandbox = await Sandbox.create({ limits, preludes: { kolmogorov: kolmogorovPreludeModules } });
-  const perRun = 500;
-  const single = await time(() => {
-    for (let i = 0; i < perRun; i++) sandbox.evaluate(shortProgram);
-  }, runs, 1);
-  report(rate('sandbox_evals_per_s/one_worker', 'evals/s', perRun, single, { fresh_context_per_program: true }));
+  const warmupMs = 1500;
+  const preludes = { kolmogorov: kolmogorovPreludeModules };
+  const sandbox = await Sandbox.create({ limits, preludes });
+  const perRun = 2000;
+  const notOkInThread: Record<string, number> = {};
+  const inThread = () => {
+    for (let i = 0; i < perRun; i++) {
+      const outcome = sandbox.evaluate(shortProgram);
+      if (outcome.kind !== 'ok') {
+        notOkInThread[outcome.kind] = (notOkInThread[outcome.kind] ?? 0) + 1;
+        console.error(`bench program: ${outcome.kind} ${outcome.message ?? ''} after ${outcome.elapsedMs.toFixed(1)} ms`);
+      }
+    }
+  };
+  for (const start = performance.now(); performance.now() - start < warmupMs; ) inThread();
+  let cpu = process.cpuUsage();
+  const single = await time(inThread, runs, 0);
+  report(rate('sandbox_evals_per_s/one_worker', 'evals/s', perRun, single, { fresh_state_per_program: true, in_thread: true, warmup_ms: warmupMs, ...cpuFigure(perRun * runs, cpu), not_ok: notOkInThread }));
   sandbox.dispose();
-  for (const size of [2]) {
-    const pool = createNodeSandboxPool({ size, limits, preludes: { kolmogorov: kolmogorovPreludeModules }, chunkSize: 64 });
+  for (const size of [1, 2]) {
+    const pool = createNodeSandboxPool({ size, limits, preludes, chunkSize: 64 });
     const batch = Array.from({ length: 2000 }, () => shortProgram);
-    const durations = await time(async () => void (await pool.evaluateBatch(batch)), runs, 1);
-    report(rate(`sandbox_evals_per_s/pool_${size}`, 'evals/s', batch.length, durations, { fresh_context_per_program: true }));
+    const notOk: Record<string, number> = {};
+    const evaluate = async () => {
+      for (const outcome of await pool.evaluateBatch(batch)) if (outcome.kind !== 'ok') notOk[outcome.kind] = (notOk[outcome.kind] ?? 0) + 1;
+    };
+    const first = await time(evaluate, 1, 0);
+    for (const start = performance.now(); performance.now() - start < warmupMs; ) await evaluate();
+    cpu = process.cpuUsage();
+    const durations = await time(evaluate, runs, 0);
+    report(
+      rate(`sandbox_evals_per_s/pool_${size}`, 'evals/s', batch.length, durations, {
+        fresh_state_per_program: true,
+        chunk_size: 64,
+        warmup_ms: warmupMs,
+        first_batch_evals_per_s: Math.round(batch.length / (first[0] / 1000)),
+        ...cpuFigure(batch.length * runs, cpu),
+        not_ok: notOk,
+      }),
+    );
     await pool.close();
   }
 }

@@ -19,6 +19,7 @@
  */
 import type { SandboxJob, SandboxLimits, SandboxOutcome } from './outcome';
 import type { Prelude } from './prelude';
+import type { QuickJSWasmModuleSource } from './sandbox';
 
 /** Int32 slots of a worker's progress buffer. */
 export const PROGRESS_CHUNK = 0;
@@ -29,7 +30,7 @@ export const PROGRESS_SLOTS = 3;
 
 /** Host -> worker messages. */
 export type SandboxRequest =
-  | { type: 'init'; limits: SandboxLimits; preludes: Record<string, Prelude>; progress?: SharedArrayBuffer }
+  | { type: 'init'; limits: SandboxLimits; preludes: Record<string, Prelude>; progress?: SharedArrayBuffer; wasmModule?: QuickJSWasmModuleSource }
   | { type: 'run'; chunk: number; epoch: number; jobs: SandboxJob[] };
 
 /** Worker -> host messages. */
@@ -63,6 +64,12 @@ export interface SandboxPoolOptions {
   chunkSize?: number;
   /** Share a progress buffer with the workers (default: when SharedArrayBuffer exists). */
   sharedProgress?: boolean;
+  /**
+   * The QuickJS wasm compiled once by the host and sent to every worker (a WebAssembly.Module
+   * is shared, not copied): workers skip compiling it, and code the engine has optimised
+   * serves the replacement of a killed worker too. Without it each worker compiles its own.
+   */
+  wasmModule?: () => Promise<QuickJSWasmModuleSource>;
 }
 
 export interface SandboxPoolStats {
@@ -160,7 +167,12 @@ export class SandboxPool {
         this.onDeath(slot, reason);
       });
     });
-    handle.postMessage({ type: 'init', limits: this.options.limits, preludes: this.options.preludes ?? {}, ...(progress ? { progress } : {}) });
+    const init = (wasmModule?: QuickJSWasmModuleSource) => {
+      if (slot.handle !== handle) return;
+      handle.postMessage({ type: 'init', limits: this.options.limits, preludes: this.options.preludes ?? {}, ...(progress ? { progress } : {}), ...(wasmModule ? { wasmModule } : {}) });
+    };
+    if (this.options.wasmModule) this.options.wasmModule().then(init, () => init());
+    else init();
   }
 
   private pump(): void {

@@ -133,19 +133,25 @@ const PAGE = 64 * 1024;
 /** The QuickJS module's own heap at start (its declared initial memory). */
 const INITIAL_HEAP = 16 << 20;
 
+/** A compiled QuickJS wasm module (a WebAssembly.Module), or a loader of one. */
+export type QuickJSWasmModuleSource = NonNullable<Parameters<typeof newVariant>[1]['wasmModule']>;
+
 /**
  * Loads the QuickJS module with a wasm memory of bounded size. This build's allocator does
  * not count most bytes against setMemoryLimit, and its interrupt handler is not consulted
  * while builtins allocate, so the hard memory cap is the wasm memory's `maximum`: a memory
  * bomb fails with QuickJS's own "out of memory" once the heap is full, instead of growing
  * the heap to 2 GB. `wasmLocation` is the .wasm URL in the browser (Node finds the file).
+ * `wasmModule`, when given, is an already compiled module (the pool compiles it once and
+ * shares it, so a new worker neither compiles the wasm again nor starts from cold code).
  */
-export function quickJSLoader(options: { memoryBytes: number; wasmLocation?: string }): () => Promise<QuickJSWASMModule> {
+export function quickJSLoader(options: { memoryBytes: number; wasmLocation?: string; wasmModule?: QuickJSWasmModuleSource }): () => Promise<QuickJSWASMModule> {
   const maximumBytes = INITIAL_HEAP + options.memoryBytes + (16 << 20);
   return () =>
     newQuickJSWASMModuleFromVariant(
       newVariant(releaseSyncVariant, {
         ...(options.wasmLocation ? { wasmLocation: options.wasmLocation } : {}),
+        ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}),
         wasmMemory: new WebAssembly.Memory({ initial: INITIAL_HEAP / PAGE, maximum: Math.ceil(maximumBytes / PAGE) }),
       }),
     );

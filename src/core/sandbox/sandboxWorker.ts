@@ -24,7 +24,7 @@ export function serveSandbox(port: WorkerPort, wasmLocation?: string): void {
   port.onMessage((message) => {
     if (message.type === 'init') {
       progress = message.progress ? new Int32Array(message.progress) : null;
-      const loadModule: () => Promise<QuickJSWASMModule> = quickJSLoader({ memoryBytes: message.limits.memoryBytes, wasmLocation });
+      const loadModule: () => Promise<QuickJSWASMModule> = quickJSLoader({ memoryBytes: message.limits.memoryBytes, wasmLocation, wasmModule: message.wasmModule });
       sandbox = Sandbox.create({ limits: message.limits, preludes: message.preludes, loadModule });
       sandbox.then(
         () => port.postMessage({ type: 'ready' }),
