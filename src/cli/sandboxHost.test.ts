@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { kolmogorovPreludeModules } from '../core/kolmogorov/prelude';
 import type { SandboxJob, SandboxLimits } from '../core/sandbox/outcome';
 import { Sandbox } from '../core/sandbox/sandbox';
+import { SandboxPool } from '../core/sandbox/pool';
 import { createNodeSandboxPool } from './sandboxHost';
 
 const limits: SandboxLimits = { deadlineMs: 100, watchdogMs: 1500, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
@@ -21,6 +22,61 @@ describe('sandbox pool over worker_threads', () => {
     expect(batched.map((o) => [o.kind, o.output])).toEqual(oneByOne.map((o) => [o.kind, o.output]));
   });
 
+  it('gives the same outcomes batched (chunks of 64, one message each) as one by one, for generated and hostile programs', async () => {
+    const { generateDataset } = await import('../core/kolmogorov/generator');
+    const generated = generateDataset(60, 11).map((e): SandboxJob => ({ source: e.program, expected: e.sequence, prelude: 'kolmogorov', seed: 3 }));
+    const hostile: SandboxJob[] = [
+      { source: 'Object.prototype.p = 1; Math.random = () => 0; globalThis.leak = 1; output = [1]' },
+      { source: 'output = [typeof leak === "undefined" ? 0 : 1, ({}).p === undefined ? 0 : 1, Math.random() === 0 ? 1 : 0]' },
+      { source: 'while (1) {}' },
+      { source: "a = []; for (;;) a.push('x'.repeat(1 << 20))" },
+      { source: 'function f() { f() } f()' },
+      { source: 'output = [Math.floor(Math.random() * 1e6)]', seed: 9 },
+      { source: 'output = (async () => { await 0; throw new Error("late") })()' },
+      { source: 'output = [1]; Object.defineProperty(output, 0, { get() { return 1 } })' },
+      { source: '' },
+    ];
+    const jobs = generated.flatMap((job, i) => (i % 7 === 0 ? [job, hostile[(i / 7) % hostile.length]] : [job]));
+    const big = createNodeSandboxPool({ size: 2, limits, preludes, chunkSize: 64 });
+    const batched = await big.evaluateBatch(jobs);
+    await big.close();
+    const single = await Sandbox.create({ limits, preludes });
+    const oneByOne = jobs.map((job) => single.evaluate(job));
+    single.dispose();
+    const view = (o: { kind: string; output?: number[]; message?: string }) => [o.kind, o.output, o.message];
+    expect(batched.map(view)).toEqual(oneByOne.map(view));
+    expect(batched.filter((o) => o.kind === 'ok').length).toBeGreaterThanOrEqual(generated.length);
+  });
+
+  it('keeps programs of one chunk apart: pollution by one is invisible to the next in the same message', async () => {
+    const probe: SandboxJob = { source: 'output = [typeof leak === "undefined" ? 0 : 1, ({}).p === undefined ? 0 : 1, [].map === undefined ? 1 : 0, Math.random() === 0 ? 1 : 0, typeof range_func_up === "function" ? 0 : 1]', prelude: 'kolmogorov' };
+    const polluters: SandboxJob[] = [
+      { source: 'globalThis.leak = 1; Object.prototype.p = 1; Array.prototype.map = undefined; Math.random = () => 0; range_func_up = 1; output = [1]', prelude: 'kolmogorov' },
+      { source: 'Object.prototype.p = 1; throw new Error("after polluting")', prelude: 'kolmogorov' },
+      { source: 'Object.prototype.p = 1; while (1) {}', prelude: 'kolmogorov' },
+      { source: '(async () => { await 0; while (1) {} })(); Promise.resolve().then(() => { Object.prototype.p = 1 }); output = [1]', prelude: 'kolmogorov' },
+    ];
+    const one = createNodeSandboxPool({ size: 1, limits, preludes, chunkSize: 64 });
+    const outcomes = await one.evaluateBatch(polluters.flatMap((polluter) => [polluter, probe]));
+    await one.close();
+    const probes = outcomes.filter((_, i) => i % 2 === 1);
+    expect(probes.map((o) => o.output)).toEqual(polluters.map(() => [0, 0, 0, 0, 0]));
+  });
+
+  for (const sharedProgress of [true, false]) {
+    it(`kills only the stuck program in the middle of a chunk; the rest of the chunk gets its own results (${sharedProgress ? 'progress in a SharedArrayBuffer' : 'one message per outcome'})`, async () => {
+      const one = createNodeSandboxPool({ size: 1, limits, preludes, chunkSize: 64, sharedProgress });
+      const stuck: SandboxJob = { source: 'Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1); output = [1]' };
+      const jobs = [good(1), good(2), { source: 'output = [1]', expected: [2] }, stuck, good(3), { source: 'throw null' }, good(4)];
+      const outcomes = await one.evaluateBatch(jobs);
+      expect(outcomes.map((o) => o.kind)).toEqual(['ok', 'ok', 'wrong', 'timeout', 'ok', 'runtime_error', 'ok']);
+      expect(outcomes[3].message).toMatch(/watchdog/);
+      expect(outcomes.map((o) => o.output)).toEqual([[1, 2, 3, 4], [2, 3, 4, 5], [1], undefined, [3, 4, 5, 6], undefined, [4, 5, 6, 7]]);
+      expect(one.stats()).toMatchObject({ watchdogKills: 1, infraErrors: 0 });
+      await one.close();
+    });
+  }
+
   it('terminates a worker stuck in a builtin that ignores the interrupt, and training goes on', async () => {
     const jobs: SandboxJob[] = [good(1), { source: 'Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1); output = [1]' }, good(2), good(3), good(4), good(5)];
     const before = pool.stats();
@@ -38,7 +94,6 @@ describe('sandbox pool over worker_threads', () => {
 
   it('counts a worker that dies as infra_error, apart from program failures, and respawns it', async () => {
     let spawned = 0;
-    const { SandboxPool } = await import('../core/sandbox/pool');
     // A worker whose host dies on the second job: the pool must report infra_error for it only.
     const dying = new SandboxPool({
       size: 1,

@@ -34,6 +34,13 @@ function spawnNodeWorker(): SandboxWorkerHandle {
   };
 }
 
-export function createNodeSandboxPool(options: { size: number; limits: SandboxLimits; preludes?: Record<string, Prelude>; chunkSize?: number }): SandboxPool {
+export function createNodeSandboxPool(options: {
+  size: number;
+  limits: SandboxLimits;
+  preludes?: Record<string, Prelude>;
+  chunkSize?: number;
+  /** false: one message per outcome instead of a SharedArrayBuffer progress slot (what a page without cross-origin isolation gets). */
+  sharedProgress?: boolean;
+}): SandboxPool {
   return new SandboxPool({ ...options, spawn: spawnNodeWorker, wasmModule: quickJSWasmModule });
 }

@@ -92,6 +92,63 @@ describe('sandbox outcomes', () => {
     expect(run('output = [({}).p === undefined ? 0 : 1, typeof [].map === "function" ? 1 : 0, Math.random() === 0 ? 1 : 0]').output).toEqual([0, 1, 0]);
   });
 
+  it('isolates runs completely: globals, builtins, prelude functions and queued promise jobs of one program are gone for the next', () => {
+    const probe = [
+      'typeof leaked', 'typeof leakedVar', 'typeof leakedFunction', '({}).p', '[].q',
+      'typeof JSON.stringify === "function" && JSON.stringify([1]) === "[1]"', 'Math.random === Math.random && Math.random() !== 0',
+      'Array.prototype.push.length === 1', 'typeof range_func_up', 'Object.isFrozen(Object.prototype)',
+    ];
+    const probeSource = `output = [${probe.map((p) => `(${p}) ? 1 : 0`).join(', ')}]`;
+    const clean = run(probeSource, { prelude: 'kolmogorov' });
+    expect(clean.kind).toBe('ok');
+    const polluters = [
+      'globalThis.leaked = 1; var leakedVar = 2; function leakedFunction() {} output = [1]',
+      'Object.prototype.p = 1; Array.prototype.q = 2; output = [1]',
+      'JSON.stringify = () => "x"; Math.random = () => 0; Array.prototype.push = function () {}; output = [1]',
+      'range_func_up = () => [9]; Object.freeze(Object.prototype); output = [1]',
+      'throw Object.prototype.p = 1',
+      'Object.prototype.p = 1; while (1) {}',
+      // A job left queued by an interrupted program must not run in the next one.
+      '(async () => { await 0; while (1) {} })(); Promise.resolve().then(() => { Object.prototype.p = 1 }); output = [1]',
+    ];
+    for (const polluter of polluters) {
+      run(polluter, { prelude: 'kolmogorov' });
+      expect(run(probeSource, { prelude: 'kolmogorov' }).output, polluter).toEqual(clean.output);
+      // The queued-job case: the probe's own promise job runs after anything left in the queue.
+      expect(run('output = Promise.resolve().then(() => [({}).p === undefined ? 0 : 1])').output, polluter).toEqual([0]);
+    }
+  });
+
+  it('gives the same outcome to a program whatever ran before it', () => {
+    const programs = [
+      program,
+      'output = [0, 1, 2].map(() => Math.floor(Math.random() * 1000))',
+      'output = [Object.getOwnPropertyNames(globalThis).length]',
+      'var a = []; for (var i = 0; i < 1000; i++) a.push({ i: i }); output = [a.length]',
+      'output = [new Error("x").stack.length]',
+    ];
+    const first = programs.map((source) => run(source, { prelude: 'kolmogorov', seed: 5 }));
+    for (const disturbance of ['Object.prototype.p = 1; output = [1]', "a = []; for (;;) a.push('x'.repeat(1 << 20))", 'while (1) {}', 'function f() { f() } f()']) {
+      run(disturbance, { prelude: 'kolmogorov' });
+      const again = programs.map((source) => run(source, { prelude: 'kolmogorov', seed: 5 }));
+      expect(again.map((o) => [o.kind, o.output]), disturbance).toEqual(first.map((o) => [o.kind, o.output]));
+    }
+  });
+
+  it('never writes memory it does not restore: the unused C stack below the snapshot margin stays zero', () => {
+    const internals = sandbox as unknown as { memory: WebAssembly.Memory; state: { snapshots: Map<string, { gap: [number, number] | null }> } };
+    const gap = internals.state.snapshots.get('kolmogorov')!.gap;
+    expect(gap).not.toBeNull();
+    const [start, end] = gap!;
+    // The stack grows down from `end`; QuickJS stops at 128 KB of it (limits.stackBytes), so
+    // anything written in the lower part of the gap would be static data the snapshot misses.
+    const lower = () => new Uint8Array(internals.memory.buffer, start, end - (1 << 20) - start);
+    for (const source of [program, 'output = [1]', 'output = [', 'throw null', 'while (1) {}', "a = []; for (;;) a.push('x'.repeat(1 << 20))", 'output = (async () => { await 0; return [4] })()', 'output = [/a+b/.test("aab") ? 1 : 0, new Map([[1, 2]]).size, new Uint8Array(4).length, 2n ** 64n > 0n ? 1 : 0]', 'function f() { f() } f()', 'output = [JSON.parse("[1,2]").length, "abc".normalize().length, Symbol.for("s").toString().length]']) {
+      run(source, { prelude: 'kolmogorov' });
+      expect(lower().every((b) => b === 0), source).toBe(true);
+    }
+  });
+
   it('is deterministic: same program and seed, same result', () => {
     const source = 'output = [0, 1, 2].map(() => Math.floor(Math.random() * 256))';
     const a = run(source, { seed: 42 });
