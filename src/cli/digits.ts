@@ -73,7 +73,10 @@ export async function digitsMain(argv: string[]): Promise<void> {
         console.log(`eval (${phase}, step ${step}) on ${r.n} held-out prompts, greedy: accuracy ${percent(r.accuracy)}  format compliance ${percent(r.formatCompliance)}`);
         metric(step, 'eval_accuracy', r.accuracy);
         metric(step, 'eval_format_compliance', r.formatCompliance);
-        if (verbose) for (const s of r.samples.slice(0, 3)) console.log(`    ${s.question} -> ${JSON.stringify(s.text)} (${s.correct ? 'right' : `wrong, ${s.answer}`})`);
+        if (verbose) {
+          const shown = [...r.samples.filter((s) => !s.correct).slice(0, 4), ...r.samples.filter((s) => s.correct).slice(0, 2)];
+          for (const s of shown) console.log(`    ${s.question} -> ${JSON.stringify(s.text)} (${s.correct ? 'right' : `wrong, ${s.answer}`})`);
+        }
       },
       step: (m) => {
         for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, generations_per_s: m.generationsPerSecond })) metric(m.step, name, value);

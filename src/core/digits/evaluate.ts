@@ -8,7 +8,7 @@ import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
 import { scoreAnswer } from './extractAnswer';
 import type { DigitItem } from './tasks';
-import { DigitGrammar, SPECIAL, decodeText, promptTokens } from './vocab';
+import { DigitGrammar, SPECIAL, decodeText, digitPromptLength, promptTokens } from './vocab';
 
 export interface DigitEvalResult {
   n: number;
@@ -25,7 +25,7 @@ export async function evaluateDigits(policy: TransformerPolicy, items: readonly 
   const samples: DigitEvalResult['samples'] = [];
   for (let i = 0; i < items.length; i += batchSize) {
     const part = items.slice(i, i + batchSize);
-    const results = await sampleBatch(policy, grammar, part.map((item) => promptTokens(item.question)), { maxTokens: maxResponseTokens, temperature: 1, rng, greedy: true, padToken: SPECIAL.PAD });
+    const results = await sampleBatch(policy, grammar, part.map((item) => promptTokens(item.question, digitPromptLength[item.task])), { maxTokens: maxResponseTokens, temperature: 1, rng, greedy: true, padToken: SPECIAL.PAD });
     part.forEach((item, j) => {
       const text = decodeText(results[j].tokens);
       const score = scoreAnswer(text, item.answer, false);

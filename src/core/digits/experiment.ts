@@ -19,7 +19,7 @@ import { evaluateDigits, type DigitEvalResult } from './evaluate';
 import { scoreAnswer } from './extractAnswer';
 import type { GeneratorPool, GeneratorStatus } from './generators';
 import { heldOutItems, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
-import { DigitGrammar, answerText, digitVocabSize, promptTokens, responseTokens } from './vocab';
+import { DigitGrammar, answerText, digitPromptLength, digitVocabSize, promptTokens, responseTokens } from './vocab';
 
 /**
  * Values the digit recipe uses for shared fields the user did not set (the defaults of those
@@ -106,7 +106,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     const trainer = new SupervisedTrainer(policy, grammar, { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
     for (let step = 1; step <= d.warmStartSteps; step++) {
       const items = Array.from({ length: batchSize }, () => rng.pick(labelled));
-      const stats = await trainer.step(items.map((item) => ({ prompt: promptTokens(item.question), tokens: responseTokens(answerText(item.answer)) })));
+      const stats = await trainer.step(items.map((item) => ({ prompt: promptTokens(item.question, digitPromptLength[task]), tokens: responseTokens(answerText(item.answer)) })));
       if (step % 50 === 0 || step === d.warmStartSteps) events.log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
     }
     trainer.dispose();

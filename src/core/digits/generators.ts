@@ -14,7 +14,7 @@ import { sampleBatch } from '../model/sampler';
 import { TransformerPolicy, type PolicyConfig, type WeightArray } from '../model/transformer';
 import { Rng } from '../rng';
 import { sampleTrainingItem, type DigitTaskName } from './tasks';
-import { DigitGrammar, SPECIAL, decodeText, promptTokens } from './vocab';
+import { DigitGrammar, SPECIAL, decodeText, digitPromptLength, promptTokens } from './vocab';
 
 export interface GeneratorInit {
   type: 'init';
@@ -107,7 +107,7 @@ export class DigitGenerator {
     const started = performance.now();
     const version = this.version;
     const items = Array.from({ length: count }, () => sampleTrainingItem(this.init.task, this.rng, this.excluded));
-    const prompts = items.map((item) => promptTokens(item.question));
+    const prompts = items.map((item) => promptTokens(item.question, digitPromptLength[item.task]));
     const samples = await sampleBatch(this.policy, this.grammar, prompts, {
       maxTokens: this.init.maxResponseTokens,
       temperature: this.init.temperature,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../rng';
 import { digitRanges, digitSum, heldOutItems, questionNumbers, reverseDigits, sampleDigitItem, sampleTrainingItem, sumDigitsQuestion } from './tasks';
-import { DigitGrammar, SPECIAL, answerText, decodeText, digitVocabSize, encodeText, promptTokens, responseTokens } from './vocab';
+import { DigitGrammar, SPECIAL, answerText, decodeText, digitPromptLength, digitVocabSize, encodeText, promptTokens, responseTokens } from './vocab';
 
 describe('digit tasks', () => {
   it('answer as the seed defines: total digit sum, digits reversed without leading zeros', () => {
@@ -58,7 +58,10 @@ describe('digit tasks', () => {
     for (let i = 0; i < 200; i++) {
       const item = sampleDigitItem(i % 2 ? 'sum_digits' : 'reverse_digits', rng);
       expect(decodeText(encodeText(item.question))).toBe(item.question);
-      expect(promptTokens(item.question).length).toBeLessThanOrEqual(28);
+      expect(promptTokens(item.question).length).toBeLessThanOrEqual(digitPromptLength[item.task]);
+      const aligned = promptTokens(item.question, digitPromptLength[item.task]);
+      expect(aligned.length).toBe(digitPromptLength[item.task]);
+      expect(decodeText(aligned)).toBe(item.question);
       const response = responseTokens(answerText(item.answer));
       expect(response.at(-1)).toBe(SPECIAL.EOS);
       expect(decodeText(response)).toBe(answerText(item.answer));
