@@ -207,20 +207,28 @@ export async function createRunner(config: LabConfig, data: RunnerData, deps: Ru
     const updateMs = performance.now() - updateStart;
     globalStep += 1;
 
-    const scored: ScoredSample[] = outcomes.map((outcome, i) => ({
-      sequence: data.train[itemIndices[i]].sequence,
-      output: outcome.output ?? null,
-      correct: outcome.kind === 'ok',
-      bits: candidates[i].bits,
-      program: candidates[i].text,
-    }));
+    // KT metrics count each sequence once: a group's samples share one, and gzip of a sequence
+    // repeated groupSize times would flatter the failures. The group's shortest correct sample
+    // stands for it (what best-of-k evaluation keeps); accuracy stays the share of samples.
+    const scored: ScoredSample[] = [];
+    for (let start = 0; start < outcomes.length; start += groupSize) {
+      const group = outcomes.slice(start, start + groupSize);
+      const i = start + bestOfK(group.map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[start + j].bits })));
+      scored.push({
+        sequence: data.train[itemIndices[i]].sequence,
+        output: outcomes[i].output ?? null,
+        correct: outcomes[i].kind === 'ok',
+        bits: candidates[i].bits,
+        program: candidates[i].text,
+      });
+    }
     const batchMetrics = ktMetrics(scored);
     const correct = outcomes.map((o, i) => (o.kind === 'ok' ? i : -1)).filter((i) => i >= 0);
     const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
     const stepMs = performance.now() - stepStart;
     const metrics: Record<string, number> = {
       avg_reward: mean(rewards),
-      accuracy: batchMetrics.accuracy,
+      accuracy: outcomes.filter((o) => o.kind === 'ok').length / outcomes.length,
       compression_rate: batchMetrics.compressionRate,
       gzip_rate: batchMetrics.gzipRate,
       policy_loss: update.loss,

@@ -10,7 +10,7 @@
  */
 import type { KolmogorovRecord } from '../data/records';
 import { Rng } from '../rng';
-import { generateExample } from './generator';
+import { generateExample, type GeneratorOptions } from './generator';
 import { encodePrompt, programToTokens } from './grammar';
 import { parseProgram } from './program';
 
@@ -48,6 +48,8 @@ export interface PairStreamOptions extends PairLimits {
   records?: readonly KolmogorovRecord[];
   /** Batches drawn at once for length bucketing (1: no bucketing). */
   poolBatches?: number;
+  /** Generator options (defaults: the task's distribution); a curriculum changes them over time. */
+  generator?: Partial<GeneratorOptions>;
 }
 
 export class PairStream {
@@ -58,7 +60,7 @@ export class PairStream {
   private cursor = 0;
   private ready: Pair[][] = [];
 
-  constructor(private readonly options: PairStreamOptions) {
+  constructor(readonly options: PairStreamOptions) {
     // A batch pads prompts and programs separately (training.ts), so the worst case must fit.
     const worst = options.maxSequenceLength + 2 + options.maxProgramTokens - 1;
     if (worst > options.context) {
@@ -78,7 +80,7 @@ export class PairStream {
   next(): Pair {
     if (this.pairs) return this.pairs[this.cursor++ % this.pairs.length];
     for (;;) {
-      const example = generateExample(this.rng);
+      const example = generateExample(this.rng, this.options.generator);
       const pair = this.options.exclude.has(sequenceKey(example.sequence)) ? null : toPair(example, this.options);
       if (pair) return pair;
       this.dropped += 1;
