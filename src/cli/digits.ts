@@ -43,8 +43,8 @@ function explicitFlags(argv: readonly string[]): Set<string> {
 
 export async function digitsMain(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    const recipe = Object.entries(digitRecipeDefaults).map(([flag, value]) => `--${flag} ${value}`).join(' ');
-    console.log(usage('digits', `REINFORCE on sum_digits or reverse_digits with parallel generators.\nUnset shared fields take the digit recipe's values: ${recipe}`, extras));
+    const recipe = Object.entries(digitRecipeDefaults).map(([task, flags]) => `  ${task}: ${Object.entries(flags).map(([flag, value]) => `--${flag} ${value}`).join(' ')}`).join('\n');
+    console.log(usage('digits', `REINFORCE on sum_digits or reverse_digits with parallel generators.\nFields not set on the command line take the digit recipe's values:\n${recipe}`, extras));
     return;
   }
   const parsed = parseArgs(argv, extras);
