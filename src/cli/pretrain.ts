@@ -28,6 +28,7 @@ const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'steps', doc: 'supervised updates', defaultValue: '2000' },
   { name: 'source', doc: '"generator" or a JSONL file of {"sequence","program"} pairs', defaultValue: 'generator' },
+  { name: 'max-train-length', doc: 'train only on generated sequences of at most N values (0: all)', defaultValue: '0' },
   { name: 'threads', doc: 'threads computing gradients (data parallelism; 1 = this thread only)', defaultValue: '2' },
   { name: 'warmup', doc: 'steps of linear learning-rate warm-up before the cosine decay', defaultValue: '50' },
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
@@ -59,7 +60,9 @@ async function main(): Promise<void> {
   const limits = { maxSequenceLength: config.task.maxSequenceLength, context: config.model.context, maxProgramTokens: config.model.maxProgramTokens };
   // The pair stream: the generator (never a held-out sequence) or a file, cycled.
   const records = extra.source === 'generator' ? undefined : await loadKolmogorovFile(String(extra.source));
-  const stream = new PairStream({ ...limits, seed: config.run.seed + 1_000_003, exclude, records });
+  const maxTrainLength = Number(extra['max-train-length']);
+  if (!Number.isInteger(maxTrainLength) || maxTrainLength < 0) throw new Error('--max-train-length: expected a whole number');
+  const stream = new PairStream({ ...limits, seed: config.run.seed + 1_000_003, exclude, records, maxTrainLength });
   const heldoutPairs = heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256);
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });

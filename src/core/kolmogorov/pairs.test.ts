@@ -56,4 +56,11 @@ describe('warm-start pairs', () => {
     expect(keys.has(sequenceKey(records[0].sequence))).toBe(false);
     expect(keys.size).toBe(5);
   });
+
+  it('trains only on short sequences when asked, still drawing from the whole generator', () => {
+    const stream = new PairStream({ ...limits, seed: 2, exclude: new Set(), maxTrainLength: 24, poolBatches: 1 });
+    const pairs = stream.batch(32);
+    for (const pair of pairs) expect(pair.prompt.length - 2).toBeLessThanOrEqual(24);
+    expect(stream.dropped).toBeGreaterThan(0);
+  });
 });

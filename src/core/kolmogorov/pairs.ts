@@ -48,8 +48,14 @@ export interface PairStreamOptions extends PairLimits {
   records?: readonly KolmogorovRecord[];
   /** Batches drawn at once for length bucketing (1: no bucketing). */
   poolBatches?: number;
-  /** Generator options (defaults: the task's distribution); a curriculum changes them over time. */
+  /** Generator options (defaults: the task's distribution). */
   generator?: Partial<GeneratorOptions>;
+  /**
+   * Train only on sequences of at most this many values (0: all). Attention costs grow with
+   * the square of the length, so a short budget buys more examples of the same skills on the
+   * shorter part of the distribution; held-out evaluation still covers all of it.
+   */
+  maxTrainLength?: number;
 }
 
 export class PairStream {
@@ -81,7 +87,8 @@ export class PairStream {
     if (this.pairs) return this.pairs[this.cursor++ % this.pairs.length];
     for (;;) {
       const example = generateExample(this.rng, this.options.generator);
-      const pair = this.options.exclude.has(sequenceKey(example.sequence)) ? null : toPair(example, this.options);
+      const tooLong = (this.options.maxTrainLength ?? 0) > 0 && example.sequence.length > this.options.maxTrainLength!;
+      const pair = tooLong || this.options.exclude.has(sequenceKey(example.sequence)) ? null : toPair(example, this.options);
       if (pair) return pair;
       this.dropped += 1;
     }
