@@ -50,13 +50,13 @@ test('Train adds chart points, Pause stops them, Resume continues; no long main-
   await lab.waitForPoints(paused + 2);
   await lab.button('Pause').click();
   const longTasks: number[] = await page.evaluate(() => (window as any).__longTasks);
-  // The issue's target is no task over 50 ms. Measured here (2 cores, both busy with the trainer and
-  // sandbox workers): recharts commits cost ~50 ms a chart and 130-230 ms when the charts first
-  // mount with data; before staggering the charts, tasks reached 410 ms. This guards the regression;
-  // the 50 ms target is not met yet (see the README's known gaps).
+  // The issue's target: no main-thread task over 50 ms while training. Measured on 2 cores shared
+  // with the trainer and sandbox workers (and other jobs, load average ~10): recharts' LineChart
+  // redraws made 50-300 ms tasks; charts drawn with recharts' primitives made none (Charts.tsx).
   console.log(`long tasks during training (ms): ${longTasks.join(', ') || 'none'}`);
-  expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(350);
+  expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(50);
   await page.screenshot({ path: 'test-results/e2e/training-page.png', fullPage: true });
+  await page.getByTestId('charts').screenshot({ path: 'test-results/e2e/training-charts.png' });
   console.log(`steps/s in the page: ${await page.getByTestId('steps-per-second').textContent()}`);
 });
 
@@ -83,12 +83,29 @@ test('Download checkpoint yields a file the engine validates; loading it back re
   await expect(page.getByTestId('errors')).toContainText('broken.prl cannot be loaded');
 });
 
-test('metrics export as CSV and JSONL', async ({ page }) => {
+test('charts: smoothing, wall-time axis, gzip and LZMA reference lines; metrics export as CSV and JSONL', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open();
-  await lab.button('Step').click();
-  await expect(page.getByTestId('step')).toHaveText('step 1');
-  await lab.waitForPoints(1);
+  for (let i = 1; i <= 3; i++) {
+    await lab.button('Step').click();
+    await expect(page.getByTestId('step')).toHaveText(`step ${i}`);
+  }
+  await lab.waitForPoints(3, 'entropy');
+  const entropy = lab.chart('entropy');
+  await expect(entropy).toHaveAttribute('data-points', '3');
+  const line = entropy.locator('path.series');
+  const raw = await lab.setSmoothing(0).then(() => line.getAttribute('d'));
+  await lab.setSmoothing(0.9);
+  await expect.poll(() => line.getAttribute('d')).not.toBe(raw);
+  await expect(entropy.locator('.x-axis .recharts-cartesian-axis-tick-value').last()).not.toContainText('s');
+  await page.getByTestId('x-axis').selectOption('wallMs');
+  await expect(entropy.locator('.x-axis .recharts-cartesian-axis-tick-value').last()).toContainText('s');
+  const compression = lab.chart('compression rate (lower is better)');
+  await expect(compression.locator('.reference')).toHaveCount(2);
+  await expect(compression).toContainText('gzip');
+  await expect(compression).toContainText('LZMA');
+  await expect(page.getByTestId('dataset-reference-train')).toContainText('LZMA');
+
   const [csv] = await Promise.all([page.waitForEvent('download'), lab.button('Export CSV').click()]);
   const text = readFileSync((await csv.path())!, 'utf8');
   expect(text.split('\n')[0]).toBe('step,wall_ms,name,value');

@@ -31,6 +31,15 @@ export class LabPage {
     return this.page.getByRole('button', { name, exact: true });
   }
 
+  /** A chart's figure by its title. */
+  chart(title: string) {
+    return this.page.getByTestId(`chart-${title}`);
+  }
+
+  async setSmoothing(weight: number): Promise<void> {
+    await this.page.getByTestId('smoothing').fill(String(weight));
+  }
+
   async dropFile(name: string, content: string | Buffer): Promise<void> {
     const data = typeof content === 'string' ? Buffer.from(content) : content;
     const transfer = await this.page.evaluateHandle(

@@ -24,6 +24,9 @@ export interface DatasetSummary {
   lines: number;
   bytes: number;
   summary: string;
+  /** gzip and LZMA bits over raw bits of the first REFERENCE_RECORDS sequences, compressed jointly (the charts' reference lines). */
+  gzipRate?: number;
+  lzmaRate?: number;
 }
 
 export interface EvaluationRow extends KtMetrics {

@@ -1,65 +1,136 @@
-import { memo, startTransition, useEffect, useMemo, useState } from 'react';
-import { Line, LineChart, ReferenceLine, XAxis, YAxis } from 'recharts';
+/**
+ * The live charts, drawn with recharts' own primitives (Surface, CartesianAxis, Curve, Text)
+ * rather than its LineChart container. Measured (CPU profile and trace of the page, e2e long
+ * tasks): a LineChart redraw runs recharts 3's redux store, whose updates re-render the chart
+ * synchronously several times (setChartData, axis and tick reports), 6-16 ms of main-thread CPU
+ * per chart even with stable props, explicit ticks and ~120 points; with the trainer and sandbox
+ * workers on the same 2 cores a task waits 3-10x its CPU time, so every redraw was a 50-300 ms
+ * long task. The primitives take explicit coordinates and never touch that store: a redraw is
+ * ~1-3 ms of CPU. The page computes what recharts' container did (chartData.ts): EMA smoothing,
+ * min/max downsampling to DRAWN_POINTS, nice ticks, a linear scale.
+ *
+ * Each chart still redraws on its own turn (one chart per timer task, spread over
+ * CHART_INTERVAL_MS, in a transition) and only when its series changed.
+ */
+import { memo, startTransition, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { CartesianAxis, Curve, Layer, Surface, Text } from 'recharts';
+import { chartView } from '../chartData';
 import { download } from '../download';
 import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type MetricPoint } from '../store';
 
-const charts = [
+interface ChartSpec {
+  name: string;
+  title: string;
+  references?: boolean;
+  /** Shown only once the metric has points (the pretraining curves). */
+  optional?: boolean;
+}
+
+const charts: ChartSpec[] = [
   { name: 'avg_reward', title: 'average reward' },
   { name: 'compression_rate', title: 'compression rate (lower is better)', references: true },
   { name: 'accuracy', title: 'accuracy' },
   { name: 'policy_loss', title: 'policy loss' },
   { name: 'entropy', title: 'entropy' },
   { name: 'program_bits', title: 'bits of correct programs' },
+  { name: 'pretrain_loss', title: 'pretrain loss', optional: true },
+  { name: 'pretrain_token_accuracy', title: 'pretrain token accuracy', optional: true },
+  { name: 'heldout_loss', title: 'held-out loss (pretrain)', optional: true },
+  { name: 'heldout_accuracy', title: 'held-out accuracy (pretrain)', optional: true },
 ];
 
-const Chart = memo(function Chart(props: { title: string; points: MetricPoint[]; x: 'step' | 'wallMs'; references?: { gzip?: number; lzma?: number } }) {
-  const data = useMemo(() => {
-    // At most ~150 drawn points per chart; the store keeps more for export.
-    const stride = Math.max(1, Math.ceil(props.points.length / 150));
-    return props.points.filter((_, i) => i % stride === 0 || i === props.points.length - 1).map((p) => ({ x: props.x === 'step' ? p.step : p.wallMs / 1000, y: p.value }));
-  }, [props.points, props.x]);
+// Plot geometry (px): a 300 x 150 chart with a 48 px y axis, as before.
+const WIDTH = 300;
+const HEIGHT = 150;
+const LEFT = 48;
+const RIGHT = 16;
+const TOP = 6;
+const BOTTOM = 24;
+const plotWidth = WIDTH - LEFT - RIGHT;
+const plotHeight = HEIGHT - TOP - BOTTOM;
+const axisColor = '#666';
+const stepTick = (v: number) => String(v);
+const wallTick = (v: number) => `${v}s`;
+const yTick = (v: number) => String(Number(v.toPrecision(3)));
+const xViewBox = { x: LEFT, y: TOP + plotHeight, width: plotWidth, height: BOTTOM };
+const yViewBox = { x: 0, y: TOP, width: LEFT, height: plotHeight };
+
+interface ChartProps {
+  title: string;
+  points: MetricPoint[];
+  x: 'step' | 'wallMs';
+  gzip?: number;
+  lzma?: number;
+}
+
+/** A horizontal dashed reference line across the plot, labelled at its right end. */
+function ReferenceValue(props: { y: number; color: string; label: string; below?: boolean }) {
+  const points = [{ x: LEFT, y: props.y }, { x: LEFT + plotWidth, y: props.y }];
   return (
-    <figure className="chart" data-testid={`chart-${props.title}`} data-points={props.points.length}>
-      <figcaption>{props.title}</figcaption>
-      <LineChart width={300} height={150} data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
-          <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tickFormatter={(v: number) => (props.x === 'step' ? String(v) : `${v.toFixed(0)}s`)} />
-          <YAxis width={48} domain={['auto', 'auto']} tickFormatter={(v: number) => v.toPrecision(3)} />
-          <Line type="monotone" dataKey="y" dot={false} isAnimationActive={false} stroke="#3b6fd8" />
-          {props.references?.gzip !== undefined && <ReferenceLine y={props.references.gzip} stroke="#c0392b" strokeDasharray="4 4" label="gzip" />}
-          {props.references?.lzma !== undefined && <ReferenceLine y={props.references.lzma} stroke="#8e44ad" strokeDasharray="4 4" label="LZMA" />}
-      </LineChart>
+    <Layer className="reference">
+      <Curve type="linear" points={points} stroke={props.color} strokeDasharray="4 4" fill="none" />
+      <Text x={LEFT + plotWidth - 2} y={props.y + (props.below ? 10 : -3)} textAnchor="end" fontSize={10} fill={props.color}>{props.label}</Text>
+    </Layer>
+  );
+}
+
+const Chart = memo(function Chart({ title, points, x, gzip, lzma }: ChartProps) {
+  const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN]), [points, x, gzip, lzma]);
+  const [x0, x1] = view.xDomain;
+  const [y0, y1] = view.yDomain;
+  const toX = (value: number) => LEFT + ((value - x0) / (x1 - x0 || 1)) * plotWidth;
+  const toY = (value: number) => TOP + (1 - (value - y0) / (y1 - y0 || 1)) * plotHeight;
+  const line = view.data.map((p) => ({ x: toX(p.x), y: toY(p.y) }));
+  const xTicks = view.xTicks.map((value, index) => ({ value, coordinate: toX(value), index }));
+  const yTicks = view.yTicks.map((value, index) => ({ value, coordinate: toY(value), index }));
+  return (
+    <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length}>
+      <figcaption>{title}</figcaption>
+      <Surface width={WIDTH} height={HEIGHT}>
+        <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tickFormatter={x === 'step' ? stepTick : wallTick} />
+        <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tickFormatter={yTick} />
+        {line.length > 1 && <Curve type="linear" points={line} stroke="#3b6fd8" strokeWidth={1.5} fill="none" className="series" />}
+        {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
+        {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
+      </Surface>
     </figure>
   );
 });
 
 /**
- * One chart that takes its metric from the store on its own schedule: the charts redraw in turn,
- * one per commit, so no single main-thread task draws all of them (recharts costs ~50 ms a chart).
+ * One chart that takes its metric from the store on its own turn: the charts redraw in turn,
+ * spread over CHART_INTERVAL_MS, in a transition (React yields between components).
  */
-function StaggeredChart(props: { index: number; count: number; name: string; title: string; weight: number; x: 'step' | 'wallMs'; references?: { gzip?: number; lzma?: number } }) {
+const noPoints: MetricPoint[] = [];
+
+const StaggeredChart = memo(function StaggeredChart(props: { index: number; count: number; name: string; title: string; weight: number; x: 'step' | 'wallMs'; gzip?: number; lzma?: number }) {
   const [points, setPoints] = useState<MetricPoint[]>(() => useLab.getState().series[props.name] ?? []);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout>;
-    const offset = (CHART_INTERVAL_MS / props.count) * props.index;
     const tick = () => {
-      // A transition render is interruptible: React yields to the browser between components.
-      startTransition(() => setPoints((current) => useLab.getState().series[props.name] ?? current));
+      const latest = useLab.getState().series[props.name] ?? noPoints; // a new run clears the chart
+      startTransition(() => setPoints(latest)); // the same array: React bails out, nothing redraws
       timer = setTimeout(tick, CHART_INTERVAL_MS);
     };
-    timer = setTimeout(tick, offset);
+    timer = setTimeout(tick, (CHART_INTERVAL_MS / props.count) * props.index);
     return () => clearTimeout(timer);
   }, [props.name, props.index, props.count]);
   const smoothed = useMemo(() => smooth(points, props.weight), [points, props.weight]);
-  return <Chart title={props.title} points={smoothed} x={props.x} references={props.references} />;
-}
+  return <Chart title={props.title} points={smoothed} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
+});
 
 export function Charts() {
-  const evaluations = useLab((s) => s.evaluations);
   const [weight, setWeight] = useState(0.6);
   const [x, setX] = useState<'step' | 'wallMs'>('step');
-  const last = evaluations.at(-1);
-  const gzipPoints = useLab((s) => s.series.gzip_rate);
-  const gzip = last?.gzipRate ?? gzipPoints?.at(-1)?.value;
+  // The slider stays responsive: the charts follow at a lower priority.
+  const chartWeight = useDeferredValue(weight);
+  const chartX = useDeferredValue(x);
+  // Numbers, not objects: the charts' props stay equal between commits.
+  const gzip = useLab((s) => s.datasets.train?.gzipRate);
+  const lzma = useLab((s) => s.datasets.train?.lzmaRate);
+  // Re-rendered only when an optional chart appears (a boolean per chart, joined).
+  const present = useLab((s) => charts.map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 ? '1' : '0')).join(''));
+  const shown = charts.filter((_, i) => present[i] === '1');
   return (
     <section className="panel charts" data-testid="charts">
       <div className="chart-controls">
@@ -68,7 +139,7 @@ export function Charts() {
         </label>
         <label>
           x axis{' '}
-          <select value={x} onChange={(e) => setX(e.target.value as 'step' | 'wallMs')}>
+          <select value={x} onChange={(e) => setX(e.target.value as 'step' | 'wallMs')} data-testid="x-axis">
             <option value="step">step</option>
             <option value="wallMs">wall time</option>
           </select>
@@ -77,16 +148,17 @@ export function Charts() {
         <button onClick={() => download('metrics.jsonl', metricsToJsonl(useLab.getState().series), 'application/jsonl')}>Export JSONL</button>
       </div>
       <div className="chart-grid">
-        {charts.map((chart, index) => (
+        {shown.map((chart, index) => (
           <StaggeredChart
             key={chart.name}
             index={index}
-            count={charts.length}
+            count={shown.length}
             name={chart.name}
             title={chart.title}
-            weight={weight}
-            x={x}
-            references={chart.references ? { gzip, lzma: last?.lzmaRate } : undefined}
+            weight={chartWeight}
+            x={chartX}
+            gzip={chart.references ? gzip : undefined}
+            lzma={chart.references ? lzma : undefined}
           />
         ))}
       </div>

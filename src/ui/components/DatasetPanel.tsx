@@ -23,6 +23,11 @@ export function DatasetPanel() {
         return (
           <p key={role} data-testid={`dataset-summary-${role}`}>
             <b>{role}</b>: {summary ? `${summary.name}: ${summary.summary}` : 'not loaded'}
+            {summary?.gzipRate !== undefined && (
+              <span className="hint" data-testid={`dataset-reference-${role}`}>
+                {' '}(gzip {summary.gzipRate.toFixed(3)}, LZMA {summary.lzmaRate?.toFixed(3)} of the raw bits{summary.records > 1000 ? ', first 1000 sequences' : ''})
+              </span>
+            )}
           </p>
         );
       })}

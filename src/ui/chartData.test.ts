@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { DRAWN_POINTS, chartView, downsample, niceTicks } from './chartData';
+
+describe('chart data', () => {
+  it('downsamples to at most the budget, keeping the ends and every bucket extreme', () => {
+    const points = Array.from({ length: 2000 }, (_, i) => ({ x: i, y: Math.sin(i / 50) }));
+    points[777].y = 40; // a spike a stride would likely drop
+    points[1333].y = -40;
+    const kept = downsample(points, 100);
+    expect(kept.length).toBeLessThanOrEqual(100);
+    expect(kept[0]).toBe(points[0]);
+    expect(kept.at(-1)).toBe(points[1999]);
+    expect(kept.map((p) => p.y)).toContain(40);
+    expect(kept.map((p) => p.y)).toContain(-40);
+    expect(kept.every((p, i) => i === 0 || p.x > kept[i - 1].x)).toBe(true);
+    expect(downsample(points.slice(0, 50), 100)).toHaveLength(50);
+  });
+
+  it('picks round ticks that cover the range', () => {
+    expect(niceTicks(0, 37, 4)).toEqual({ domain: [0, 40], ticks: [0, 10, 20, 30, 40] });
+    const { domain, ticks } = niceTicks(0.123, 0.876, 4);
+    expect(domain[0]).toBeLessThanOrEqual(0.123);
+    expect(domain[1]).toBeGreaterThanOrEqual(0.876);
+    expect(ticks).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
+    expect(niceTicks(5, 5).domain[0]).toBeLessThan(5); // a flat series still gets a range
+    expect(niceTicks(5, 5).domain[1]).toBeGreaterThan(5);
+    expect(niceTicks(Number.NaN, 1)).toEqual({ domain: [0, 1], ticks: [0, 1] });
+  });
+
+  it('builds a view by step or wall time, with reference values inside the y domain', () => {
+    const points = Array.from({ length: 3000 }, (_, i) => ({ step: i + 1, wallMs: (i + 1) * 500, value: 0.5 + i / 10000 }));
+    const byStep = chartView(points, 'step', [0.2, Number.NaN]);
+    expect(byStep.data.length).toBeLessThanOrEqual(DRAWN_POINTS);
+    expect(byStep.xDomain[0]).toBeLessThanOrEqual(1);
+    expect(byStep.xDomain[1]).toBeGreaterThanOrEqual(3000);
+    expect(byStep.yDomain[0]).toBeLessThanOrEqual(0.2);
+    const byTime = chartView(points, 'wallMs');
+    expect(byTime.data.at(-1)!.x).toBe(1500); // seconds
+    expect(byTime.yDomain[0]).toBeGreaterThan(0.2);
+    expect(chartView([], 'step').data).toEqual([]);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * What a chart draws, computed outside recharts so that a redraw costs recharts as little as
+ * possible: the series is smoothed (EMA, in store.ts), thinned to at most DRAWN_POINTS by
+ * min/max buckets (spikes survive, unlike a stride), and given explicit numeric domains and
+ * "nice" ticks. With explicit ticks recharts skips its own tick search (decimal.js and text
+ * measurement on every redraw), which was a large part of its cost per chart.
+ */
+import type { MetricPoint } from './store';
+
+/** Points drawn per chart; the store keeps up to MAX_POINTS per metric for export. */
+export const DRAWN_POINTS = 300;
+
+export interface ChartPoint {
+  x: number;
+  y: number;
+}
+
+export interface ChartView {
+  data: ChartPoint[];
+  xDomain: [number, number];
+  xTicks: number[];
+  yDomain: [number, number];
+  yTicks: number[];
+}
+
+/**
+ * At most `max` points: the first and the last, and in between, per bucket of equal index
+ * width, the bucket's minimum and maximum in x order. A spike in the raw series stays visible.
+ */
+export function downsample(points: readonly ChartPoint[], max: number): ChartPoint[] {
+  if (points.length <= max) return points.slice();
+  const buckets = Math.max(1, Math.floor((max - 2) / 2));
+  const inner = points.length - 2;
+  const kept: ChartPoint[] = [points[0]];
+  for (let b = 0; b < buckets; b++) {
+    const start = 1 + Math.floor((b * inner) / buckets);
+    const end = 1 + Math.floor(((b + 1) * inner) / buckets);
+    if (end <= start) continue;
+    let low = start;
+    let high = start;
+    for (let i = start + 1; i < end; i++) {
+      if (points[i].y < points[low].y) low = i;
+      if (points[i].y > points[high].y) high = i;
+    }
+    if (low === high) kept.push(points[low]);
+    else if (low < high) kept.push(points[low], points[high]);
+    else kept.push(points[high], points[low]);
+  }
+  kept.push(points[points.length - 1]);
+  return kept;
+}
+
+/** About `count` round tick values covering [min, max] (1, 2 or 5 times a power of ten apart). */
+export function niceTicks(min: number, max: number, count = 4): { domain: [number, number]; ticks: number[] } {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return { domain: [0, 1], ticks: [0, 1] };
+  if (max - min < 1e-12 * Math.max(1, Math.abs(max))) {
+    const pad = Math.abs(min) > 1e-12 ? Math.abs(min) * 0.1 : 1;
+    min -= pad;
+    max += pad;
+  }
+  const rough = (max - min) / count;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+  const start = Math.floor(min / step) * step;
+  const end = Math.ceil(max / step) * step;
+  const ticks: number[] = [];
+  // Rounded to the step's precision so labels read 0.3, not 0.30000000000000004.
+  const digits = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+  for (let value = start; value <= end + step / 2; value += step) ticks.push(Number(value.toFixed(digits)));
+  return { domain: [ticks[0], ticks[ticks.length - 1]], ticks };
+}
+
+/**
+ * The drawn view of a (smoothed) series: x by step or wall seconds, thinned, with domains and
+ * ticks; `extra` values (reference lines) are kept inside the y domain.
+ */
+export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', extra: readonly number[] = []): ChartView {
+  const raw = points.map((p) => ({ x: x === 'step' ? p.step : p.wallMs / 1000, y: p.value }));
+  const data = downsample(raw, DRAWN_POINTS);
+  let yMin = Infinity;
+  let yMax = -Infinity;
+  for (const p of data) {
+    if (p.y < yMin) yMin = p.y;
+    if (p.y > yMax) yMax = p.y;
+  }
+  for (const value of extra) {
+    if (!Number.isFinite(value)) continue;
+    yMin = Math.min(yMin, value);
+    yMax = Math.max(yMax, value);
+  }
+  const xMin = data.length ? data[0].x : 0;
+  const xMax = data.length ? data[data.length - 1].x : 1;
+  const xAxis = niceTicks(xMin, xMax > xMin ? xMax : xMin + 1, 4);
+  const yAxis = data.length || extra.length ? niceTicks(yMin, yMax, 4) : niceTicks(0, 1, 4);
+  return { data, xDomain: xAxis.domain, xTicks: xAxis.ticks, yDomain: yAxis.domain, yTicks: yAxis.ticks };
+}
