@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { kolmogorovPreludeModules } from '../core/kolmogorov/prelude';
-import type { SandboxJob, SandboxLimits } from '../core/sandbox/outcome';
+import type { SandboxJob, SandboxLimits, SandboxOutcome } from '../core/sandbox/outcome';
 import { Sandbox } from '../core/sandbox/sandbox';
-import { SandboxPool } from '../core/sandbox/pool';
+import { SandboxPool, type SandboxReply } from '../core/sandbox/pool';
 import { createNodeSandboxPool } from './sandboxHost';
 
 const limits: SandboxLimits = { deadlineMs: 100, watchdogMs: 1500, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
@@ -131,6 +131,53 @@ describe('sandbox pool over worker_threads', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['ok', 'infra_error', 'ok']);
     expect(dying.stats().infraErrors).toBe(1);
     expect(spawned).toBe(2);
+    await dying.close();
+  });
+
+  it('with the progress buffer, a worker that dies mid-chunk gives infra_error to the job it was running only; finished but unsent jobs run again', async () => {
+    const { PROGRESS_CHUNK, PROGRESS_INDEX, PROGRESS_STARTED } = await import('../core/sandbox/pool');
+    let spawned = 0;
+    const ran: string[] = [];
+    const dying = new SandboxPool({
+      size: 1,
+      limits,
+      chunkSize: 64,
+      spawn: () => {
+        spawned += 1;
+        let onMessage: (m: SandboxReply) => void = () => {};
+        let onError: (m: string) => void = () => {};
+        let progress: Int32Array | null = null;
+        return {
+          postMessage: (message) => {
+            if (message.type === 'init') {
+              progress = new Int32Array(message.progress!);
+              queueMicrotask(() => onMessage({ type: 'ready' }));
+              return;
+            }
+            queueMicrotask(() => {
+              const outcomes: SandboxOutcome[] = [];
+              for (const [index, job] of message.jobs.entries()) {
+                Atomics.store(progress!, PROGRESS_STARTED, 0);
+                Atomics.store(progress!, PROGRESS_INDEX, index);
+                Atomics.store(progress!, PROGRESS_CHUNK, message.chunk);
+                ran.push(job.source);
+                // Dies once, the first time it meets 'die'; its replacement gets past it.
+                if (job.source === 'die' && spawned === 1) return onError('exited with code 1');
+                outcomes.push({ kind: 'ok', output: [index], elapsedMs: 0 });
+              }
+              onMessage({ type: 'done', chunk: message.chunk, recycle: false, outcomes });
+            });
+          },
+          onMessage: (listener) => (onMessage = listener),
+          onError: (listener) => (onError = listener),
+          terminate: () => {},
+        };
+      },
+    });
+    const outcomes = await dying.evaluateBatch([{ source: 'a' }, { source: 'b' }, { source: 'die' }, { source: 'c' }]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['ok', 'ok', 'infra_error', 'ok']);
+    expect(ran).toEqual(['a', 'b', 'die', 'a', 'b', 'c']);
+    expect(dying.stats()).toMatchObject({ infraErrors: 1, respawns: 1 });
     await dying.close();
   });
 });
