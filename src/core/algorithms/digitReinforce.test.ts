@@ -26,16 +26,16 @@ async function probability(policy: TransformerPolicy, tokens: number[]): Promise
 }
 
 describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () => {
-  it('moves the baseline as an EMA of the batch mean reward, after using it', async () => {
+  it('moves the baseline as an EMA of the batch mean reward, after using it, starting at the first mean', async () => {
     const policy = new TransformerPolicy(config, 1);
     const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, baselineMomentum: 0.5 });
     const episode = (reward: number) => ({ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE], reward });
-    const first = await algorithm.step([episode(1), episode(1)]);
-    expect(first.baseline).toBe(0);
-    expect(algorithm.baseline).toBeCloseTo(0.5);
-    const second = await algorithm.step([episode(-1), episode(1)]);
-    expect(second.baseline).toBeCloseTo(0.5);
-    expect(second.meanReward).toBe(0);
+    const first = await algorithm.step([episode(-1), episode(-1), episode(-1), episode(1)]);
+    expect(first.baseline).toBe(-0.5);
+    expect(algorithm.baseline).toBeCloseTo(-0.5);
+    const second = await algorithm.step([episode(1), episode(1)]);
+    expect(second.baseline).toBeCloseTo(-0.5);
+    expect(second.meanReward).toBe(1);
     expect(algorithm.baseline).toBeCloseTo(0.25);
     algorithm.dispose();
     policy.dispose();
@@ -46,7 +46,8 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
     const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9 });
     const a = [TOY.A, TOY.EOL, TOY.DONE];
     const b = [TOY.B, TOY.EOL, TOY.A, TOY.EOL, TOY.DONE];
-    const expected = -((1 * Math.log(await probability(policy, a))) / 3 + (-1 * Math.log(await probability(policy, b))) / 5) / 2;
+    algorithm.baseline = 0.5;
+    const expected = -((0.5 * Math.log(await probability(policy, a))) / 3 + (-1.5 * Math.log(await probability(policy, b))) / 5) / 2;
     const stats = await algorithm.step([{ prompt, tokens: a, reward: 1 }, { prompt, tokens: b, reward: -1 }]);
     expect(stats.loss).toBeCloseTo(expected, 4);
     algorithm.dispose();
@@ -73,7 +74,7 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
     const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 0.001 });
     const skipped = await algorithm.step([{ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE], reward: Number.NaN }]);
     expect(skipped.skipped).toBe(true);
-    expect(algorithm.baseline).toBe(0);
+    expect(algorithm.baseline).toBeUndefined();
     const rng = new Rng(4);
     const run = async () => {
       const samples = await sampleBatch(policy, grammar, Array(8).fill(prompt), { maxTokens: 8, temperature: 1, rng });

@@ -3,6 +3,9 @@
  * tokens of the log-probability (per-token normalised, so long and short responses weigh the
  * same), times (reward - baseline); the baseline is an exponential moving average of the batch
  * mean reward, updated after each step. loss = -mean_b[(r_b - baseline) * mean_t log p(y_bt)].
+ * The baseline starts at the first batch's mean reward, not 0: from a weak warm start most
+ * rewards are -1, and a zero baseline then pushes every sampled answer down at once (measured
+ * on sum_digits from 41% greedy accuracy: the policy stopped writing answers within 15 steps).
  *
  * Log-probabilities are those of the masked, temperature-scaled distribution the generators
  * sampled from (the same grammar and temperature), so the gradient is on-policy when the
@@ -43,7 +46,8 @@ export interface DigitReinforceStats {
 
 export class DigitReinforce<S = unknown> {
   readonly optimizer: Adam;
-  baseline = 0;
+  /** The EMA baseline; undefined until the first batch. */
+  baseline: number | undefined;
 
   constructor(
     private readonly policy: TransformerPolicy,
@@ -56,7 +60,7 @@ export class DigitReinforce<S = unknown> {
   async step(episodes: readonly DigitEpisode[]): Promise<DigitReinforceStats> {
     const B = episodes.length;
     const meanReward = episodes.reduce((sum, e) => sum + e.reward, 0) / B;
-    const baseline = this.baseline;
+    const baseline = this.baseline ?? meanReward;
     const batch = buildSequenceBatch(episodes.map((e) => ({ prompt: e.prompt, tokens: e.tokens })), this.grammar, this.policy.config.context);
     const lengths = tf.tensor1d(episodes.map((e) => Math.max(1, e.tokens.length))); // [B]
     const advantage = tf.tensor1d(episodes.map((e) => e.reward - baseline)); // [B]
