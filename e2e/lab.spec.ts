@@ -114,3 +114,69 @@ test('charts: smoothing, wall-time axis, gzip and LZMA reference lines; metrics 
   const first = JSON.parse(readFileSync((await jsonl.path())!, 'utf8').split('\n')[0]);
   expect(first).toMatchObject({ step: 1 });
 });
+
+test('Pretrain adds pretrain_loss and held-out points; Pause and Resume act on it; Train then continues with RL from step 0', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.pretrain(60, 20); // three held-out evaluations keep it running past the Pause below
+  await expect(page.getByTestId('phase')).toHaveText('pretraining');
+  await lab.waitForPoints(2, 'pretrain_loss');
+  await lab.button('Pause').click();
+  await expect(page.getByTestId('phase')).toHaveText('paused');
+  await page.waitForTimeout(1500); // the step in flight lands (worker batch + chart interval)
+  const paused = await lab.points('pretrain_loss');
+  await page.waitForTimeout(2000);
+  expect(await lab.points('pretrain_loss')).toBe(paused);
+  await lab.button('Resume').click();
+  await expect(page.getByTestId('status-message')).toContainText('pretraining done after 60 steps', { timeout: 90_000 });
+  await lab.waitForPoints(60, 'pretrain_loss');
+  expect(await lab.points('pretrain_token_accuracy')).toBe(60);
+  await lab.waitForPoints(3, 'heldout_accuracy');
+  expect(await lab.points('heldout_loss')).toBe(3);
+  await expect(lab.chart('pretrain loss')).toBeVisible();
+  await expect(lab.chart('held-out accuracy (pretrain)')).toBeVisible();
+  await expect(page.getByTestId('step')).toHaveText('step 0');
+
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  await lab.button('Stop').click();
+  const steps = await lab.state<{ step: number }[]>('series.avg_reward');
+  expect(steps[0].step).toBe(1); // RL starts at step 0 from the pretrained weights
+  await page.waitForTimeout(1200); // every chart has had its turn to redraw
+  await page.getByTestId('charts').screenshot({ path: 'test-results/e2e/pretrain-charts.png' });
+});
+
+test('the default pretrained checkpoint: missing means a fresh start said in the status; a served one loads with its own config; a bad one is refused', async ({ page }) => {
+  const lab = new LabPage(page);
+  // Missing: vite preview answers /pretrained.prl with the page itself.
+  await lab.openDefault();
+  await expect(page.getByTestId('checkpoint-note')).toContainText('no pretrained checkpoint at /pretrained.prl');
+  await expect(page.getByTestId('checkpoint-note')).toContainText('starting fresh');
+  await expect(page.getByTestId('status-message')).toContainText('ready to train');
+
+  // A tiny checkpoint made by the page itself (tiny config, one step), served as public/pretrained.prl would be.
+  await page.goto('about:blank'); // '/' to '/#config' alone would not reload the page
+  await lab.open();
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+  const bytes = await lab.downloadCheckpoint();
+  await page.goto('about:blank');
+  await page.route('**/pretrained.prl', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.from(bytes) }));
+  await lab.openDefault();
+  await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint, step 1');
+  await expect(page.getByTestId('status-message')).toContainText('loaded pretrained checkpoint, step 1');
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+  expect(await lab.state<number>('config.model.dModel')).toBe(16); // the checkpoint's own config
+  await expect(page.getByTestId('field-d-model')).toHaveValue('16');
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 2');
+
+  // A damaged file: refused with the reason, and the page starts fresh.
+  await page.goto('about:blank');
+  await page.unroute('**/pretrained.prl');
+  await page.route('**/pretrained.prl', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.from(bytes.subarray(0, 200)) }));
+  await lab.openDefault();
+  await expect(page.getByTestId('checkpoint-note')).toContainText('was refused');
+  await expect(page.getByTestId('errors')).toContainText('/pretrained.prl cannot be loaded');
+  await expect(page.getByTestId('status-message')).toContainText('ready to train');
+});

@@ -3,6 +3,7 @@
  * through the small `window.__lab` bridge, not through brittle selectors.
  */
 import { expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 
 export const tinyRun = 'layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1';
 
@@ -14,6 +15,25 @@ export class LabPage {
     await expect(this.page.getByTestId('backend')).not.toContainText('…', { timeout: 60_000 });
     await expect(this.page.getByTestId('dataset-summary-train')).toContainText('records loaded', { timeout: 60_000 });
     await expect(this.page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  }
+
+  /** Opens the page without a config in the link: it then tries the default pretrained checkpoint. */
+  async openDefault(): Promise<void> {
+    await this.page.goto('/');
+    await expect(this.page.getByTestId('backend')).not.toContainText('…', { timeout: 60_000 });
+    await expect(this.page.getByTestId('checkpoint-note')).not.toBeEmpty({ timeout: 60_000 });
+  }
+
+  async pretrain(steps: number, evalEvery: number): Promise<void> {
+    await this.page.getByTestId('pretrain-steps').fill(String(steps));
+    await this.page.getByTestId('pretrain-eval-every').fill(String(evalEvery));
+    await this.button('Pretrain').click();
+  }
+
+  /** The bytes of a checkpoint the page downloads (Download checkpoint). */
+  async downloadCheckpoint(): Promise<Uint8Array> {
+    const [download] = await Promise.all([this.page.waitForEvent('download'), this.button('Download checkpoint').click()]);
+    return new Uint8Array(readFileSync((await download.path())!));
   }
 
   state<T>(pick: string): Promise<T> {

@@ -50,7 +50,7 @@ export function App() {
   const ready = useLab((s) => s.backend !== null);
   useDropAnywhere(setDragging);
   useEffect(() => {
-    void startLab(configFromHash());
+    void startLab(configFromHash(), window.location.hash.length > 1);
   }, []);
   return (
     <div className={dragging ? 'lab dragging' : 'lab'}>

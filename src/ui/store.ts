@@ -30,6 +30,8 @@ export interface LabState {
   backend: BackendInfo | null;
   errors: string[];
   progress: { task: string; done: number; total: number } | null;
+  /** What happened to the default pretrained checkpoint at start (loaded, missing, refused). */
+  checkpointNote: string;
   step: number;
   stepsPerSecond: number;
   datasets: { train: DatasetSummary | null; heldout: DatasetSummary | null };
@@ -48,6 +50,7 @@ export const initialState = (): LabState => ({
   backend: null,
   errors: [],
   progress: null,
+  checkpointNote: '',
   step: 0,
   stepsPerSecond: 0,
   datasets: { train: null, heldout: null },

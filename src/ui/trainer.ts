@@ -57,10 +57,54 @@ export async function configure(config: LabConfig): Promise<void> {
   await attempt('configuring the run', () => trainer().configure(config));
 }
 
-export async function startLab(config: LabConfig): Promise<void> {
+/** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
+export async function loadCheckpointBytes(bytes: Uint8Array, name: string, source = 'checkpoint'): Promise<{ step: number } | undefined> {
+  try {
+    const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), source === 'checkpoint' ? name : source);
+    useLab.setState({ config: result.config, step: result.step });
+    return result;
+  } catch (error) {
+    reportError(`${name} cannot be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+/** Served from public/ when someone ships one; its header carries its own config. */
+export const pretrainedUrl = `${import.meta.env.BASE_URL}pretrained.prl`;
+
+/** Why there is no usable checkpoint at `url`, or its bytes. */
+async function fetchCheckpoint(url: string): Promise<{ bytes: Uint8Array } | { problem: string }> {
+  let response: Response;
+  try {
+    response = await fetch(url, { cache: 'no-cache' });
+  } catch (error) {
+    return { problem: `could not fetch it (${(error as Error).message})` };
+  }
+  if (!response.ok) return { problem: `the server answered ${response.status} ${response.statusText}`.trim() };
+  // A static server's single-page fallback answers a missing file with index.html.
+  if ((response.headers.get('content-type') ?? '').includes('text/html')) return { problem: 'there is no such file (the server answered with the page)' };
+  return { bytes: new Uint8Array(await response.arrayBuffer()) };
+}
+
+/**
+ * Loads public/pretrained.prl if it exists, with its own config; a missing or bad file is said
+ * in the status and the run starts fresh. A link that carries a config keeps that config.
+ */
+export async function loadDefaultCheckpoint(fromLink: boolean): Promise<void> {
+  const note = (checkpointNote: string) => useLab.setState({ checkpointNote });
+  if (fromLink) return note('pretrained checkpoint not loaded: the link sets its own configuration');
+  const fetched = await fetchCheckpoint(pretrainedUrl);
+  if ('problem' in fetched) return note(`no pretrained checkpoint at ${pretrainedUrl}: ${fetched.problem}; starting fresh`);
+  const size = fetched.bytes.byteLength;
+  const loaded = await loadCheckpointBytes(fetched.bytes, pretrainedUrl, 'pretrained checkpoint');
+  note(loaded ? `loaded pretrained checkpoint, step ${loaded.step} (${(size / 1024).toFixed(0)} KB)` : `${pretrainedUrl} was refused (see the error above); starting fresh`);
+}
+
+export async function startLab(config: LabConfig, fromLink = false): Promise<void> {
   useLab.setState({ config });
   const backend = await attempt('starting tfjs', () => trainer().init(Comlink.proxy(handleEvents)));
   if (backend) useLab.setState({ backend });
   await loadShipped('heldout.jsonl');
   await loadShipped('train.jsonl');
+  if (backend) await loadDefaultCheckpoint(fromLink);
 }

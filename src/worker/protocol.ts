@@ -45,6 +45,16 @@ export type TrainerEvent =
   | { type: 'step'; step: number; stepsPerSecond: number }
   | { type: 'error'; message: string };
 
+/** The page's supervised warm start (as `npm run pretrain` does, in the worker). */
+export interface PretrainOptions {
+  /** Supervised updates of batchSize (sequence -> program) pairs from the task's generator. */
+  steps: number;
+  /** Held-out loss and greedy held-out accuracy every N steps, and after the last one. */
+  evalEvery: number;
+  /** Held-out sequences of the periodic greedy accuracy. */
+  evalLimit: number;
+}
+
 export interface TrainerApi {
   /** Starts tfjs (webgpu, webgl, wasm, cpu: the first that works, wasm before a software WebGPU adapter). */
   init(onEvent: (events: TrainerEvent[]) => void): Promise<BackendInfo>;
@@ -53,13 +63,24 @@ export interface TrainerApi {
   /** (Re)creates the runner with this config; the policy starts fresh unless a checkpoint is loaded after. */
   configure(config: LabConfig): Promise<void>;
   train(): Promise<void>;
+  /**
+   * Starts the supervised warm start on the runner's policy (phase 'pretraining'); Pause, Resume
+   * and Stop act on it. When it ends (or is stopped) the run restarts at step 0 from the
+   * pretrained weights, which are also the KL reference, so Train continues with RL from them.
+   */
+  pretrain(options: PretrainOptions): Promise<void>;
   pause(): Promise<void>;
   resume(): Promise<void>;
+  /** Stops training; stopping pretraining keeps the weights so far and hands them to RL. */
   stop(): Promise<void>;
   step(): Promise<void>;
   evaluate(options: { limit: number; k: number }): Promise<EvaluationRow>;
   /** The current checkpoint's bytes (transferred). */
   getCheckpoint(): Promise<Uint8Array>;
-  /** Validates and loads a checkpoint between steps; returns its step. Throws a readable error for a bad file. */
-  loadCheckpoint(bytes: Uint8Array): Promise<{ step: number; config: LabConfig }>;
+  /**
+   * Validates and loads a checkpoint between steps, with the configuration inside it (the run is
+   * rebuilt when it differs); returns its step. Throws a readable error for a bad file. `source`
+   * names it in the status ("loaded <source>, step N").
+   */
+  loadCheckpoint(bytes: Uint8Array, source?: string): Promise<{ step: number; config: LabConfig }>;
 }

@@ -59,8 +59,9 @@ describe('trainer protocol', () => {
     const bytes = await api.getCheckpoint();
     expect((await decodeCheckpoint(bytes)).meta.step).toBe(1);
     await api.step();
-    const loaded = await api.loadCheckpoint(bytes);
+    const loaded = await api.loadCheckpoint(bytes, 'saved.prl');
     expect(loaded.step).toBe(1);
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'idle' && e.message === 'loaded saved.prl, step 1')).toBe(true);
     await expect(api.loadCheckpoint(bytes.slice(0, 64))).rejects.toThrow(/truncated|checksum|not a checkpoint/);
   });
 
@@ -70,5 +71,41 @@ describe('trainer protocol', () => {
     await api.train();
     await expect(api.step()).rejects.toThrow(/pause training/);
     await api.stop();
+  });
+
+  it('pretrains on generated pairs with held-out loss and accuracy, then RL starts at step 0 from those weights', async () => {
+    events.length = 0;
+    const before = await decodeCheckpoint(await api.getCheckpoint());
+    await api.pretrain({ steps: 4, evalEvery: 2, evalLimit: 3 });
+    await expect(api.step()).rejects.toThrow(/pretraining is in progress/);
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'idle' && /pretraining done after 4 steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
+    const metrics = events.flatMap((e) => (e.type === 'metrics' ? e.events : []));
+    expect(metrics.filter((m) => m.name === 'pretrain_loss').map((m) => m.step)).toEqual([1, 2, 3, 4]);
+    expect(metrics.filter((m) => m.name === 'pretrain_token_accuracy')).toHaveLength(4);
+    expect(metrics.filter((m) => m.name === 'heldout_loss').map((m) => m.step)).toEqual([2, 4]);
+    expect(metrics.filter((m) => m.name === 'heldout_accuracy').every((m) => m.value >= 0 && m.value <= 1)).toBe(true);
+    const after = await decodeCheckpoint(await api.getCheckpoint());
+    expect(after.meta.step).toBe(0);
+    const weight = (c: typeof before) => c.tensors.find((t) => t.group === 'weights')!.data;
+    expect(weight(after)).not.toEqual(weight(before));
+    await api.step();
+    await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
+  });
+
+  it('pauses, resumes and stops pretraining; a stopped warm start keeps its weights for RL', async () => {
+    events.length = 0;
+    await api.pretrain({ steps: 1000, evalEvery: 1000, evalLimit: 1 });
+    await expect.poll(() => events.filter((e) => e.type === 'metrics').length, { timeout: 30_000 }).toBeGreaterThan(0);
+    await api.pause();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the last step's batched events arrive
+    const paused = events.filter((e) => e.type === 'progress').length;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(events.filter((e) => e.type === 'progress').length).toBe(paused);
+    await api.resume();
+    await expect.poll(() => events.filter((e) => e.type === 'progress').length, { timeout: 30_000 }).toBeGreaterThan(paused);
+    await api.stop();
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /pretraining stopped/.test(e.message))).toBe(true);
+    expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(0);
+    await api.step();
   });
 });

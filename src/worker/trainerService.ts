@@ -1,21 +1,25 @@
 /**
- * The trainer behind the page: dataset parsing, the training loop, evaluation and checkpoints,
- * as the TrainerApi of protocol.ts. It is platform-neutral: the worker entry
+ * The trainer behind the page: dataset parsing, the supervised warm start (pretraining), the RL
+ * training loop, evaluation and checkpoints, as the TrainerApi of protocol.ts. It is platform-neutral: the worker entry
  * (trainer.worker.ts) gives it the browser's tfjs backend choice and sandbox workers, and the
  * protocol test runs it in Node over a MessageChannel. Events go to the page in batches, at
  * most four times a second, so the main thread only renders.
  */
+import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
+import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { gzipBits, lzmaBits, sequencesText } from '../core/kolmogorov/metrics';
+import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
+import { scheduledRate } from '../core/model/schedule';
 import { createRunner, preludes, type Runner } from '../core/runner';
 import type { MetricEvent, RunPhase } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Prelude } from '../core/sandbox/prelude';
-import type { BackendInfo, DatasetSummary, EvaluationRow, TrainerApi, TrainerEvent } from './protocol';
+import type { BackendInfo, DatasetSummary, EvaluationRow, PretrainOptions, TrainerApi, TrainerEvent } from './protocol';
 
 export interface TrainerPlatform {
   initBackend(): Promise<BackendInfo>;
@@ -79,7 +83,27 @@ function requireRunner(): Runner {
   return runner;
 }
 
-async function rebuildRunner(next: LabConfig): Promise<void> {
+/** The supervised warm start in progress (also while paused), as `npm run pretrain` runs it. */
+interface Pretraining {
+  options: PretrainOptions;
+  trainer: SupervisedTrainer;
+  stream: PairStream;
+  heldoutPairs: Pair[];
+  step: number;
+  wallMs: number;
+  heldoutAccuracy?: number;
+}
+let pretraining: Pretraining | null = null;
+/** What Resume continues after a pause. */
+let pausedFrom: 'training' | 'pretraining' = 'training';
+
+function dropPretraining(): void {
+  pretraining?.trainer.dispose();
+  pretraining = null;
+}
+
+async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<void> {
+  dropPretraining();
   runner?.dispose();
   runner = null;
   await pool?.close();
@@ -87,7 +111,7 @@ async function rebuildRunner(next: LabConfig): Promise<void> {
   const created = platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
   pool = created;
   config = next;
-  runner = await createRunner(next, data, { pool: created, onLog: (text) => send({ type: 'error', message: text }) });
+  runner = await createRunner(next, data, { pool: created, initFrom, onLog: (text) => send({ type: 'error', message: text }) });
   wallStart = performance.now();
   wallOffset = 0;
 }
@@ -116,6 +140,78 @@ async function trainLoop(): Promise<void> {
     const limit = config?.run.maxSteps ?? 0;
     if (limit > 0 && (runner?.globalStep ?? 0) >= limit) setPhase('stopped', `reached ${limit} steps`);
     // Let pause/stop messages in between steps.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+function startPretraining(active: Runner, options: PretrainOptions): Pretraining {
+  const { model, task, algorithm, run } = active.config;
+  if (task.name !== 'kolmogorov') throw new Error(`the page pretrains the kolmogorov task only (this run: ${task.name})`);
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`pretrain ${name}: expected a positive whole number, got ${value}`);
+  }
+  const limits = { maxSequenceLength: task.maxSequenceLength, context: model.context, maxProgramTokens: model.maxProgramTokens };
+  // Never a held-out sequence; the same seed offset as the CLI, so both see the same pairs.
+  const exclude = new Set(data.heldout.map((record) => sequenceKey(record.sequence)));
+  const stream = new PairStream({ ...limits, seed: run.seed + 1_000_003, exclude });
+  const heldoutPairs = data.heldout.map((record) => toPair(record, limits)).filter((pair): pair is Pair => pair !== null).slice(0, 256);
+  const trainer = new SupervisedTrainer(active.policy, new KolmogorovGrammar(), { learningRate: algorithm.learningRate, gradClip: algorithm.gradClip });
+  return { options, trainer, stream, heldoutPairs, step: 0, wallMs: 0 };
+}
+
+/** One supervised update, and every evalEvery steps the held-out loss and greedy accuracy. */
+async function pretrainStep(state: Pretraining): Promise<void> {
+  const active = requireRunner();
+  const { steps, evalEvery, evalLimit } = state.options;
+  const started = performance.now();
+  const step = state.step + 1;
+  // Linear warm-up then cosine decay, as the CLI (a tenth of the steps, at most 50, warm up).
+  state.trainer.optimizer.learningRate = scheduledRate(active.config.algorithm.learningRate, step, steps, Math.min(50, Math.floor(steps / 10)));
+  const result = await state.trainer.step(state.stream.batch(active.config.algorithm.batchSize));
+  state.step = step;
+  const values: Record<string, number> = { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, pretrain_learning_rate: state.trainer.optimizer.learningRate };
+  if (result.skipped) send({ type: 'error', message: `pretrain step ${step}: update skipped (${result.reason})` });
+  if ((step % evalEvery === 0 || step === steps) && data.heldout.length > 0) {
+    send({ type: 'progress', task: `pretraining ${step}/${steps}: held-out evaluation`, done: step, total: steps });
+    values.heldout_loss = await state.trainer.loss(state.heldoutPairs);
+    const evaluation = await active.evaluate(data.heldout, { limit: evalLimit });
+    values.heldout_accuracy = state.heldoutAccuracy = evaluation.accuracy;
+    values.heldout_compression_rate = evaluation.compressionRate;
+  }
+  const elapsed = performance.now() - started;
+  state.wallMs += elapsed;
+  send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: state.wallMs })) });
+  send({ type: 'progress', task: `pretraining ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s)`, done: step, total: steps });
+}
+
+/** The pretrained weights become the run's starting point: step 0, fresh RL optimizer, KL reference. */
+async function finishPretraining(state: Pretraining, how: 'done' | 'stopped'): Promise<void> {
+  const active = requireRunner();
+  const bytes = await active.saveCheckpoint();
+  await rebuildRunner(active.config, bytes);
+  const heldout = state.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${state.heldoutAccuracy.toFixed(3)}`;
+  setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${state.step} steps${heldout}; Train continues with RL from these weights`);
+}
+
+async function pretrainLoop(): Promise<void> {
+  while (phase === 'pretraining' && pretraining) {
+    const state = pretraining;
+    try {
+      await serial(async () => {
+        if (phase !== 'pretraining' || pretraining !== state) return; // paused or stopped while queued
+        await pretrainStep(state);
+        if (state.step >= state.options.steps) {
+          pretraining = null; // finishPretraining disposes the trainer with the old runner
+          state.trainer.dispose();
+          await finishPretraining(state, 'done');
+        }
+      });
+    } catch (error) {
+      dropPretraining();
+      setPhase('error', `pretraining stopped: ${(error as Error).message}`);
+      send({ type: 'error', message: (error as Error).message }, true);
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
@@ -155,7 +251,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   configure(next) {
     return serial(async () => {
-      if (phase === 'training') throw new Error('stop training before changing the configuration');
+      if (phase === 'training' || phase === 'pretraining') throw new Error('stop training before changing the configuration');
       await rebuildRunner(next);
       setPhase('idle', 'ready to train');
     });
@@ -165,13 +261,31 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     requireRunner();
     if (data.train.length === 0) throw new Error('the training set is empty: load a dataset with valid records');
     if (phase === 'training') return;
+    if (pretraining) throw new Error('pretraining is in progress: let it finish or stop it first');
     wallStart = performance.now();
     setPhase('training', 'training');
     void trainLoop();
   },
 
+  pretrain(options) {
+    return serial(async () => {
+      const active = requireRunner();
+      if (phase === 'training' || phase === 'pretraining' || pretraining) throw new Error('stop training or pretraining before pretraining again');
+      pretraining = startPretraining(active, options);
+      setPhase('pretraining', `pretraining ${options.steps} steps on generated pairs`);
+      void pretrainLoop();
+    });
+  },
+
   async pause() {
+    if (phase === 'pretraining') {
+      pausedFrom = 'pretraining';
+      setPhase('paused', `pretraining paused at step ${pretraining?.step ?? 0}`);
+      await exclusive;
+      return;
+    }
     if (phase !== 'training') return;
+    pausedFrom = 'training';
     wallOffset += performance.now() - wallStart;
     setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
     await exclusive;
@@ -179,12 +293,27 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   async resume() {
     if (phase !== 'paused') return;
+    if (pausedFrom === 'pretraining' && pretraining) {
+      setPhase('pretraining', `pretraining from step ${pretraining.step}`);
+      void pretrainLoop();
+      return;
+    }
     wallStart = performance.now();
     setPhase('training', 'training');
     void trainLoop();
   },
 
   async stop() {
+    if (pretraining) {
+      const state = pretraining;
+      setPhase('paused', `stopping pretraining at step ${state.step}`); // ends the loop between steps
+      return serial(async () => {
+        if (pretraining !== state) return;
+        pretraining = null;
+        state.trainer.dispose();
+        await finishPretraining(state, 'stopped');
+      });
+    }
     if (phase === 'training') wallOffset += performance.now() - wallStart;
     setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
     await exclusive;
@@ -192,6 +321,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   step() {
     if (phase === 'training') return Promise.reject(new Error('pause training to take single steps'));
+    if (pretraining) return Promise.reject(new Error('pretraining is in progress: stop it (its weights are kept) to take RL steps'));
     return serial(async () => {
       wallStart = performance.now();
       await runStep();
@@ -235,15 +365,17 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
-  loadCheckpoint(bytes) {
+  loadCheckpoint(bytes, source = 'checkpoint') {
     return serial(async () => {
-      // Validate fully before anything changes; rebuild the runner if the architecture differs.
+      if (phase === 'training' || phase === 'pretraining') throw new Error('pause or stop training before loading a checkpoint');
+      // Validate fully before anything changes; the run takes the checkpoint's own configuration.
       const { meta } = await decodeCheckpoint(bytes);
-      if (!runner || !config || JSON.stringify(meta.config.model) !== JSON.stringify(config.model) || meta.config.task.name !== config.task.name) {
+      if (!runner || !config || JSON.stringify(meta.config) !== JSON.stringify(config)) {
         await rebuildRunner(meta.config);
       }
+      dropPretraining();
       await runner!.loadCheckpoint(bytes);
-      setPhase(phase === 'training' ? 'training' : 'paused', `checkpoint loaded: step ${meta.step}`);
+      setPhase('idle', `loaded ${source}, step ${meta.step}`);
       return { step: meta.step, config: meta.config };
     });
   },

@@ -51,7 +51,8 @@ const plotHeight = HEIGHT - TOP - BOTTOM;
 const axisColor = '#666';
 const stepTick = (v: number) => String(v);
 const wallTick = (v: number) => `${v}s`;
-const yTick = (v: number) => String(Number(v.toPrecision(3)));
+// Ticks are already rounded to their step's precision (chartData.ts).
+const yTick = (v: number) => String(v);
 const xViewBox = { x: LEFT, y: TOP + plotHeight, width: plotWidth, height: BOTTOM };
 const yViewBox = { x: 0, y: TOP, width: LEFT, height: plotHeight };
 

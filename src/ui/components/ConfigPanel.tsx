@@ -9,6 +9,11 @@ const fields = configFields();
 /** The config form, generated from the one config schema; applying it re-creates the run and the URL hash. */
 export function ConfigPanel() {
   const config = useLab((s) => s.config);
+  // A new config from outside (a loaded checkpoint) resets the form's draft and its inputs.
+  return <ConfigForm key={configToSearchParams(config)} config={config} />;
+}
+
+function ConfigForm({ config }: { config: LabConfig }) {
   const phase = useLab((s) => s.phase);
   const [draft, setDraft] = useState<LabConfig>(config);
   const [problem, setProblem] = useState<string | null>(null);
@@ -63,7 +68,7 @@ export function ConfigPanel() {
           ];
         })}
         {problem && <p className="problem" role="alert">{problem}</p>}
-        <button type="submit" disabled={phase === 'training' || problem !== null}>Apply (new run)</button>
+        <button type="submit" disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>
         <label className="button">
           Import JSON <input type="file" accept=".json" hidden onChange={(e) => e.target.files?.[0] && void importJson(e.target.files[0])} />

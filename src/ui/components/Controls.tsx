@@ -1,32 +1,44 @@
-import { decodeCheckpoint } from '../../core/checkpoint';
+import { useState } from 'react';
 import { download } from '../download';
-import { reportError, useLab } from '../store';
-import { attempt, trainer } from '../trainer';
+import { useLab } from '../store';
+import { attempt, loadCheckpointBytes, trainer } from '../trainer';
 
+/** A dropped or picked .prl file: the worker validates it (off the main thread) and says what is wrong. */
 export async function loadCheckpointFile(file: Blob, name: string): Promise<void> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  try {
-    await decodeCheckpoint(bytes); // readable errors before anything is sent to the worker
-  } catch (error) {
-    reportError(`${name} cannot be loaded: ${(error as Error).message}`);
-    return;
-  }
-  const result = await attempt(`loading ${name}`, () => trainer().loadCheckpoint(bytes));
-  if (result) useLab.setState({ config: result.config, step: result.step, message: `checkpoint ${name} loaded at step ${result.step}` });
+  await loadCheckpointBytes(new Uint8Array(await file.arrayBuffer()), name);
+}
+
+/** Supervised warm start before RL: steps and how often the held-out loss and accuracy are measured. */
+function PretrainControls(props: { disabled: boolean }) {
+  const [steps, setSteps] = useState(200);
+  const [evalEvery, setEvalEvery] = useState(50);
+  const valid = Number.isInteger(steps) && steps > 0 && Number.isInteger(evalEvery) && evalEvery > 0;
+  return (
+    <span className="pretrain" title="Supervised warm start on (sequence -> program) pairs from the task's generator, never a held-out sequence; Train then continues with RL from its weights.">
+      <button onClick={() => void attempt('pretrain', () => trainer().pretrain({ steps, evalEvery, evalLimit: 50 }))} disabled={props.disabled || !valid}>Pretrain</button>
+      <label>
+        steps <input type="number" min={1} value={steps} onChange={(e) => setSteps(Number(e.target.value))} data-testid="pretrain-steps" />
+      </label>
+      <label>
+        held-out every <input type="number" min={1} value={evalEvery} onChange={(e) => setEvalEvery(Number(e.target.value))} data-testid="pretrain-eval-every" />
+      </label>
+    </span>
+  );
 }
 
 export function Controls() {
   const phase = useLab((s) => s.phase);
   const step = useLab((s) => s.step);
   const busy = phase === 'loading' || phase === 'evaluating' || phase === 'saving';
+  const running = phase === 'training' || phase === 'pretraining';
   return (
     <section className="panel controls" data-testid="controls">
-      <button onClick={() => void attempt('train', () => trainer().train())} disabled={busy || phase === 'training' || phase === 'paused'}>Train</button>
-      <button onClick={() => void attempt('pause', () => trainer().pause())} disabled={phase !== 'training'}>Pause</button>
+      <button onClick={() => void attempt('train', () => trainer().train())} disabled={busy || running || phase === 'paused'}>Train</button>
+      <button onClick={() => void attempt('pause', () => trainer().pause())} disabled={!running}>Pause</button>
       <button onClick={() => void attempt('resume', () => trainer().resume())} disabled={phase !== 'paused'}>Resume</button>
-      <button onClick={() => void attempt('stop', () => trainer().stop())} disabled={phase !== 'training' && phase !== 'paused'}>Stop</button>
-      <button onClick={() => void attempt('step', () => trainer().step())} disabled={busy || phase === 'training'}>Step</button>
-      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, k: 1 }))} disabled={busy || phase === 'training'}>Evaluate held-out</button>
+      <button onClick={() => void attempt('stop', () => trainer().stop())} disabled={!running && phase !== 'paused'}>Stop</button>
+      <button onClick={() => void attempt('step', () => trainer().step())} disabled={busy || running}>Step</button>
+      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, k: 1 }))} disabled={busy || running}>Evaluate held-out</button>
       <button
         onClick={() =>
           void attempt('download checkpoint', async () => {
@@ -41,6 +53,7 @@ export function Controls() {
       <label className="button">
         Load checkpoint <input type="file" accept=".prl" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
       </label>
+      <PretrainControls disabled={busy || running || phase === 'paused'} />
     </section>
   );
 }

@@ -7,6 +7,7 @@ export function StatusBar() {
   const step = useLab((s) => s.step);
   const stepsPerSecond = useLab((s) => s.stepsPerSecond);
   const progress = useLab((s) => s.progress);
+  const checkpointNote = useLab((s) => s.checkpointNote);
   return (
     <header className="status">
       <h1>Program RL Lab</h1>
@@ -17,8 +18,9 @@ export function StatusBar() {
       </span>
       <span data-testid="step">step {step}</span>
       <span data-testid="steps-per-second">{stepsPerSecond ? `${stepsPerSecond.toFixed(2)} steps/s` : ''}</span>
+      {checkpointNote && <span className="checkpoint-note" data-testid="checkpoint-note">{checkpointNote}</span>}
       {progress && (
-        <span className="progress">
+        <span className="progress" data-testid="progress">
           {progress.task} <progress max={progress.total || 1} value={progress.done} />
         </span>
       )}
