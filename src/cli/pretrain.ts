@@ -13,10 +13,10 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
-import { KolmogorovGrammar, vocabSize } from '../core/kolmogorov/grammar';
+import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
 import { scheduledRate } from '../core/model/schedule';
-import { createRunner, preludes } from '../core/runner';
+import { createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile } from './data';
 import { sandboxLimits } from './report';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const runner = await createRunner(config, { train: [], heldout }, { pool });
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker
   // with its own engine that computes the gradients of a share of every batch.
-  const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, { vocabSize, ...config.model }, backend.backend as 'wasm' | 'cpu') : null;
+  const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, kolmogorovPolicyConfig(config), backend.backend as 'wasm' | 'cpu') : null;
   const trainer = new SupervisedTrainer(
     runner.policy,
     new KolmogorovGrammar(),

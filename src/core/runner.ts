@@ -20,9 +20,9 @@ import { kolmogorovPrelude } from './kolmogorov/prelude';
 import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, type ScoredSample } from './kolmogorov/metrics';
-import { KolmogorovGrammar, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
+import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
-import { TransformerPolicy } from './model/transformer';
+import { TransformerPolicy, type PolicyConfig } from './model/transformer';
 import { Rng } from './rng';
 import type { KtMetrics, SampleRecord, StepResult } from './runnerTypes';
 import type { SandboxPool } from './sandbox/pool';
@@ -122,12 +122,18 @@ async function checkpointWeights(bytes: Uint8Array, config: LabConfig): Promise<
   return tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
 }
 
+/** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
+export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
+  const { numberCode, ...model } = config.model;
+  return { vocabSize, ...model, numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined };
+}
+
 export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
   if (config.model.dModel % config.model.heads !== 0) {
     throw new Error(`model.dModel (${config.model.dModel}) must be divisible by model.heads (${config.model.heads})`);
   }
   const grammar = new KolmogorovGrammar();
-  const policyConfig = { vocabSize, ...config.model };
+  const policyConfig = kolmogorovPolicyConfig(config);
   const policy = new TransformerPolicy(policyConfig, config.run.seed);
   let reference: TransformerPolicy | undefined;
   if (deps.initFrom) {

@@ -28,6 +28,29 @@ export interface PolicyConfig {
    * feeding an induction head. Off by default: the Python reference has no such table.
    */
   previousToken?: boolean;
+  /**
+   * Tokens first .. first+count-1 stand for the numbers 0 .. count-1. Each gets a fixed
+   * sinusoidal code of its number added to its learned embedding (both tables), the way
+   * position codes work for positions: equal numbers then look alike and n+1 is a fixed
+   * rotation of n from the first step, so matching a value against the prompt (copying) and
+   * spotting a run (a range) are learned once for all numbers, not number by number.
+   */
+  numberTokens?: { first: number; count: number };
+}
+
+/** The fixed number code [V, d]: sinusoids of the number at geometric frequencies, 0 elsewhere. */
+function numberCode(vocabSize: number, dModel: number, numbers: { first: number; count: number }): tf.Tensor2D {
+  const data = new Float32Array(vocabSize * dModel);
+  const amplitude = 0.03; // about the learned embeddings' scale (std 0.02), so neither drowns the other
+  for (let n = 0; n < numbers.count; n++) {
+    const row = (numbers.first + n) * dModel;
+    for (let i = 0; i < dModel / 2; i++) {
+      const angle = n / numbers.count ** ((2 * i) / dModel);
+      data[row + 2 * i] = amplitude * Math.sin(angle);
+      data[row + 2 * i + 1] = amplitude * Math.cos(angle);
+    }
+  }
+  return tf.tensor2d(data, [vocabSize, dModel]);
 }
 
 export interface WeightArray {
@@ -50,6 +73,12 @@ export interface KvCache {
 }
 
 const NEG = -1e9;
+/**
+ * Gain of the number code in the output head. Held-out loss after 400 warm-start steps on
+ * single-base sequences (batch 16, lr 3e-3, d 64): no code 2.42, code in the embeddings only
+ * 2.38, also in the head at gain 1 2.12, gain 4 1.90, gain 10 1.79.
+ */
+const HEAD_CODE_GAIN = 10;
 
 interface Block {
   ln1g: tf.Variable; ln1b: tf.Variable;
@@ -127,6 +156,7 @@ export class TransformerPolicy {
   readonly variables: tf.Variable[] = [];
   private readonly tokenEmbedding: tf.Variable;
   private readonly previousEmbedding: tf.Variable | null;
+  private readonly numberCode: tf.Tensor2D | null;
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
   private readonly lnfG: tf.Variable;
@@ -154,6 +184,7 @@ export class TransformerPolicy {
     this.tokenEmbedding = v('tok', [vocabSize, dModel], 'normal');
     this.positionEmbedding = v('pos', [context, dModel], 'normal');
     this.previousEmbedding = config.previousToken ? v('prev', [vocabSize, dModel], 'normal') : null;
+    this.numberCode = config.numberTokens ? numberCode(vocabSize, dModel, config.numberTokens) : null;
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
     for (let i = 0; i < layers; i++) {
@@ -181,10 +212,11 @@ export class TransformerPolicy {
   private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D): tf.Tensor3D {
     const [B, T] = tokens.shape;
     const { vocabSize, context, dModel } = this.config;
-    const tok = mm(tf.oneHot(tokens.reshape([B * T]), vocabSize), this.tokenEmbedding); // [B*T, d]
+    const coded = (table: tf.Tensor) => (this.numberCode ? table.add(this.numberCode) : table); // [V, d]
+    const tok = mm(tf.oneHot(tokens.reshape([B * T]), vocabSize), coded(this.tokenEmbedding)); // [B*T, d]
     const pos = mm(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
     let x = tok.add(pos);
-    if (this.previousEmbedding) x = x.add(mm(tf.oneHot(previous.reshape([B * T]), vocabSize), this.previousEmbedding)); // [B*T, d]
+    if (this.previousEmbedding) x = x.add(mm(tf.oneHot(previous.reshape([B * T]), vocabSize), coded(this.previousEmbedding))); // [B*T, d]
     return x.reshape([B, T, dModel]);
   }
 
@@ -220,7 +252,9 @@ export class TransformerPolicy {
 
   private head(x: tf.Tensor3D): tf.Tensor3D {
     const [B, T, d] = x.shape;
-    return mm(layerNorm(x, this.lnfG, this.lnfB).reshape([B * T, d]), this.headW).add(this.headB).reshape([B, T, this.config.vocabSize]) as tf.Tensor3D;
+    // The number code reads out too: a stream that carries a number's code raises that number's logit.
+    const weights = this.numberCode ? this.headW.add(this.numberCode.transpose().mul(HEAD_CODE_GAIN)) : this.headW; // [d, V]
+    return mm(layerNorm(x, this.lnfG, this.lnfB).reshape([B * T, d]), weights).add(this.headB).reshape([B, T, this.config.vocabSize]) as tf.Tensor3D;
   }
 
   /** Additive causal mask [B, 1, T, T] that also hides each row's left padding. */
@@ -356,5 +390,6 @@ export class TransformerPolicy {
 
   dispose(): void {
     tf.dispose(this.variables);
+    this.numberCode?.dispose();
   }
 }
