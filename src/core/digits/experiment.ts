@@ -41,7 +41,7 @@ const sharedRecipe: Record<string, string> = {
 };
 
 export const digitRecipeDefaults: Record<DigitTaskName, Record<string, string>> = {
-  reverse_digits: { ...sharedRecipe, 'learning-rate': '0.0005', 'warm-start-steps': '70', 'warm-start-examples': '300' },
+  reverse_digits: { ...sharedRecipe, 'learning-rate': '0.0005', 'warm-start-steps': '100', 'warm-start-examples': '300' },
   sum_digits: { ...sharedRecipe, 'learning-rate': '0.0005', 'warm-start-steps': '400', 'warm-start-examples': '2000' },
 };
 

@@ -47,6 +47,21 @@ describe('versioned weight sync', () => {
     reference.dispose();
   });
 
+  it('keeps the tensor count flat over many syncs and generations', async () => {
+    const generator = new DigitGenerator(init);
+    const weights = weightsOf(31);
+    let version = 0;
+    const round = async () => {
+      generator.applyWeights(packWeights(weights, ++version));
+      await generator.generate(4);
+    };
+    await round();
+    const count = tf.memory().numTensors;
+    for (let i = 0; i < 10; i++) await round();
+    expect(tf.memory().numTensors).toBe(count);
+    generator.dispose();
+  });
+
   it('through a pool, every generator samples with the newest version and counts skipped syncs', async () => {
     const pool = new GeneratorPool([inProcessGenerator(), inProcessGenerator()]);
     await pool.start({ policy: policyConfig, task: 'sum_digits', maxResponseTokens: 6, temperature: 1, seed: 3, excluded: [] });
