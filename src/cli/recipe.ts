@@ -11,8 +11,10 @@
  * checkpoints. Flags size each stage; the defaults are the ones the README's figures come from.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
+import { parseConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 
 const extras: ExtraFlag[] = [
@@ -23,6 +25,7 @@ const extras: ExtraFlag[] = [
   { name: 'k', doc: 'programs sampled per sequence for best-of-k', defaultValue: '4' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
   { name: 'ship', doc: 'copy the warm start to public/pretrained.prl, with its regression record', boolean: true },
+  { name: 'ship-only', doc: 'only ship the warm start of an earlier run in --out (its recipe.json)', boolean: true },
 ];
 
 /** Held-out records the shipped checkpoint's regression test evaluates (greedy, deterministic). */
@@ -69,6 +72,10 @@ async function main(): Promise<void> {
   const rlDir = join(out, 'rl');
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
+  if (extra['ship-only']) {
+    const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { scores: Record<string, EvalJson> };
+    return ship(warm, rlDir, out, earlier.scores, argv);
+  }
 
   seconds.pretrain = stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, '--steps', String(extra['pretrain-steps']), '--out', warm]);
   seconds.rl = stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
@@ -101,26 +108,36 @@ async function main(): Promise<void> {
   ].join('\n');
   writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   console.log(table);
-  if (extra.ship) ship(warm, out, scores, argv);
+  if (extra.ship) await ship(warm, rlDir, out, scores, argv);
 }
 
 /**
  * Ships the warm start: the page loads it by default, so a newcomer watches RL shorten the
- * programs of a policy that already writes correct ones. Beside it goes what the regression
- * test checks: greedy accuracy on the first held-out records, measured here.
+ * programs of a policy that already writes correct ones. The shipped file holds the warm
+ * start's weights with the RL stage's config (learning rate, group sampling, KL, length
+ * penalty) at step 0 and no optimizer state, so Train in the page continues as the recipe's RL
+ * does rather than at the warm start's learning rate. Beside it goes what the regression test
+ * checks: greedy accuracy on the first held-out records, measured on the shipped file.
  */
-function ship(warm: string, out: string, scores: Record<string, EvalJson>, argv: string[]): void {
+async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, argv: string[]): Promise<void> {
+  const { meta, tensors } = await decodeCheckpoint(new Uint8Array(readFileSync(warm)));
+  const rlConfig = parseConfig(JSON.parse(readFileSync(join(rlDir, 'config.json'), 'utf8')));
+  const shipped = await encodeCheckpoint(
+    { config: rlConfig, step: 0, rngState: meta.rngState, vocab: meta.vocab, extra: { warmStartSteps: meta.step } },
+    tensors.filter((tensor) => tensor.group === 'weights'),
+  );
+  writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');
-  stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', warm, '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
+  stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
   const measured = JSON.parse(readFileSync(check, 'utf8')) as EvalJson;
-  copyFileSync(warm, 'public/pretrained.prl');
   const record = {
     made_by: `npm run recipe -- ${argv.join(' ')}`,
+    warm_start_steps: meta.step,
     check: { data: 'datasets/heldout.jsonl', records: SHIPPED_CHECK_RECORDS, k: 1, accuracy: measured.accuracy, compression_rate: measured.compression_rate },
     heldout: scores,
   };
   writeFileSync('public/pretrained.json', JSON.stringify(record, null, 2) + '\n');
-  console.error('shipped public/pretrained.prl and public/pretrained.json');
+  console.error(`shipped public/pretrained.prl (${(shipped.byteLength / 1024).toFixed(0)} KB) and public/pretrained.json`);
 }
 
 runMain(main);
