@@ -123,7 +123,9 @@ test('Pretrain adds pretrain_loss and held-out points; Pause and Resume act on i
   await lab.waitForPoints(2, 'pretrain_loss');
   await lab.button('Pause').click();
   await expect(page.getByTestId('phase')).toHaveText('paused');
-  await page.waitForTimeout(1500); // the step in flight lands (worker batch + chart interval)
+  // The step in flight (maybe with a held-out evaluation) finishes, then its points land.
+  await expect(page.getByTestId('status-message')).toContainText('pretraining paused at step', { timeout: 60_000 });
+  await page.waitForTimeout(1500);
   const paused = await lab.points('pretrain_loss');
   await page.waitForTimeout(2000);
   expect(await lab.points('pretrain_loss')).toBe(paused);

@@ -26,6 +26,16 @@ describe('lab store', () => {
     expect(state.best).toEqual({ 4: { itemIndex: 4, program: 'p20', bits: 20, step: 1 } });
   });
 
+  it('keeps the best-program map as is when no sample beats it (no copy per batch)', () => {
+    handleEvents([{ type: 'samples', samples: [sample(4, 'ok', 20)] }]);
+    const best = useLab.getState().best;
+    handleEvents([{ type: 'samples', samples: [sample(4, 'ok', 25), sample(5, 'wrong', 1)] }]);
+    expect(useLab.getState().best).toBe(best);
+    handleEvents([{ type: 'samples', samples: [sample(4, 'ok', 15)] }]);
+    expect(useLab.getState().best).not.toBe(best);
+    expect(useLab.getState().best[4].bits).toBe(15);
+  });
+
   it('commits metrics at most once per chart interval, dropping non-finite values', () => {
     handleEvents([{ type: 'metrics', events: [{ step: 1, name: 'avg_reward', value: 0.5, wallMs: 10 }] }]);
     handleEvents([{ type: 'metrics', events: [{ step: 2, name: 'avg_reward', value: Number.NaN, wallMs: 20 }, { step: 2, name: 'entropy', value: 2, wallMs: 20 }] }]);

@@ -99,11 +99,14 @@ export function appendMetrics(events: readonly MetricEvent[]): void {
 
 export function recordSamples(samples: readonly SampleRecord[]): void {
   useLab.setState((state) => {
-    const best = { ...state.best };
+    // Copied only when a sequence gets a shorter program: after a long run it holds thousands.
+    let best = state.best;
     for (const sample of samples) {
       if (sample.outcome !== 'ok') continue;
       const known = best[sample.itemIndex];
-      if (!known || sample.bits < known.bits) best[sample.itemIndex] = { itemIndex: sample.itemIndex, program: sample.program, bits: sample.bits, step: sample.step };
+      if (known && sample.bits >= known.bits) continue;
+      if (best === state.best) best = { ...best };
+      best[sample.itemIndex] = { itemIndex: sample.itemIndex, program: sample.program, bits: sample.bits, step: sample.step };
     }
     return { samples: [...samples], best };
   });

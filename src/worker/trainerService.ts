@@ -280,8 +280,9 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   async pause() {
     if (phase === 'pretraining') {
       pausedFrom = 'pretraining';
-      setPhase('paused', `pretraining paused at step ${pretraining?.step ?? 0}`);
-      await exclusive;
+      setPhase('paused', 'pausing pretraining after the step in flight');
+      await exclusive; // a step with a held-out evaluation can take seconds
+      if ((phase as RunPhase) === 'paused' && pretraining) setPhase('paused', `pretraining paused at step ${pretraining.step}`);
       return;
     }
     if (phase !== 'training') return;

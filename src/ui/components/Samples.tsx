@@ -1,9 +1,11 @@
+import { useMemo } from 'react';
 import { useLab } from '../store';
 
 export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
-  const bestList = Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20);
+  // Sorted again only when a best program changed, not on every batch of samples.
+  const bestList = useMemo(() => Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20), [best]);
   return (
     <section className="panel samples" data-testid="samples">
       <h2>Latest programs</h2>
