@@ -25,6 +25,7 @@ const extras: ExtraFlag[] = [
   { name: 'k', doc: 'programs sampled per sequence for best-of-k', defaultValue: '4' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
   { name: 'ship', doc: 'copy the warm start to public/pretrained.prl, with its regression record', boolean: true },
+  { name: 'smoke', doc: 'a tiny model and batches: checks the whole pipeline in a minute (tests)', boolean: true },
   { name: 'ship-only', doc: 'only ship the warm start of an earlier run in --out (its recipe.json)', boolean: true },
 ];
 
@@ -32,6 +33,7 @@ const extras: ExtraFlag[] = [
 const SHIPPED_CHECK_RECORDS = 40;
 
 /** The model and both stages' hyper-parameters; every flag is a config field (`--help` of train). */
+const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--context', '160', '--max-sequence-length', '64', '--max-program-tokens', '64', '--batch-size', '4'];
 const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96'];
 const pretrainFlags = ['--learning-rate', '0.003', '--batch-size', '32', '--warmup', '100', '--max-train-length', '64', '--threads', '2', '--eval-every', '500', '--eval-limit', '100'];
 const rlFlags = [
@@ -77,8 +79,10 @@ async function main(): Promise<void> {
     return ship(warm, rlDir, out, earlier.scores, argv);
   }
 
-  seconds.pretrain = stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, '--steps', String(extra['pretrain-steps']), '--out', warm]);
-  seconds.rl = stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
+  // Later flags win, so the smoke sizes override the stages' own.
+  const smoke = extra.smoke ? smokeModel : [];
+  seconds.pretrain = stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm]);
+  seconds.rl = stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
   const scores: Record<string, EvalJson> = {};
   const evaluations: [string, string, string][] = [
     ['warm start, greedy', warm, '1'],
