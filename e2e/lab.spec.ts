@@ -166,12 +166,13 @@ test('the default pretrained checkpoint: missing means a fresh start said in the
   await page.route('**/pretrained.prl', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.from(bytes) }));
   await lab.openDefault();
   await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint, step 1');
-  await expect(page.getByTestId('status-message')).toContainText('loaded pretrained checkpoint, step 1');
-  await expect(page.getByTestId('step')).toHaveText('step 1');
-  expect(await lab.state<number>('config.model.dModel')).toBe(16); // the checkpoint's own config
+  await expect(page.getByTestId('status-message')).toContainText('loaded pretrained checkpoint, step 1; Train starts RL at step 0 from its weights');
+  // A warm start (as train --init-from): the run starts at step 0 with the checkpoint's own config.
+  await expect(page.getByTestId('step')).toHaveText('step 0');
+  expect(await lab.state<number>('config.model.dModel')).toBe(16);
   await expect(page.getByTestId('field-d-model')).toHaveValue('16');
   await lab.button('Step').click();
-  await expect(page.getByTestId('step')).toHaveText('step 2');
+  await expect(page.getByTestId('step')).toHaveText('step 1');
 
   // A damaged file: refused with the reason, and the page starts fresh.
   await page.goto('about:blank');

@@ -58,9 +58,9 @@ export async function configure(config: LabConfig): Promise<void> {
 }
 
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
-export async function loadCheckpointBytes(bytes: Uint8Array, name: string, source = 'checkpoint'): Promise<{ step: number } | undefined> {
+export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number } | undefined> {
   try {
-    const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), source === 'checkpoint' ? name : source);
+    const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: name, ...options });
     useLab.setState({ config: result.config, step: result.step });
     return result;
   } catch (error) {
@@ -96,8 +96,9 @@ export async function loadDefaultCheckpoint(fromLink: boolean): Promise<void> {
   const fetched = await fetchCheckpoint(pretrainedUrl);
   if ('problem' in fetched) return note(`no pretrained checkpoint at ${pretrainedUrl}: ${fetched.problem}; starting fresh`);
   const size = fetched.bytes.byteLength;
-  const loaded = await loadCheckpointBytes(fetched.bytes, pretrainedUrl, 'pretrained checkpoint');
-  note(loaded ? `loaded pretrained checkpoint, step ${loaded.step} (${(size / 1024).toFixed(0)} KB)` : `${pretrainedUrl} was refused (see the error above); starting fresh`);
+  // A warm start: RL from its weights at step 0, which are also the KL reference (the recipe's RL stage).
+  const loaded = await loadCheckpointBytes(fetched.bytes, pretrainedUrl, { source: 'pretrained checkpoint', warmStart: true });
+  note(loaded ? `loaded pretrained checkpoint, step ${loaded.checkpointStep} (${(size / 1024).toFixed(0)} KB)` : `${pretrainedUrl} was refused (see the error above); starting fresh`);
 }
 
 export async function startLab(config: LabConfig, fromLink = false): Promise<void> {

@@ -79,8 +79,10 @@ export interface TrainerApi {
   getCheckpoint(): Promise<Uint8Array>;
   /**
    * Validates and loads a checkpoint between steps, with the configuration inside it (the run is
-   * rebuilt when it differs); returns its step. Throws a readable error for a bad file. `source`
-   * names it in the status ("loaded <source>, step N").
+   * rebuilt when it differs); returns the run's step and the checkpoint's. Throws a readable error for a bad file.
+   * `source` names it in the status ("loaded <source>, step N"). By default the run resumes at
+   * the checkpoint's step; `warmStart` starts it at step 0 from the weights only, which also
+   * become the KL reference (as `train --init-from`): how a shipped warm start is meant to run.
    */
-  loadCheckpoint(bytes: Uint8Array, source?: string): Promise<{ step: number; config: LabConfig }>;
+  loadCheckpoint(bytes: Uint8Array, options?: { source?: string; warmStart?: boolean }): Promise<{ step: number; checkpointStep: number; config: LabConfig }>;
 }

@@ -59,10 +59,16 @@ describe('trainer protocol', () => {
     const bytes = await api.getCheckpoint();
     expect((await decodeCheckpoint(bytes)).meta.step).toBe(1);
     await api.step();
-    const loaded = await api.loadCheckpoint(bytes, 'saved.prl');
+    const loaded = await api.loadCheckpoint(bytes, { source: 'saved.prl' });
     expect(loaded.step).toBe(1);
     await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'idle' && e.message === 'loaded saved.prl, step 1')).toBe(true);
     await expect(api.loadCheckpoint(bytes.slice(0, 64))).rejects.toThrow(/truncated|checksum|not a checkpoint/);
+    // A warm start: the weights only, at step 0 (a shipped pretrained checkpoint).
+    const warm = await api.loadCheckpoint(await api.getCheckpoint(), { source: 'pretrained checkpoint', warmStart: true });
+    expect(warm.step).toBe(0);
+    expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(0);
+    await expect.poll(() => events.some((e) => e.type === 'phase' && /^loaded pretrained checkpoint, step 1; Train starts RL at step 0/.test(e.message))).toBe(true);
+    await api.loadCheckpoint(bytes); // back to step 1 for the tests below
   });
 
   it('evaluates on the held-out set and refuses to step while training', async () => {

@@ -366,18 +366,24 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
-  loadCheckpoint(bytes, source = 'checkpoint') {
+  loadCheckpoint(bytes, { source = 'checkpoint', warmStart = false } = {}) {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('pause or stop training before loading a checkpoint');
       // Validate fully before anything changes; the run takes the checkpoint's own configuration.
       const { meta } = await decodeCheckpoint(bytes);
+      if (warmStart) {
+        await rebuildRunner(meta.config, bytes);
+        const reference = meta.config.algorithm.klCoef > 0 ? ', also the KL reference' : '';
+        setPhase('idle', `loaded ${source}, step ${meta.step}; Train starts RL at step 0 from its weights${reference}`);
+        return { step: 0, checkpointStep: meta.step, config: meta.config };
+      }
       if (!runner || !config || JSON.stringify(meta.config) !== JSON.stringify(config)) {
         await rebuildRunner(meta.config);
       }
       dropPretraining();
       await runner!.loadCheckpoint(bytes);
       setPhase('idle', `loaded ${source}, step ${meta.step}`);
-      return { step: meta.step, config: meta.config };
+      return { step: meta.step, checkpointStep: meta.step, config: meta.config };
     });
   },
 };
