@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DRAWN_POINTS, chartView, downsample, niceTicks } from './chartData';
+import { DRAWN_POINTS, chartView, downsample, niceTicks, tickLabel } from './chartData';
 
 describe('chart data', () => {
   it('downsamples to at most the budget, keeping the ends and every bucket extreme', () => {
@@ -38,5 +38,9 @@ describe('chart data', () => {
     expect(byTime.data.at(-1)!.x).toBe(1500); // seconds
     expect(byTime.yDomain[0]).toBeGreaterThan(0.2);
     expect(chartView([], 'step').data).toEqual([]);
+  });
+
+  it('labels ticks short enough for the axis, sign included', () => {
+    expect([-0.0025, 0.0035, 150000, 0.5, -1.2, 0, 2.81].map(tickLabel)).toEqual(['-2.5e-3', '3.5e-3', '1.5e5', '0.5', '-1.2', '0', '2.81']);
   });
 });

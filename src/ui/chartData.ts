@@ -70,6 +70,13 @@ export function niceTicks(min: number, max: number, count = 4): { domain: [numbe
   return { domain: [ticks[0], ticks[ticks.length - 1]], ticks };
 }
 
+/** A tick label that fits the y axis: ticks are rounded to their step already; tiny or huge ones in e-notation. */
+export function tickLabel(value: number): string {
+  const size = Math.abs(value);
+  if (value === 0 || (size >= 0.01 && size < 1e5)) return String(value);
+  return Number(value.toExponential(2)).toExponential().replace('e+', 'e');
+}
+
 /**
  * The drawn view of a (smoothed) series: x by step or wall seconds, thinned, with domains and
  * ticks; `extra` values (reference lines) are kept inside the y domain.

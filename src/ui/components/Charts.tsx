@@ -14,7 +14,7 @@
  */
 import { memo, startTransition, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { CartesianAxis, Curve, Layer, Surface, Text } from 'recharts';
-import { chartView } from '../chartData';
+import { chartView, tickLabel } from '../chartData';
 import { download } from '../download';
 import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type MetricPoint } from '../store';
 
@@ -39,10 +39,10 @@ const charts: ChartSpec[] = [
   { name: 'heldout_accuracy', title: 'held-out accuracy (pretrain)', optional: true },
 ];
 
-// Plot geometry (px): a 300 x 150 chart with a 48 px y axis, as before.
+// Plot geometry (px): a 300 x 150 chart, as before, with room for labels such as -2.5e-3.
 const WIDTH = 300;
 const HEIGHT = 150;
-const LEFT = 48;
+const LEFT = 54;
 const RIGHT = 16;
 const TOP = 6;
 const BOTTOM = 24;
@@ -51,8 +51,7 @@ const plotHeight = HEIGHT - TOP - BOTTOM;
 const axisColor = '#666';
 const stepTick = (v: number) => String(v);
 const wallTick = (v: number) => `${v}s`;
-// Ticks are already rounded to their step's precision (chartData.ts).
-const yTick = (v: number) => String(v);
+const tickText = { fontSize: 11 };
 const xViewBox = { x: LEFT, y: TOP + plotHeight, width: plotWidth, height: BOTTOM };
 const yViewBox = { x: 0, y: TOP, width: LEFT, height: plotHeight };
 
@@ -88,8 +87,8 @@ const Chart = memo(function Chart({ title, points, x, gzip, lzma }: ChartProps) 
     <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length}>
       <figcaption>{title}</figcaption>
       <Surface width={WIDTH} height={HEIGHT}>
-        <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tickFormatter={x === 'step' ? stepTick : wallTick} />
-        <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tickFormatter={yTick} />
+        <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={x === 'step' ? stepTick : wallTick} />
+        <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={tickLabel} />
         {line.length > 1 && <Curve type="linear" points={line} stroke="#3b6fd8" strokeWidth={1.5} fill="none" className="series" />}
         {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
         {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
