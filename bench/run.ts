@@ -5,7 +5,7 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (README, "Benchmarks").
  *
- * Flags: --only policy,sandbox,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only policy,warmstart,sandbox,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,11 @@ import { parseKolmogorovRecord } from '../src/core/data/records';
 import { kolmogorovPreludeModules } from '../src/core/kolmogorov/prelude';
 import { Adam } from '../src/core/model/adam';
 import { TransformerPolicy, type PolicyConfig } from '../src/core/model/transformer';
+import { SupervisedTrainer } from '../src/core/algorithms/supervised';
+import { KolmogorovGrammar } from '../src/core/kolmogorov/grammar';
+import { PairStream } from '../src/core/kolmogorov/pairs';
+import { kolmogorovPolicyConfig } from '../src/core/runner';
+import { createNodeGradientShards } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
@@ -228,6 +233,31 @@ async function checkpointFigures(runs: number): Promise<void> {
   policy.dispose();
 }
 
+/**
+ * The Kolmogorov warm start as the recipe runs it (d 64, 2 layers, previous-token embedding,
+ * number code; length-bucketed batches of 32 generated pairs of at most 64 values), on one
+ * thread and split with a gradient worker thread (data parallelism), on the same batches.
+ */
+async function warmStartFigures(runs: number): Promise<void> {
+  const config = defaultConfig();
+  config.model = { ...config.model, dModel: 64, layers: 2, heads: 4 };
+  const policyConfig = kolmogorovPolicyConfig(config);
+  const stream = new PairStream({ maxSequenceLength: 128, context: 256, maxProgramTokens: 96, seed: 5, exclude: new Set(), maxTrainLength: 64 });
+  const batches = Array.from({ length: 8 }, () => stream.batch(32));
+  const tokens = batches.reduce((sum, batch) => sum + batch.reduce((s, pair) => s + pair.prompt.length + pair.tokens.length, 0), 0) / batches.length;
+  for (const threads of [1, 2]) {
+    const host = threads > 1 ? await createNodeGradientShards(threads - 1, policyConfig, 'wasm') : null;
+    const policy = new TransformerPolicy(policyConfig, 0);
+    const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-3, gradClip: 1 }, host?.shards);
+    let next = 0;
+    const durations = await time(async () => void (await trainer.step(batches[next++ % batches.length])), runs, 2);
+    report(rate(`warm_start_pairs_per_s/${threads}_threads`, 'pairs/s', 32, durations, { threads, tokens_per_batch: Math.round(tokens), model: 'd64 l2, previous token, number code' }));
+    trainer.dispose();
+    policy.dispose();
+    await host?.close();
+  }
+}
+
 async function main(): Promise<void> {
   const backend = await initTensorflow('auto');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
@@ -236,6 +266,7 @@ async function main(): Promise<void> {
     await policyFigures('reference_d128_l2', { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 }, 32, 64, runs);
     if (!quick) await policyFigures('d256_l4', { vocabSize: 64, dModel: 256, heads: 4, layers: 4, context: 64 }, 32, 64, Math.max(3, Math.floor(runs / 2)));
   }
+  if (wanted('warmstart')) await warmStartFigures(runs);
   if (wanted('sandbox')) await sandboxFigures(Math.max(3, Math.floor(runs / 2)));
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
