@@ -33,6 +33,8 @@ export interface EvaluationRow extends KtMetrics {
   label: string;
   step: number;
   k: number;
+  /** Digit tasks: share of answers in the `[ANSWER] n` tag (their KT fields are NaN). */
+  formatCompliance?: number;
 }
 
 /** Events the worker pushes to the page (batched, at most a few per second). */

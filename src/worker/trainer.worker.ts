@@ -12,6 +12,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
+import { createBrowserDigitGenerators } from './digitGenerators';
 import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
 import { createTrainerService } from './trainerService';
@@ -69,6 +70,7 @@ const service = createTrainerService({
   initBackend: () => initBackend(),
   createPool: createBrowserSandboxPool,
   transfer: (bytes) => Comlink.transfer(bytes, [bytes.buffer]),
+  createDigitGenerators: createBrowserDigitGenerators,
 });
 
 self.addEventListener('error', (event) => console.error(`trainer worker error: ${event.message}`));

@@ -114,4 +114,26 @@ describe('trainer protocol', () => {
     expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(0);
     await api.step();
   });
+
+  it('a digit task (sum_digits) steps, trains to its end and evaluates, with accuracy and format_compliance metrics', async () => {
+    events.length = 0;
+    const digits = 'task=sum_digits&layers=1&d-model=16&heads=2&context=40&batch-size=8&num-steps=3&num-generators=2&warm-start-steps=2&warm-start-examples=16&eval-samples=10';
+    await api.configure(configFromSearchParams(digits));
+    await expect.poll(() => events.some((e) => e.type === 'phase' && /^ready to train sum_digits/.test(e.message))).toBe(true);
+    await api.step(); // the warm start, then RL step 1
+    const metrics = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : []));
+    // Events come back through the proxied callback's own port: they may land after step() resolves.
+    await expect.poll(() => metrics().some((m) => m.name === 'format_compliance')).toBe(true);
+    const names = metrics().map((m) => m.name);
+    for (const name of ['accuracy', 'format_compliance', 'avg_reward', 'policy_loss', 'generations_per_s', 'generator_0_version', 'generator_1_version', 'eval_accuracy']) expect(names).toContain(name);
+    expect(metrics().filter((m) => m.name === 'format_compliance').map((m) => m.step)).toEqual([1]);
+    await api.train(); // continues the same run to num-steps
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /sum_digits done after 3 RL steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
+    expect(metrics().filter((m) => m.name === 'format_compliance').map((m) => m.step)).toEqual([1, 2, 3]);
+    expect(metrics().filter((m) => m.name === 'generator_0_version').map((m) => m.value)).toEqual([1, 2, 3]);
+    const row = await api.evaluate({ limit: 5, k: 1 });
+    expect(row).toMatchObject({ n: 5, step: 3 });
+    expect(row.formatCompliance).toBeGreaterThanOrEqual(0);
+    await expect(api.getCheckpoint()).rejects.toThrow(/kolmogorov task/);
+  });
 });

@@ -9,6 +9,8 @@ import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { isDigitTask } from '../core/digits/experiment';
+import { inProcessGenerator, type GeneratorHandle } from '../core/digits/generators';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { gzipBits, lzmaBits, sequencesText } from '../core/kolmogorov/metrics';
@@ -19,6 +21,7 @@ import type { MetricEvent, RunPhase } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Prelude } from '../core/sandbox/prelude';
+import { DigitSession } from './digitSession';
 import type { BackendInfo, DatasetSummary, EvaluationRow, PretrainOptions, TrainerApi, TrainerEvent } from './protocol';
 
 export interface TrainerPlatform {
@@ -26,6 +29,8 @@ export interface TrainerPlatform {
   createPool(options: { size: number; limits: SandboxLimits; preludes: Record<string, Prelude> }): SandboxPool;
   /** Marks bytes for transfer (Comlink.transfer in a worker). */
   transfer(bytes: Uint8Array): Uint8Array;
+  /** Digit-task generators, one handle each (Web Workers in the page); in-process when absent. */
+  createDigitGenerators?(size: number): GeneratorHandle[];
 }
 
 // One service per worker: its state is module-level, like the worker's own globals.
@@ -57,6 +62,8 @@ const data: { train: KolmogorovRecord[]; heldout: KolmogorovRecord[] } = { train
 let config: LabConfig | null = null;
 let runner: Runner | null = null;
 let pool: SandboxPool | null = null;
+/** The digit-task run when the configured task is sum_digits or reverse_digits (then there is no runner). */
+let digits: DigitSession | null = null;
 let wallStart = performance.now();
 let wallOffset = 0;
 /** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
@@ -79,6 +86,7 @@ function referenceRates(records: readonly KolmogorovRecord[]): { gzipRate?: numb
 }
 
 function requireRunner(): Runner {
+  if (digits) throw new Error(`${digits.task} trains with its own warm start (Train); Pretrain and checkpoints are for the kolmogorov task`);
   if (!runner) throw new Error('no run is configured yet: load a dataset first');
   return runner;
 }
@@ -107,6 +115,18 @@ async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<vo
   runner?.dispose();
   runner = null;
   await pool?.close();
+  await digits?.dispose();
+  digits = null;
+  if (isDigitTask(next.task.name)) {
+    pool = null;
+    config = next;
+    digits = new DigitSession(next, {
+      send,
+      setPhase,
+      createGenerators: (size) => (platform.createDigitGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(size),
+    });
+    return;
+  }
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
   const created = platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
   pool = created;
@@ -253,11 +273,12 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('stop training before changing the configuration');
       await rebuildRunner(next);
-      setPhase('idle', 'ready to train');
+      setPhase('idle', digits ? `ready to train ${digits.describe()}` : 'ready to train');
     });
   },
 
   async train() {
+    if (digits) return digits.train();
     requireRunner();
     if (data.train.length === 0) throw new Error('the training set is empty: load a dataset with valid records');
     if (phase === 'training') return;
@@ -278,6 +299,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   },
 
   async pause() {
+    if (digits) return digits.pause();
     if (phase === 'pretraining') {
       pausedFrom = 'pretraining';
       setPhase('paused', 'pausing pretraining after the step in flight');
@@ -294,6 +316,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   async resume() {
     if (phase !== 'paused') return;
+    if (digits) return digits.resume();
     if (pausedFrom === 'pretraining' && pretraining) {
       setPhase('pretraining', `pretraining from step ${pretraining.step}`);
       void pretrainLoop();
@@ -305,6 +328,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   },
 
   async stop() {
+    if (digits) return digits.stop();
     if (pretraining) {
       const state = pretraining;
       setPhase('paused', `stopping pretraining at step ${state.step}`); // ends the loop between steps
@@ -323,6 +347,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   step() {
     if (phase === 'training') return Promise.reject(new Error('pause training to take single steps'));
     if (pretraining) return Promise.reject(new Error('pretraining is in progress: stop it (its weights are kept) to take RL steps'));
+    if (digits) return digits.takeStep().then(() => flush());
     return serial(async () => {
       wallStart = performance.now();
       await runStep();
@@ -333,6 +358,15 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   evaluate({ limit, k }) {
     return serial(async () => {
+      if (digits) {
+        const previous = phase;
+        setPhase('evaluating', `evaluating ${digits.task} greedily on ${limit} held-out prompts`);
+        try {
+          return await digits.evaluate(limit);
+        } finally {
+          setPhase(previous, 'evaluation done');
+        }
+      }
       const active = requireRunner();
       if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
       const previous = phase;
@@ -369,6 +403,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   loadCheckpoint(bytes, { source = 'checkpoint', warmStart = false } = {}) {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('pause or stop training before loading a checkpoint');
+      if (digits) {
+        await digits.dispose();
+        digits = null;
+      }
       // Validate fully before anything changes; the run takes the checkpoint's own configuration.
       const { meta } = await decodeCheckpoint(bytes);
       if (warmStart) {
