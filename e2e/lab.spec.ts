@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../src/core/checkpoint';
-import { LabPage } from './pages/labPage';
+import { LabPage, tinyDigitRun } from './pages/labPage';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -182,4 +182,22 @@ test('the default pretrained checkpoint: missing means a fresh start said in the
   await expect(page.getByTestId('checkpoint-note')).toContainText('was refused');
   await expect(page.getByTestId('errors')).toContainText('/pretrained.prl cannot be loaded');
   await expect(page.getByTestId('status-message')).toContainText('ready to train');
+});
+
+test('a digit task (sum_digits) trains from the link with generator workers; accuracy and format-compliance charts get points', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(tinyDigitRun);
+  await expect(page.getByTestId('digit-data')).toContainText('prompts are generated');
+  await lab.button('Train').click();
+  await lab.waitForPoints(2, 'accuracy');
+  await lab.waitForPoints(2, 'format_compliance');
+  await expect.poll(async () => Number(await lab.chart('accuracy').getAttribute('data-points')), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  await expect.poll(async () => Number(await lab.chart('format compliance').getAttribute('data-points')), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  // Both generators (nested Web Workers) sampled with synced weights.
+  expect(await lab.points('generator_1_version')).toBeGreaterThan(0);
+  await expect(lab.chart('compression rate (lower is better)')).toHaveCount(0);
+  await lab.button('Pause').click();
+  await expect(page.getByTestId('phase')).toHaveText('paused');
+  await lab.button('Evaluate held-out').click();
+  await expect(page.getByTestId('digit-evaluations')).toContainText('greedy @ step');
 });

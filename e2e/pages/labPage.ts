@@ -6,6 +6,8 @@ import { expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 
 export const tinyRun = 'layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1';
+/** A tiny sum_digits run: a two-step warm start, then RL with two generator workers. */
+export const tinyDigitRun = 'task=sum_digits&layers=1&d-model=16&heads=2&context=40&batch-size=8&num-steps=500&num-generators=2&warm-start-steps=2&warm-start-examples=16&eval-samples=10';
 
 export class LabPage {
   constructor(readonly page: Page) {}

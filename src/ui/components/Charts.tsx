@@ -39,6 +39,19 @@ const charts: ChartSpec[] = [
   { name: 'heldout_accuracy', title: 'held-out accuracy (pretrain)', optional: true },
 ];
 
+/** The digit tasks' charts: sampled answers per RL step, and greedy held-out evaluations. */
+const digitCharts: ChartSpec[] = [
+  { name: 'accuracy', title: 'accuracy' },
+  { name: 'format_compliance', title: 'format compliance' },
+  { name: 'avg_reward', title: 'average reward' },
+  { name: 'eval_accuracy', title: 'held-out accuracy (greedy)', optional: true },
+  { name: 'eval_format_compliance', title: 'held-out format compliance (greedy)', optional: true },
+  { name: 'policy_loss', title: 'policy loss' },
+  { name: 'generations_per_s', title: 'generations/s' },
+];
+
+const chartsOf = (task: string) => (task === 'kolmogorov' ? charts : digitCharts);
+
 // Plot geometry (px): a 300 x 150 chart, as before, with room for labels such as -2.5e-3.
 const WIDTH = 300;
 const HEIGHT = 150;
@@ -128,9 +141,10 @@ export function Charts() {
   // Numbers, not objects: the charts' props stay equal between commits.
   const gzip = useLab((s) => s.datasets.train?.gzipRate);
   const lzma = useLab((s) => s.datasets.train?.lzmaRate);
+  const task = useLab((s) => s.config.task.name);
   // Re-rendered only when an optional chart appears (a boolean per chart, joined).
-  const present = useLab((s) => charts.map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 ? '1' : '0')).join(''));
-  const shown = charts.filter((_, i) => present[i] === '1');
+  const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 ? '1' : '0')).join(''));
+  const shown = chartsOf(task).filter((_, i) => present[i] === '1');
   return (
     <section className="panel charts" data-testid="charts">
       <div className="chart-controls">

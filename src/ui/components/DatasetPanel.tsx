@@ -4,9 +4,15 @@ import { loadDatasetFile, loadShipped, shippedDatasets } from '../trainer';
 export function DatasetPanel() {
   const datasets = useLab((s) => s.datasets);
   const train = datasets.train;
+  const task = useLab((s) => s.config.task.name);
   return (
     <section className="panel" data-testid="dataset-panel">
       <h2>Data</h2>
+      {task !== 'kolmogorov' && (
+        <p data-testid="digit-data">
+          <b>{task}</b>: prompts are generated (training prompts from the run&apos;s seed, held-out prompts from the digits eval seed, never trained on). The files below are for the kolmogorov task.
+        </p>
+      )}
       <p className="hint">Drop a JSONL file anywhere on the page, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}.</p>
       <label>
         training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('train', e.target.files[0].name, e.target.files[0])} />

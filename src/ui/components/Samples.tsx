@@ -36,14 +36,25 @@ export function SampleInspector() {
 }
 
 export function EvaluationTable() {
-  const rows = useLab((s) => s.evaluations);
-  if (rows.length === 0) return null;
-  const last = rows.at(-1)!;
+  const all = useLab((s) => s.evaluations);
+  if (all.length === 0) return null;
+  // Digit-task rows (accuracy and format compliance) get their own table.
+  const rows = all.filter((r) => r.formatCompliance === undefined);
+  const digitRows = all.filter((r) => r.formatCompliance !== undefined);
+  const last = rows.at(-1);
   const f = (v: number) => v.toFixed(3);
   return (
     <section className="panel" data-testid="evaluations">
       <h2>Held-out evaluation</h2>
-      <table>
+      {digitRows.length > 0 && (
+        <table data-testid="digit-evaluations">
+          <thead><tr><th>method</th><th>n</th><th>accuracy</th><th>format compliance</th></tr></thead>
+          <tbody>
+            {digitRows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td><td>{f(r.accuracy)}</td><td>{f(r.formatCompliance!)}</td></tr>)}
+          </tbody>
+        </table>
+      )}
+      {last && <table>
         <thead><tr><th>method</th><th>n</th><th>accuracy</th><th>acc@16</th><th>acc@64</th><th>compression</th><th>precision</th></tr></thead>
         <tbody>
           {rows.map((r, i) => (
@@ -52,7 +63,7 @@ export function EvaluationTable() {
           <tr><td>gzip (joint)</td><td>{last.n}</td><td>1.000</td><td></td><td></td><td>{f(last.gzipRate)}</td><td></td></tr>
           <tr><td>LZMA (joint)</td><td>{last.n}</td><td>1.000</td><td></td><td></td><td>{f(last.lzmaRate)}</td><td></td></tr>
         </tbody>
-      </table>
+      </table>}
     </section>
   );
 }
