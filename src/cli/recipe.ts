@@ -75,8 +75,8 @@ async function main(): Promise<void> {
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
   if (extra['ship-only']) {
-    const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { scores: Record<string, EvalJson> };
-    return ship(warm, rlDir, out, earlier.scores, argv);
+    const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
+    return ship(warm, rlDir, out, earlier.scores, earlier.flags);
   }
 
   // Later flags win, so the smoke sizes override the stages' own.
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   ].join('\n');
   writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   console.log(table);
-  if (extra.ship) await ship(warm, rlDir, out, scores, argv);
+  if (extra.ship) await ship(warm, rlDir, out, scores, extra);
 }
 
 /**
@@ -123,11 +123,13 @@ async function main(): Promise<void> {
  * does rather than at the warm start's learning rate. Beside it goes what the regression test
  * checks: greedy accuracy on the first held-out records, measured on the shipped file.
  */
-async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, argv: string[]): Promise<void> {
+async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
+  const warmStartSteps = Number(flags['pretrain-steps']);
+  const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const { meta, tensors } = await decodeCheckpoint(new Uint8Array(readFileSync(warm)));
   const rlConfig = parseConfig(JSON.parse(readFileSync(join(rlDir, 'config.json'), 'utf8')));
   const shipped = await encodeCheckpoint(
-    { config: rlConfig, step: 0, rngState: meta.rngState, vocab: meta.vocab, extra: { warmStartSteps: meta.step } },
+    { config: rlConfig, step: 0, rngState: meta.rngState, vocab: meta.vocab, extra: { warmStartSteps } },
     tensors.filter((tensor) => tensor.group === 'weights'),
   );
   writeFileSync('public/pretrained.prl', shipped);
@@ -135,8 +137,8 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
   const measured = JSON.parse(readFileSync(check, 'utf8')) as EvalJson;
   const record = {
-    made_by: `npm run recipe -- ${argv.join(' ')}`,
-    warm_start_steps: meta.step,
+    made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
+    warm_start_steps: warmStartSteps,
     check: { data: 'datasets/heldout.jsonl', records: SHIPPED_CHECK_RECORDS, k: 1, accuracy: measured.accuracy, compression_rate: measured.compression_rate },
     heldout: scores,
   };
