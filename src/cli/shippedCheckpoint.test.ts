@@ -1,0 +1,49 @@
+/**
+ * The checkpoint shipped in public/ (made by `npm run recipe -- --ship`) loads, and evaluated
+ * greedily on the first held-out records it reaches the accuracy recorded beside it in
+ * public/pretrained.json. A regression guard for the model code and the checkpoint format: a
+ * change that alters what a saved policy computes, or breaks loading it, fails here.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { createRunner, preludes } from '../core/runner';
+import { loadKolmogorovFile } from './data';
+import { sandboxLimits } from './report';
+import { createNodeSandboxPool } from './sandboxHost';
+
+interface ShippedRecord {
+  check: { data: string; records: number; k: number; accuracy: number; compression_rate: number };
+}
+
+const record = JSON.parse(readFileSync('public/pretrained.json', 'utf8')) as ShippedRecord;
+const bytes = new Uint8Array(readFileSync('public/pretrained.prl'));
+let pool: ReturnType<typeof createNodeSandboxPool> | null = null;
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+afterAll(() => pool?.close());
+
+describe('the shipped pretrained checkpoint', () => {
+  it('is small, loads, and reaches the held-out accuracy recorded beside it', async () => {
+    expect(bytes.byteLength).toBeLessThan(4 << 20);
+    const { meta } = await decodeCheckpoint(bytes);
+    pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(meta.config), preludes });
+    const records = (await loadKolmogorovFile(record.check.data)).slice(0, record.check.records);
+    const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+    try {
+      await runner.loadCheckpoint(bytes);
+      const result = await runner.evaluate(records, { k: record.check.k });
+      expect(result.n).toBe(record.check.records);
+      // Greedy decoding on the same backend is deterministic: the same programs, the same score.
+      expect(result.accuracy).toBeCloseTo(record.check.accuracy, 6);
+      expect(result.compressionRate).toBeCloseTo(record.check.compression_rate, 6);
+      expect(result.accuracy).toBeGreaterThan(0);
+    } finally {
+      runner.dispose();
+    }
+  }, 120_000);
+});
