@@ -97,6 +97,9 @@ export class DigitSession {
 
   /** Called by the gated pool before each RL step: waits while held, throws once stopped. */
   async admit(): Promise<void> {
+    // A macrotask turn between steps: with in-process generators a step may never leave the
+    // microtask queue, and Pause and Stop messages would never be handled.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     for (;;) {
       if (this.stopped) throw new Stopped('stopped');
       if (this.mode === 'run') return;
@@ -112,6 +115,7 @@ export class DigitSession {
   rlStarting(): void {
     if (this.stopped) throw new Stopped('stopped');
     this.inRl = true;
+    if (this.pausedSince !== null) this.host.setPhase('paused', 'paused after the warm start, at step 0');
   }
 
   keepWeights(weights: readonly WeightArray[]): void {

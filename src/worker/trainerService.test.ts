@@ -136,4 +136,25 @@ describe('trainer protocol', () => {
     expect(row.formatCompliance).toBeGreaterThanOrEqual(0);
     await expect(api.getCheckpoint()).rejects.toThrow(/kolmogorov task/);
   });
+
+  it('pauses, resumes and stops a digit run between RL steps; Train then starts a fresh run', async () => {
+    await api.configure(configFromSearchParams('task=reverse_digits&layers=1&d-model=16&heads=2&context=40&batch-size=4&num-steps=100000&num-generators=1&warm-start-steps=1&warm-start-examples=8&eval-samples=4'));
+    events.length = 0;
+    const steps = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'format_compliance').length;
+    await api.train();
+    await expect.poll(steps, { timeout: 30_000 }).toBeGreaterThan(0);
+    await api.pause();
+    await new Promise((resolve) => setTimeout(resolve, 800)); // the step in flight and its batched events
+    const paused = steps();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(steps()).toBe(paused);
+    await api.resume();
+    await expect.poll(steps, { timeout: 30_000 }).toBeGreaterThan(paused);
+    await api.stop();
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /^stopped at step \d+/.test(e.message))).toBe(true);
+    events.length = 0;
+    await api.train();
+    await expect.poll(() => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).some((m) => m.name === 'format_compliance' && m.step === 1), { timeout: 30_000 }).toBe(true);
+    await api.stop();
+  });
 });
