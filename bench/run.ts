@@ -235,22 +235,24 @@ async function checkpointFigures(runs: number): Promise<void> {
 
 /**
  * The Kolmogorov warm start as the recipe runs it (d 64, 2 layers, previous-token embedding,
- * number code; length-bucketed batches of 32 generated pairs of at most 64 values), on one
- * thread and split with a gradient worker thread (data parallelism), on the same batches.
+ * number code; a length-bucketed batch of 32 generated pairs of at most 64 values), on one
+ * thread and split with a gradient worker thread (data parallelism), on the same batch.
  */
 async function warmStartFigures(runs: number): Promise<void> {
   const config = defaultConfig();
   config.model = { ...config.model, dModel: 64, layers: 2, heads: 4 };
   const policyConfig = kolmogorovPolicyConfig(config);
   const stream = new PairStream({ maxSequenceLength: 128, context: 256, maxProgramTokens: 96, seed: 5, exclude: new Set(), maxTrainLength: 64 });
-  const batches = Array.from({ length: 8 }, () => stream.batch(32));
-  const tokens = batches.reduce((sum, batch) => sum + batch.reduce((s, pair) => s + pair.prompt.length + pair.tokens.length, 0), 0) / batches.length;
+  // One batch of the median length, so every run does the same work (bucketed batches differ 5x).
+  const batches = Array.from({ length: 9 }, () => stream.batch(32));
+  const tokensOf = (batch: (typeof batches)[number]) => batch.reduce((sum, pair) => sum + pair.prompt.length + pair.tokens.length, 0);
+  const batch = [...batches].sort((a, b) => tokensOf(a) - tokensOf(b))[4];
+  const tokens = tokensOf(batch);
   for (const threads of [1, 2]) {
     const host = threads > 1 ? await createNodeGradientShards(threads - 1, policyConfig, 'wasm') : null;
     const policy = new TransformerPolicy(policyConfig, 0);
     const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-3, gradClip: 1 }, host?.shards);
-    let next = 0;
-    const durations = await time(async () => void (await trainer.step(batches[next++ % batches.length])), runs, 2);
+    const durations = await time(async () => void (await trainer.step(batch)), runs, 2);
     report(rate(`warm_start_pairs_per_s/${threads}_threads`, 'pairs/s', 32, durations, { threads, tokens_per_batch: Math.round(tokens), model: 'd64 l2, previous token, number code' }));
     trainer.dispose();
     policy.dispose();
