@@ -8,8 +8,7 @@
  *
  * Deliberate simplifications: Pause and Stop take effect between RL steps, so during the warm
  * start they wait for its end (the phase message says so), and so does a new configuration;
- * a stopped run's policy variables stay in tfjs memory (runDigitTask disposes the policy only
- * when it completes; a try/finally there would fix it); there are no checkpoints of digit runs.
+ * there are no checkpoints of digit runs.
  */
 import { configToSearchParams, type LabConfig } from '../core/config';
 import { evaluateDigits, type DigitEvalResult } from '../core/digits/evaluate';

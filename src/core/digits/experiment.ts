@@ -111,68 +111,75 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   const policy = new TransformerPolicy(digitPolicyConfig(config), config.run.seed);
   const grammar = new DigitGrammar(d.maxResponseTokens);
   const batchSize = config.algorithm.batchSize;
-
-  // Warm start: a small labelled set, visited in shuffled batches.
-  const labelled: DigitItem[] = Array.from({ length: d.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
-  if (labelled.length && d.warmStartSteps) {
-    const trainer = new SupervisedTrainer(policy, grammar, { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
-    for (let step = 1; step <= d.warmStartSteps; step++) {
-      const items = Array.from({ length: batchSize }, () => rng.pick(labelled));
-      const stats = await trainer.step(items.map((item) => ({ prompt: promptTokens(item.question, digitPromptLength[task]), tokens: responseTokens(answerText(item.answer)) })));
-      if (step % 50 === 0 || step === d.warmStartSteps) events.log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
-    }
-    trainer.dispose();
-  }
-  const warmStartSeconds = (performance.now() - started) / 1000;
-  const before = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
-  events.evaluation?.('warm start', 0, before);
-
-  const algorithm = new DigitReinforce(policy, grammar, {
-    learningRate: config.algorithm.learningRate,
-    baselineMomentum: config.algorithm.baselineMomentum,
-    temperature: config.algorithm.temperature,
-    gradClip: config.algorithm.gradClip,
-  });
-  const rlStarted = performance.now();
-  let generationSeconds = 0;
-  let generations = 0;
+  // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.
   try {
-    await pool.start({ policy: digitPolicyConfig(config), task, maxResponseTokens: d.maxResponseTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, excluded: [...excluded] });
-    let version = 1;
-    pool.sync(policy.getWeights(), version);
-    for (let step = 1; step <= d.numSteps; step++) {
-      const genStarted = performance.now();
-      const batch = await pool.generate(batchSize);
-      generationSeconds += (performance.now() - genStarted) / 1000;
-      generations += batch.trajectories.length;
-      const scores = batch.trajectories.map((t) => scoreAnswer(t.text, t.answer, d.requireTag));
-      const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, reward: scores[i].reward })));
-      if (!stats.skipped) pool.sync(policy.getWeights(), ++version);
-      const n = scores.length;
-      events.step?.({
-        step,
-        reward: stats.meanReward,
-        accuracy: scores.filter((s) => s.correct).length / n,
-        formatCompliance: scores.filter((s) => s.tagged).length / n,
-        loss: stats.loss,
-        baseline: stats.baseline,
-        generationsPerSecond: batch.generationsPerSecond,
-        trainerVersion: version,
-        generators: pool.statuses(),
-        skipped: stats.skipped,
-        reason: stats.reason,
-        samples: batch.trajectories.slice(0, samplesPerStep).map((t, i) => ({ question: t.question, answer: t.answer, text: t.text, reward: scores[i].reward, version: batch.versions[i] })),
-      });
-      if (config.run.evalFreq && step % config.run.evalFreq === 0 && step < d.numSteps) {
-        events.evaluation?.('during RL', step, await evaluateDigits(policy, evalItems, d.maxResponseTokens));
-      }
-    }
+    return await train(task);
   } finally {
-    algorithm.dispose();
+    policy.dispose();
   }
-  const rlSeconds = (performance.now() - rlStarted) / 1000;
-  const after = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
-  events.evaluation?.('after RL', d.numSteps, after);
-  policy.dispose();
-  return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: generationSeconds ? generations / generationSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+
+  async function train(task: DigitTaskName): Promise<DigitRunResult> {
+    // Warm start: a small labelled set, visited in shuffled batches.
+    const labelled: DigitItem[] = Array.from({ length: d.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
+    if (labelled.length && d.warmStartSteps) {
+      const trainer = new SupervisedTrainer(policy, grammar, { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
+      for (let step = 1; step <= d.warmStartSteps; step++) {
+        const items = Array.from({ length: batchSize }, () => rng.pick(labelled));
+        const stats = await trainer.step(items.map((item) => ({ prompt: promptTokens(item.question, digitPromptLength[task]), tokens: responseTokens(answerText(item.answer)) })));
+        if (step % 50 === 0 || step === d.warmStartSteps) events.log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
+      }
+      trainer.dispose();
+    }
+    const warmStartSeconds = (performance.now() - started) / 1000;
+    const before = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
+    events.evaluation?.('warm start', 0, before);
+
+    const algorithm = new DigitReinforce(policy, grammar, {
+      learningRate: config.algorithm.learningRate,
+      baselineMomentum: config.algorithm.baselineMomentum,
+      temperature: config.algorithm.temperature,
+      gradClip: config.algorithm.gradClip,
+    });
+    const rlStarted = performance.now();
+    let generationSeconds = 0;
+    let generations = 0;
+    try {
+      await pool.start({ policy: digitPolicyConfig(config), task, maxResponseTokens: d.maxResponseTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, excluded: [...excluded] });
+      let version = 1;
+      pool.sync(policy.getWeights(), version);
+      for (let step = 1; step <= d.numSteps; step++) {
+        const genStarted = performance.now();
+        const batch = await pool.generate(batchSize);
+        generationSeconds += (performance.now() - genStarted) / 1000;
+        generations += batch.trajectories.length;
+        const scores = batch.trajectories.map((t) => scoreAnswer(t.text, t.answer, d.requireTag));
+        const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, reward: scores[i].reward })));
+        if (!stats.skipped) pool.sync(policy.getWeights(), ++version);
+        const n = scores.length;
+        events.step?.({
+          step,
+          reward: stats.meanReward,
+          accuracy: scores.filter((s) => s.correct).length / n,
+          formatCompliance: scores.filter((s) => s.tagged).length / n,
+          loss: stats.loss,
+          baseline: stats.baseline,
+          generationsPerSecond: batch.generationsPerSecond,
+          trainerVersion: version,
+          generators: pool.statuses(),
+          skipped: stats.skipped,
+          reason: stats.reason,
+          samples: batch.trajectories.slice(0, samplesPerStep).map((t, i) => ({ question: t.question, answer: t.answer, text: t.text, reward: scores[i].reward, version: batch.versions[i] })),
+        });
+        if (config.run.evalFreq && step % config.run.evalFreq === 0 && step < d.numSteps) {
+          events.evaluation?.('during RL', step, await evaluateDigits(policy, evalItems, d.maxResponseTokens));
+        }
+      }
+    } finally {
+      algorithm.dispose();
+    }
+    const rlSeconds = (performance.now() - rlStarted) / 1000;
+    const after = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
+    events.evaluation?.('after RL', d.numSteps, after);
+    return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: generationSeconds ? generations / generationSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+  }
 }
