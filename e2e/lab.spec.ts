@@ -148,9 +148,18 @@ test('Pretrain adds pretrain_loss and held-out points; Pause and Resume act on i
   await page.getByTestId('charts').screenshot({ path: 'test-results/e2e/pretrain-charts.png' });
 });
 
-test('the default pretrained checkpoint: missing means a fresh start said in the status; a served one loads with its own config; a bad one is refused', async ({ page }) => {
+test('the default pretrained checkpoint: the shipped one loads; missing means a fresh start said in the status; a served one loads with its own config; a bad one is refused', async ({ page }) => {
   const lab = new LabPage(page);
-  // Missing: vite preview answers /pretrained.prl with the page itself.
+  // The shipped public/pretrained.prl (the recipe's warm start, d_model 64) loads as a warm start.
+  await lab.openDefault();
+  await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint, step 0');
+  expect(await lab.state<number>('config.model.dModel')).toBe(64);
+  await lab.button('Step').click(); // one RL step of the shipped policy, as a newcomer's Train starts
+  await expect(page.getByTestId('step')).toHaveText('step 1', { timeout: 60_000 });
+
+  // Missing: vite preview answers a file it does not have with the page itself.
+  await page.goto('about:blank');
+  await page.route('**/pretrained.prl', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>lab</title>' }));
   await lab.openDefault();
   await expect(page.getByTestId('checkpoint-note')).toContainText('no pretrained checkpoint at /pretrained.prl');
   await expect(page.getByTestId('checkpoint-note')).toContainText('starting fresh');
@@ -163,6 +172,7 @@ test('the default pretrained checkpoint: missing means a fresh start said in the
   await expect(page.getByTestId('step')).toHaveText('step 1');
   const bytes = await lab.downloadCheckpoint();
   await page.goto('about:blank');
+  await page.unroute('**/pretrained.prl');
   await page.route('**/pretrained.prl', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.from(bytes) }));
   await lab.openDefault();
   await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint, step 1');
