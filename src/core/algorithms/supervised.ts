@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { applyClipped, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequencePair } from '../model/training';
+import { applyClipped, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 export interface SupervisedConfig {
@@ -42,15 +42,23 @@ export interface GradientShard {
   compute(weights: WeightArray[], pairs: readonly SequencePair[]): Promise<ShardGradients>;
 }
 
+/** Cross-entropy and correctly predicted tokens of a batch, summed over its program tokens. */
+function summedTerms(policy: TransformerPolicy, batch: SequenceBatch): { loss: tf.Scalar; correct: tf.Scalar } {
+  const logProbs = programLogProbs(policy, batch); // [B, P, V]
+  const loss = takenLogProbs(logProbs, batch).mul(batch.tokenMask).sum().neg() as tf.Scalar;
+  const correct = logProbs.argMax(2).equal(batch.targets).cast('float32').mul(batch.tokenMask).sum() as tf.Scalar;
+  return { loss, correct };
+}
+
 /** Summed cross-entropy and its gradients on `pairs` (the unit of data-parallel work). */
 export function summedGradients<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly SequencePair[]): { lossSum: number; correctSum: number; tokens: number; grads: tf.Tensor[] } {
   const batch = buildSequenceBatch(pairs, grammar, policy.config.context);
   try {
     let correct: tf.Scalar | null = null;
     const { value, grads } = tf.variableGrads(() => {
-      const logProbs = programLogProbs(policy, batch); // [B, P, V]
-      correct = tf.keep(logProbs.argMax(2).equal(batch.targets).cast('float32').mul(batch.tokenMask).sum() as tf.Scalar);
-      return takenLogProbs(logProbs, batch).mul(batch.tokenMask).sum().neg() as tf.Scalar;
+      const sums = summedTerms(policy, batch);
+      correct = tf.keep(sums.correct);
+      return sums.loss;
     }, policy.variables);
     const lossSum = value.dataSync()[0];
     const correctSum = correct!.dataSync()[0];
@@ -74,20 +82,17 @@ export class SupervisedTrainer<S = unknown> {
     this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
 
-  private terms(pairs: readonly SequencePair[], batch: ReturnType<typeof buildSequenceBatch>) {
-    const logProbs = programLogProbs(this.policy, batch); // [B, P, V]
-    const taken = takenLogProbs(logProbs, batch); // [B, P]
-    const loss = taken.mul(batch.tokenMask).sum().div(-batch.tokenCount) as tf.Scalar;
-    const correct = logProbs.argMax(2).equal(batch.targets).cast('float32').mul(batch.tokenMask).sum().div(batch.tokenCount) as tf.Scalar;
-    void pairs;
-    return { loss, tokenAccuracy: correct };
+  /** Mean cross-entropy and token accuracy per program token. */
+  private terms(batch: SequenceBatch) {
+    const sums = summedTerms(this.policy, batch);
+    return { loss: sums.loss.div(batch.tokenCount) as tf.Scalar, tokenAccuracy: sums.correct.div(batch.tokenCount) as tf.Scalar };
   }
 
   async step(pairs: readonly SequencePair[]): Promise<SupervisedStats> {
     if (this.shards.length > 0 && pairs.length > this.shards.length) return this.parallelStep(pairs);
     const batch = buildSequenceBatch(pairs, this.grammar, this.policy.config.context);
     try {
-      const result = await clippedStep(this.optimizer, this.policy.variables, () => this.terms(pairs, batch), this.config.gradClip);
+      const result = await clippedStep(this.optimizer, this.policy.variables, () => this.terms(batch), this.config.gradClip);
       return { loss: result.values.loss, tokenAccuracy: result.values.tokenAccuracy, skipped: result.skipped, reason: result.reason };
     } finally {
       disposeBatch(batch);
@@ -129,7 +134,7 @@ export class SupervisedTrainer<S = unknown> {
     for (let i = 0; i < pairs.length; i += batchSize) {
       const part = pairs.slice(i, i + batchSize);
       const batch = buildSequenceBatch(part, this.grammar, this.policy.config.context);
-      const value = tf.tidy(() => this.terms(part, batch).loss);
+      const value = tf.tidy(() => this.terms(batch).loss);
       total += (await value.data())[0] * batch.tokenCount;
       tokens += batch.tokenCount;
       value.dispose();
