@@ -16,6 +16,7 @@ declare global {
   function clearTimeout(id: unknown): void;
   function queueMicrotask(callback: () => void): void;
   function structuredClone<T>(value: T): T;
+  function atob(data: string): string;
 
   const performance: { now(): number };
 
@@ -41,6 +42,14 @@ declare global {
       readonly buffer: ArrayBuffer;
       grow(delta: number): number;
     }
+    class Module {
+      constructor(bytes: Uint8Array);
+    }
+    class Instance {
+      constructor(module: Module, imports?: Record<string, Record<string, unknown>>);
+      readonly exports: Record<string, unknown>;
+    }
+    function validate(bytes: Uint8Array): boolean;
   }
 
   class AbortSignal {

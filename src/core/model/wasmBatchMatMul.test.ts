@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generatedPath, renderKernelModule } from '../../../scripts/buildKernels';
+import { Rng } from '../rng';
+import { installWasmBatchMatMul, wasmBatchMatMulStatus } from './wasmBatchMatMul';
+
+const rng = new Rng(11);
+const random = (shape: number[]) => tf.tensor(Float32Array.from({ length: shape.reduce((p, v) => p * v, 1) }, () => rng.next() * 2 - 1), shape);
+
+/** op(a) @ op(b) in float64 on the host, with a's and b's batch shapes broadcast like tfjs. */
+function reference(a: tf.Tensor, b: tf.Tensor, transposeA: boolean, transposeB: boolean): { shape: number[]; values: Float64Array } {
+  const av = a.dataSync(), bv = b.dataSync();
+  const [ar, ac] = a.shape.slice(-2), [br, bc] = b.shape.slice(-2);
+  const [m, k] = transposeA ? [ac, ar] : [ar, ac];
+  const n = transposeB ? br : bc;
+  const aBatch = a.shape.slice(0, -2), bBatch = b.shape.slice(0, -2);
+  const batchShape = aBatch.map((v, i) => Math.max(v, bBatch[i]));
+  const batch = batchShape.reduce((p, v) => p * v, 1);
+  const aSize = aBatch.reduce((p, v) => p * v, 1), bSize = bBatch.reduce((p, v) => p * v, 1);
+  const values = new Float64Array(batch * m * n);
+  for (let t = 0; t < batch; t++) {
+    const ao = (aSize === 1 ? 0 : t) * m * k, bo = (bSize === 1 ? 0 : t) * k * n;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        let sum = 0;
+        for (let p = 0; p < k; p++) sum += av[ao + (transposeA ? p * m + i : i * k + p)] * bv[bo + (transposeB ? j * k + p : p * n + j)];
+        values[(t * m + i) * n + j] = sum;
+      }
+    }
+  }
+  return { shape: [...batchShape, m, n], values };
+}
+
+function expectClose(actual: tf.Tensor, expected: { shape: number[]; values: ArrayLike<number> }) {
+  expect(actual.shape).toEqual(expected.shape);
+  const got = actual.dataSync();
+  let worst = 0;
+  for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i] - expected.values[i]) / (1 + Math.abs(expected.values[i])));
+  expect(worst).toBeLessThan(1e-5);
+}
+
+const transposes = [[false, false], [false, true], [true, false], [true, true]] as const;
+const name = (ta: boolean, tb: boolean) => `${ta ? 'A^T' : 'A'} ${tb ? 'B^T' : 'B'}`;
+const operandShapes = (batch: number[], m: number, k: number, n: number, ta: boolean, tb: boolean) =>
+  [[...batch, ...(ta ? [k, m] : [m, k])], [...batch, ...(tb ? [n, k] : [k, n])]];
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+  await tf.ready();
+});
+
+describe('wasm batched matMul kernel', () => {
+  it('is built from batchMatMulKernel.wat exactly as committed (npm run build:kernels)', async () => {
+    expect(await renderKernelModule()).toBe(readFileSync(generatedPath, 'utf8'));
+  });
+
+  it('reports inactive before it is installed, active after, and installs once', () => {
+    expect(wasmBatchMatMulStatus().active).toBe(false);
+    const status = installWasmBatchMatMul();
+    expect(status.active).toBe(true);
+    const kernel = tf.getKernel('BatchMatMul', 'wasm')!.kernelFunc;
+    expect(installWasmBatchMatMul().active).toBe(true);
+    expect(tf.getKernel('BatchMatMul', 'wasm')!.kernelFunc).toBe(kernel);
+  });
+
+  it.each(transposes)('computes batched products of edge sizes on the kernel (transposeA %s, transposeB %s)', (ta, tb) => {
+    installWasmBatchMatMul();
+    for (const m of [1, 7, 65]) {
+      for (const k of [1, 3, 33]) {
+        for (const n of [1, 5, 70]) {
+          const [as, bs] = operandShapes([3], m, k, n, ta, tb);
+          const a = random(as), b = random(bs);
+          const before = wasmBatchMatMulStatus().calls;
+          const c = tf.matMul(a, b, ta, tb);
+          expect(wasmBatchMatMulStatus().calls, `${name(ta, tb)} m ${m} k ${k} n ${n}`).toBe(before + 1);
+          expectClose(c, reference(a, b, ta, tb));
+          tf.dispose([a, b, c]);
+        }
+      }
+    }
+  });
+
+  it.each(transposes)('computes 4D batch shapes on the kernel (transposeA %s, transposeB %s)', (ta, tb) => {
+    installWasmBatchMatMul();
+    const [as, bs] = operandShapes([2, 3], 17, 16, 9, ta, tb);
+    const a = random(as), b = random(bs);
+    const before = wasmBatchMatMulStatus().calls;
+    const c = tf.matMul(a, b, ta, tb);
+    expect(wasmBatchMatMulStatus().calls).toBe(before + 1);
+    expectClose(c, reference(a, b, ta, tb));
+    tf.dispose([a, b, c]);
+  });
+
+  it('leaves batch 1, 2D and broadcast products to tfjs, with the same results', () => {
+    installWasmBatchMatMul();
+    const cases: [number[], number[], boolean, boolean][] = [
+      [[1, 7, 5], [1, 5, 9], false, false], // batch 1: XNNPACK
+      [[7, 5], [9, 5], false, true], // 2D
+      [[1, 7, 5], [3, 5, 9], false, false], // broadcast a
+      [[3, 5, 7], [1, 9, 5], true, true], // broadcast b
+    ];
+    for (const [as, bs, ta, tb] of cases) {
+      const a = random(as), b = random(bs);
+      const before = wasmBatchMatMulStatus().calls;
+      const c = tf.matMul(a, b, ta, tb);
+      expect(wasmBatchMatMulStatus().calls).toBe(before);
+      if (a.rank === 2) {
+        expect(c.shape).toEqual([7, 9]);
+        expectClose(c.expandDims(0), reference(a.expandDims(0), b.expandDims(0), ta, tb));
+      } else {
+        expectClose(c, reference(a, b, ta, tb));
+      }
+      tf.dispose([a, b, c]);
+    }
+  });
+
+  it.each(transposes)('gives gradients of a batched product equal to the cpu backend (transposeA %s, transposeB %s)', async (ta, tb) => {
+    installWasmBatchMatMul();
+    const [as, bs] = operandShapes([2, 3], 13, 10, 11, ta, tb);
+    const a = random(as), b = random(bs);
+    const weights = random([2, 3, 13, 11]);
+    const loss = (x: tf.Tensor, y: tf.Tensor) => tf.matMul(x, y, ta, tb).mul(weights).sum();
+    const before = wasmBatchMatMulStatus().calls;
+    const [da, db] = tf.grads(loss)([a, b]);
+    expect(wasmBatchMatMulStatus().calls).toBeGreaterThanOrEqual(before + 3); // the product and both gradients
+    const wasmGrads = [da.arraySync(), db.arraySync()];
+    await tf.setBackend('cpu');
+    try {
+      const cpuGrads = tf.grads(loss)([a, b]);
+      cpuGrads.forEach((g, i) => expectClose(tf.tensor(wasmGrads[i] as number[]), { shape: g.shape, values: g.dataSync() }));
+    } finally {
+      await tf.setBackend('wasm');
+    }
+    tf.dispose([a, b, weights, da, db]);
+  });
+
+  it('keeps the tensor count and the backend memory flat over repeated products', () => {
+    installWasmBatchMatMul();
+    const a = random([4, 30, 20]), b = random([4, 25, 20]);
+    tf.matMul(a, b, false, true).dispose();
+    const start = tf.memory();
+    for (let i = 0; i < 20; i++) tf.tidy(() => void tf.matMul(a, b, false, true).sum());
+    expect(tf.memory().numTensors).toBe(start.numTensors);
+    expect(tf.memory().numBytes).toBe(start.numBytes);
+    tf.dispose([a, b]);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * A faster BatchMatMul for tfjs-backend-wasm, for batched products (batch > 1): attention's.
+ *
+ * tfjs-wasm 4.22 runs 2D products through XNNPACK (6-12 GMAC/s on this kind of machine) but a
+ * batched one through a plain blocked loop (~0.6 GMAC/s), so attention's [B, h, T, dh] products
+ * took 35-60% of a training step. This replaces the wasm backend's BatchMatMul kernel with one
+ * that sends float32 products with batch > 1 and equal batch shapes to a hand-written SIMD kernel
+ * (batchMatMulKernel.wat, 4x8 register tiles over packed panels; any transposeA/transposeB), and
+ * everything else (batch 1, broadcasting, other dtypes) to tfjs's own kernel. Gradients of
+ * matMul dispatch to BatchMatMul, so they use it too.
+ *
+ * The kernel module imports tfjs-wasm's own WebAssembly.Memory and computes on tensor data in
+ * place: inputs at their memoryOffset, the output from backend.makeOutput, packing scratch from
+ * the backend's _malloc. If that memory cannot be found (another tfjs build), or this engine
+ * lacks WebAssembly SIMD, nothing is replaced and the returned status says why.
+ * Deliberate simplifications: one thread (tfjs-wasm runs one here, STACK-NOTES); the scratch
+ * buffer only grows (its largest size so far, ~100 KB for attention).
+ */
+import * as tf from '@tensorflow/tfjs';
+import { batchMatMulKernelPlain, batchMatMulKernelShared } from './batchMatMulKernel.generated';
+
+export interface WasmBatchMatMulStatus {
+  /** True when batched float32 products run on the SIMD kernel. */
+  active: boolean;
+  /** What is used and, when inactive, why. */
+  reason: string;
+  /** Products computed by the SIMD kernel since the process started (tests check it moves). */
+  calls: number;
+}
+
+/** The parts of tfjs-wasm's BackendWasm this file uses (they are not in its public types). */
+interface WasmBackend {
+  wasm: { _malloc(bytes: number): number; _free(pointer: number): void; wasmMemory?: unknown; asm?: { memory?: unknown } };
+  dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
+  makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
+}
+
+type KernelEntry = (
+  a: number, b: number, c: number, batch: number, m: number, n: number, k: number,
+  aRowStride: number, aInnerStride: number, bInnerStride: number, bColumnStride: number, scratch: number,
+) => void;
+
+/** The kernel instantiated on one backend instance's memory, with that backend's scratch. */
+interface Binding {
+  backend: WasmBackend;
+  entry: KernelEntry;
+  scratch: number;
+  scratchBytes: number;
+}
+
+let installed: { reason: string; active: boolean } | null = null;
+let binding: Binding | null = null;
+let calls = 0;
+
+function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** Instantiates the kernel on a backend's memory, or says why it cannot. */
+function bind(backend: WasmBackend): Binding | string {
+  const module = backend.wasm;
+  const memory = module?.wasmMemory ?? module?.asm?.memory;
+  if (!(memory instanceof WebAssembly.Memory)) return "tfjs-wasm's WebAssembly.Memory was not found on its module";
+  if (typeof module._malloc !== 'function' || typeof module._free !== 'function') return "tfjs-wasm's module exports no _malloc/_free";
+  const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+  const bytes = decodeBase64(shared ? batchMatMulKernelShared : batchMatMulKernelPlain);
+  if (!WebAssembly.validate(bytes)) return 'this engine has no WebAssembly SIMD (the kernel does not validate)';
+  try {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+    return { backend, entry: instance.exports.batchMatMul as KernelEntry, scratch: 0, scratchBytes: 0 };
+  } catch (error) {
+    return `the kernel cannot import tfjs-wasm's ${shared ? 'shared ' : ''}memory (${(error as Error).message})`;
+  }
+}
+
+function scratchFor(b: Binding, bytes: number): number {
+  if (bytes > b.scratchBytes) {
+    if (b.scratch) b.backend.wasm._free(b.scratch);
+    b.scratchBytes = Math.max(bytes, 2 * b.scratchBytes);
+    b.scratch = b.backend.wasm._malloc(b.scratchBytes);
+    if (!b.scratch) {
+      b.scratchBytes = 0;
+      throw new Error(`wasmBatchMatMul: _malloc(${bytes}) failed`);
+    }
+  }
+  return b.scratch;
+}
+
+const sameShape = (x: number[], y: number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+
+/**
+ * Computes the product on the SIMD kernel and returns its output, or returns null when this
+ * product is one for tfjs's own kernel.
+ */
+function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo | null {
+  const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const { transposeA, transposeB } = (args.attrs ?? {}) as { transposeA?: boolean; transposeB?: boolean };
+  if (a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 3) return null;
+  const outer = a.shape.slice(0, -2);
+  if (!sameShape(outer, b.shape.slice(0, -2))) return null; // broadcasting: tfjs's kernel
+  const batch = outer.reduce((p, v) => p * v, 1);
+  const [aRows, aCols] = a.shape.slice(-2);
+  const [bRows, bCols] = b.shape.slice(-2);
+  const [m, k] = transposeA ? [aCols, aRows] : [aRows, aCols];
+  const [kb, n] = transposeB ? [bCols, bRows] : [bRows, bCols];
+  if (batch <= 1 || k !== kb || m === 0 || n === 0 || k === 0) return null; // batch 1: XNNPACK; a mismatch: tfjs's error
+
+  const backend = args.backend as WasmBackend;
+  if (binding?.backend !== backend) {
+    const bound = bind(backend); // a new backend instance (tf.removeBackend and back): a new memory
+    if (typeof bound === 'string') return null;
+    binding = bound;
+  }
+  const padded = 4 * k * (Math.ceil(m / 4) * 4 + Math.ceil(n / 8) * 8) + 128;
+  const scratch = scratchFor(binding, padded);
+  const out = backend.makeOutput([...outer, m, n], 'float32');
+  const offset = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId)!.memoryOffset;
+  binding.entry(
+    offset(a), offset(b), offset(out), batch, m, n, k,
+    transposeA ? 1 : k, transposeA ? m : 1, // A stored [M, K], or [K, M] when transposed
+    transposeB ? 1 : n, transposeB ? k : 1, // B stored [K, N], or [N, K] when transposed
+    scratch,
+  );
+  calls++;
+  return out;
+}
+
+/**
+ * Replaces the wasm backend's BatchMatMul (idempotent). Call after tf.setBackend('wasm') has
+ * resolved, so that the kernel can be checked against the backend's memory; returns whether
+ * it is active and why not.
+ */
+export function installWasmBatchMatMul(): WasmBatchMatMulStatus {
+  if (installed?.active) return wasmBatchMatMulStatus();
+  const original = tf.getKernel('BatchMatMul', 'wasm');
+  const backend = tf.findBackend('wasm') as unknown as WasmBackend | null;
+  const refuse = (reason: string) => {
+    installed = { active: false, reason: `tfjs's BatchMatMul: ${reason}` };
+    return wasmBatchMatMulStatus();
+  };
+  if (!original) return refuse('the wasm backend is not registered');
+  if (!backend) return refuse('the wasm backend is not initialised');
+  const bound = bind(backend);
+  if (typeof bound === 'string') return refuse(bound);
+  binding = bound;
+  const kernelFunc: tf.KernelFunc = (args) => simdBatchMatMul(args) ?? (original.kernelFunc(args) as tf.TensorInfo);
+  tf.unregisterKernel('BatchMatMul', 'wasm');
+  tf.registerKernel({ ...original, kernelFunc });
+  installed = { active: true, reason: 'SIMD kernel for batched float32 products (batch > 1), tfjs-wasm for the rest' };
+  return wasmBatchMatMulStatus();
+}
+
+export function wasmBatchMatMulStatus(): WasmBatchMatMulStatus {
+  return { active: installed?.active ?? false, reason: installed?.reason ?? 'not installed', calls };
+}
