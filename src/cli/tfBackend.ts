@@ -2,9 +2,12 @@
  * tfjs in Node: the wasm backend (SIMD where the CPU has it; Node gives tfjs-wasm no threads,
  * so it runs single-threaded), falling back to the pure-JS cpu backend, and saying which and
  * why. @tensorflow/tfjs-node cannot install here (its install script downloads a binary).
+ * On wasm, batched matMuls (attention) run on our SIMD kernel (core/model/wasmBatchMatMul.ts);
+ * PRL_WASM_BATCH_MATMUL=off keeps tfjs's own kernel, for before/after measurements.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
+import { installWasmBatchMatMul } from '../core/model/wasmBatchMatMul';
 
 export type NodeBackend = 'auto' | 'wasm' | 'cpu';
 
@@ -16,7 +19,7 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
       if (await tf.setBackend(name)) {
         await tf.ready();
         const simd = name === 'wasm' ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') : false;
-        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, single thread` : 'pure JavaScript';
+        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, single thread; batched matMul: ${batchedMatMul()}` : 'pure JavaScript';
         return { backend: name, detail: skipped.length ? `${detail}; skipped ${skipped.join(', ')}` : detail };
       }
       skipped.push(`${name} (failed to initialise)`);
@@ -25,4 +28,9 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
     }
   }
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
+}
+
+function batchedMatMul(): string {
+  if (process.env.PRL_WASM_BATCH_MATMUL === 'off') return "tfjs's (PRL_WASM_BATCH_MATMUL=off)";
+  return installWasmBatchMatMul().reason;
 }

@@ -12,6 +12,8 @@ export interface BackendInfo {
   backend: string;
   /** Why each faster backend was skipped. */
   skipped: string[];
+  /** What runs differently from tfjs's defaults on this backend (the wasm batched matMul kernel). */
+  notes?: string[];
 }
 
 export interface DatasetSummary {

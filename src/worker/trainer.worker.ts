@@ -13,6 +13,7 @@ import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { createBrowserDigitGenerators } from './digitGenerators';
+import { installWasmBatchMatMul } from '../core/model/wasmBatchMatMul';
 import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
 import { createTrainerService } from './trainerService';
@@ -56,7 +57,10 @@ async function initBackend(preference: 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'c
     try {
       if (await tf.setBackend(name)) {
         await tf.ready();
-        return { backend: name, skipped };
+        // Batched matMuls (attention) on our SIMD kernel; the status line says which kernel runs.
+        const notes = name === 'wasm' ? [`batched matMul: ${installWasmBatchMatMul().reason}`] : [];
+        notes.forEach((note) => console.log(note));
+        return { backend: name, skipped, notes };
       }
       skipped.push(`${name}: failed to initialise`);
     } catch (error) {

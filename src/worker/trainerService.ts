@@ -243,7 +243,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     emit = onEvent;
     setPhase('loading', 'starting tfjs');
     const info = await platform.initBackend();
-    setPhase('idle', `backend ${info.backend} ready`);
+    setPhase('idle', `backend ${info.backend} ready${info.notes?.length ? ` (${info.notes.join('; ')})` : ''}`);
     return info;
   },
 

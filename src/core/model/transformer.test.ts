@@ -8,9 +8,12 @@ import { sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
 import { TransformerPolicy, bmmNT } from './transformer';
 import { scheduledRate } from './schedule';
+import { installWasmBatchMatMul, wasmBatchMatMulStatus } from './wasmBatchMatMul';
 
+// As the CLI and the page run it: attention's batched products on our SIMD kernel.
 beforeAll(async () => {
   await tf.setBackend('wasm');
+  expect(installWasmBatchMatMul().active).toBe(true);
 });
 
 const tiny = { vocabSize: 12, layers: 2, dModel: 16, heads: 2, context: 24 };
@@ -42,6 +45,14 @@ describe('transformer policy', () => {
     const alone = policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')).arraySync()[0];
     const padded = policy.forward(tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32'), [2, 0]).arraySync()[0];
     alone.forEach((row, t) => row.forEach((value, v) => expect(padded[t + 2][v]).toBeCloseTo(value, 4)));
+    policy.dispose();
+  });
+
+  it("runs attention's batched products on the wasm SIMD kernel", () => {
+    const policy = new TransformerPolicy(tiny, 5);
+    const before = wasmBatchMatMulStatus().calls;
+    tf.tidy(() => void policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')));
+    expect(wasmBatchMatMulStatus().calls).toBeGreaterThanOrEqual(before + 2 * tiny.layers); // scores and values per layer
     policy.dispose();
   });
 

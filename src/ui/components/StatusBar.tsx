@@ -13,7 +13,7 @@ export function StatusBar() {
       <h1>Program RL Lab</h1>
       <span className={`phase phase-${phase}`} data-testid="phase">{phase}</span>
       <span data-testid="status-message">{message}</span>
-      <span data-testid="backend" title={backend?.skipped.join('\n') ?? ''}>
+      <span data-testid="backend" title={[...(backend?.notes ?? []), ...(backend?.skipped ?? [])].join('\n')}>
         backend: <b>{backend?.backend ?? '…'}</b>
       </span>
       <span data-testid="step">step {step}</span>
