@@ -10,7 +10,12 @@ beforeAll(async () => {
 });
 
 describe('digit tasks with generator worker_threads', () => {
-  it('smoke: 2 generators run a few RL steps, each sampling with the newest weights', async () => {
+  it.each([
+    // On-policy: step s samples with version s (the sync sent after step s-1).
+    { overlap: false, sampledWith: (step: number) => step },
+    // Overlapped: batch s was requested before update s-1, so it holds version s-1 (batch 1: the first sync).
+    { overlap: true, sampledWith: (step: number) => Math.max(1, step - 1) },
+  ])('smoke: 2 generators run a few RL steps (overlap $overlap), sampling with the versions it implies', async ({ overlap, sampledWith }) => {
     const base = defaultConfig();
     const config = parseConfig({
       ...base,
@@ -18,7 +23,7 @@ describe('digit tasks with generator worker_threads', () => {
       model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 },
       algorithm: { ...base.algorithm, batchSize: 8, learningRate: 1e-3 },
       run: { ...base.run, evalSamples: 10 },
-      digits: { ...base.digits, numSteps: 3, numGenerators: 2, warmStartExamples: 16, warmStartSteps: 2 },
+      digits: { ...base.digits, numSteps: 3, numGenerators: 2, overlap, warmStartExamples: 16, warmStartSteps: 2 },
     });
     const steps: DigitStepMetrics[] = [];
     const pool = createNodeGeneratorPool(2);
@@ -32,8 +37,8 @@ describe('digit tasks with generator worker_threads', () => {
     }
     expect(steps.map((m) => m.step)).toEqual([1, 2, 3]);
     steps.forEach((m) => {
-      // Step s samples with version s (the sync sent after step s-1) and then publishes s+1.
-      expect(m.generators.map((g) => g.generatedWith)).toEqual([m.step, m.step]);
+      expect(m.generators.map((g) => g.generatedWith)).toEqual([sampledWith(m.step), sampledWith(m.step)]);
+      expect(m.samples.every((sample) => sample.version === sampledWith(m.step))).toBe(true);
       expect(m.trainerVersion).toBe(m.step + 1);
       expect(m.samples).toHaveLength(2);
       expect(Number.isFinite(m.loss)).toBe(true);

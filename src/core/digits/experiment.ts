@@ -5,10 +5,13 @@
  * evaluation; REINFORCE with N parallel generators and versioned weight sync; greedy
  * evaluation again.
  *
- * Each RL step is synchronous and on-policy: the trainer asks every generator for its share of
- * the batch, scores the answers, updates, and broadcasts the new version; generators apply it
- * before their next request (their messages are handled in order). Deliberate simplification:
- * generation and the update do not overlap, so the trainer's update time is not hidden.
+ * Each RL step: the trainer takes the batch the generators produced, scores the answers,
+ * updates, and broadcasts the new version; generators apply it before their next request (their
+ * messages are handled in order). With `digits.overlap` (the default) the request for the next
+ * batch goes out before the update, so the generators sample batch n+1 while the trainer learns
+ * from batch n: that batch comes from the weights one version behind the trainer's (as in the
+ * Monarch example's asynchronous generators; each trajectory records its version). Without it,
+ * every step is on-policy and generation waits for the update.
  */
 import { DigitReinforce } from '../algorithms/digitReinforce';
 import { SupervisedTrainer } from '../algorithms/supervised';
@@ -95,7 +98,7 @@ export interface DigitRunResult {
   after: DigitEvalResult;
   warmStartSeconds: number;
   rlSeconds: number;
-  /** Mean generations/s over the RL steps (wall clock of the generate calls). */
+  /** Trajectories the RL loop consumed per second of its wall time (evaluations excluded): generation and updates together. */
   generationsPerSecond: number;
   totalSeconds: number;
 }
@@ -141,20 +144,31 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
       gradClip: config.algorithm.gradClip,
     });
     const rlStarted = performance.now();
-    let generationSeconds = 0;
+    let loopSeconds = 0; // RL wall time without the periodic evaluations
     let generations = 0;
     try {
       await pool.start({ policy: digitPolicyConfig(config), task, maxResponseTokens: d.maxResponseTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, excluded: [...excluded] });
       let version = 1;
       pool.sync(policy.getWeights(), version);
+      // A request still in flight when the run stops (an error, or the page's Stop) must not
+      // surface as an unhandled rejection: the await below reports failures.
+      const request = () => {
+        const batch = pool.generate(batchSize);
+        batch.catch(() => undefined);
+        return batch;
+      };
+      let next = d.numSteps > 0 ? request() : undefined;
       for (let step = 1; step <= d.numSteps; step++) {
-        const genStarted = performance.now();
-        const batch = await pool.generate(batchSize);
-        generationSeconds += (performance.now() - genStarted) / 1000;
+        const stepStarted = performance.now();
+        const batch = await next!;
+        const more = step < d.numSteps;
+        if (d.overlap && more) next = request();
         generations += batch.trajectories.length;
         const scores = batch.trajectories.map((t) => scoreAnswer(t.text, t.answer, d.requireTag));
         const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, reward: scores[i].reward })));
         if (!stats.skipped) pool.sync(policy.getWeights(), ++version);
+        if (!d.overlap && more) next = request();
+        loopSeconds += (performance.now() - stepStarted) / 1000;
         const n = scores.length;
         events.step?.({
           step,
@@ -170,7 +184,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
           reason: stats.reason,
           samples: batch.trajectories.slice(0, samplesPerStep).map((t, i) => ({ question: t.question, answer: t.answer, text: t.text, reward: scores[i].reward, version: batch.versions[i] })),
         });
-        if (config.run.evalFreq && step % config.run.evalFreq === 0 && step < d.numSteps) {
+        if (config.run.evalFreq && step % config.run.evalFreq === 0 && more) {
           events.evaluation?.('during RL', step, await evaluateDigits(policy, evalItems, d.maxResponseTokens));
         }
       }
@@ -180,6 +194,6 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     const rlSeconds = (performance.now() - rlStarted) / 1000;
     const after = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
     events.evaluation?.('after RL', d.numSteps, after);
-    return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: generationSeconds ? generations / generationSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+    return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
   }
 }
