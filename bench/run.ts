@@ -17,6 +17,7 @@ import { kolmogorovPreludeModules } from '../src/core/kolmogorov/prelude';
 import { Adam } from '../src/core/model/adam';
 import { TransformerPolicy, type PolicyConfig } from '../src/core/model/transformer';
 import { SupervisedTrainer } from '../src/core/algorithms/supervised';
+import { OpenGrammar } from '../src/core/grammar';
 import { KolmogorovGrammar } from '../src/core/kolmogorov/grammar';
 import { PairStream } from '../src/core/kolmogorov/pairs';
 import { kolmogorovPolicyConfig } from '../src/core/runner';
@@ -24,6 +25,7 @@ import { createNodeGradientShards } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
+import { Rng } from '../src/core/rng';
 
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',');
@@ -238,6 +240,28 @@ async function checkpointFigures(runs: number): Promise<void> {
  * number code; a length-bucketed batch of 32 generated pairs of at most 64 values), on one
  * thread and split with a gradient worker thread (data parallelism), on the same batch.
  */
+/**
+ * The reference policy trained on random tokens through the supervised (data-parallel) path,
+ * on 1 and 2 threads: how the CLI uses both cores (the Python reference uses 2 threads too).
+ * Same model and tokens per step as train_tokens_per_s/reference_d128_l2; the loss is
+ * cross-entropy instead of the REINFORCE-weighted log-probs, the same forward and backward work.
+ */
+async function dataParallelFigures(runs: number): Promise<void> {
+  const config: PolicyConfig = { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 };
+  const rng = new Rng(11);
+  const pairs = Array.from({ length: 32 }, () => ({ prompt: [1], tokens: Array.from({ length: 63 }, () => rng.int(1, 63)) }));
+  for (const threads of [1, 2]) {
+    const host = threads > 1 ? await createNodeGradientShards(threads - 1, config, 'wasm', 'open') : null;
+    const policy = new TransformerPolicy(config, 0);
+    const trainer = new SupervisedTrainer(policy, new OpenGrammar(config.vocabSize), { learningRate: 3e-4, gradClip: 1 }, host?.shards);
+    const durations = await time(async () => void (await trainer.step(pairs)), runs, 2);
+    report(rate(`train_tokens_per_s/reference_d128_l2/data_parallel_${threads}_threads`, 'tokens/s', 32 * 64, durations, { threads, step_ms: stats(durations).median, loss: 'cross-entropy' }));
+    trainer.dispose();
+    policy.dispose();
+    await host?.close();
+  }
+}
+
 async function warmStartFigures(runs: number): Promise<void> {
   const config = defaultConfig();
   config.model = { ...config.model, dModel: 64, layers: 2, heads: 4 };
@@ -266,6 +290,7 @@ async function main(): Promise<void> {
   const runs = Number(runsArg ?? (quick ? 3 : 10));
   if (wanted('policy')) {
     await policyFigures('reference_d128_l2', { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 }, 32, 64, runs);
+    await dataParallelFigures(runs);
     if (!quick) await policyFigures('d256_l4', { vocabSize: 64, dModel: 256, heads: 4, layers: 4, context: 64 }, 32, 64, Math.max(3, Math.floor(runs / 2)));
   }
   if (wanted('warmstart')) await warmStartFigures(runs);

@@ -5,9 +5,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { summedGradients } from '../core/algorithms/supervised';
+import { OpenGrammar } from '../core/grammar';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import type { SequencePair } from '../core/model/training';
 import { TransformerPolicy, type PolicyConfig, type WeightArray } from '../core/model/transformer';
+import type { ShardGrammar } from './gradientHost';
 import { initTensorflow } from './tfBackend';
 
 export interface GradientRequest {
@@ -18,10 +20,10 @@ export interface GradientRequest {
 
 if (!parentPort) throw new Error('gradient.worker.ts must run in a worker thread');
 const port = parentPort;
-const { policyConfig, backend } = workerData as { policyConfig: PolicyConfig; backend: 'wasm' | 'cpu' };
+const { policyConfig, backend, grammar: grammarName } = workerData as { policyConfig: PolicyConfig; backend: 'wasm' | 'cpu'; grammar: ShardGrammar };
 await initTensorflow(backend);
 const policy = new TransformerPolicy(policyConfig, 0);
-const grammar = new KolmogorovGrammar();
+const grammar = grammarName === 'open' ? new OpenGrammar(policyConfig.vocabSize) : new KolmogorovGrammar();
 
 port.on('message', (request: GradientRequest) => {
   try {

@@ -15,11 +15,14 @@ export interface NodeGradientShards {
   close(): Promise<void>;
 }
 
-export async function createNodeGradientShards(count: number, policyConfig: PolicyConfig, backend: 'wasm' | 'cpu'): Promise<NodeGradientShards> {
+/** The grammar a shard checks the pairs' tokens against: the Kolmogorov task's, or none (benchmarks). */
+export type ShardGrammar = 'kolmogorov' | 'open';
+
+export async function createNodeGradientShards(count: number, policyConfig: PolicyConfig, backend: 'wasm' | 'cpu', grammar: ShardGrammar = 'kolmogorov'): Promise<NodeGradientShards> {
   const workers: Worker[] = [];
   const shards = await Promise.all(
     Array.from({ length: count }, async (): Promise<GradientShard> => {
-      const worker = new Worker(bootstrap, { workerData: { entry, policyConfig, backend } });
+      const worker = new Worker(bootstrap, { workerData: { entry, policyConfig, backend, grammar } });
       workers.push(worker);
       const pending = new Map<number, { resolve: (r: ShardGradients) => void; reject: (e: Error) => void }>();
       let nextId = 0;

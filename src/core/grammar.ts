@@ -18,3 +18,27 @@ export interface Grammar<State = unknown> {
   /** True when `token` ends a program line (for line-level credit assignment). */
   endsLine(token: number): boolean;
 }
+
+/**
+ * Every token but PAD (0) anywhere, never done: the grammar of a language model with no
+ * constraints (benchmarks on random tokens, as the Python reference trains).
+ */
+export class OpenGrammar implements Grammar<null> {
+  constructor(readonly vocabSize: number) {}
+  initial(): null {
+    return null;
+  }
+  allowed(_state: null, mask: Uint8Array): void {
+    mask.fill(1);
+    mask[0] = 0;
+  }
+  advance(): null {
+    return null;
+  }
+  isDone(): boolean {
+    return false;
+  }
+  endsLine(): boolean {
+    return false;
+  }
+}
