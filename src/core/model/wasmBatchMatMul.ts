@@ -3,11 +3,14 @@
  *
  * tfjs-wasm 4.22 runs 2D products through XNNPACK (6-12 GMAC/s on this kind of machine) but a
  * batched one through a plain blocked loop (~0.6 GMAC/s), so attention's [B, h, T, dh] products
- * took 35-60% of a training step. This replaces the wasm backend's BatchMatMul kernel with one
- * that sends float32 products with batch > 1 and equal batch shapes to a hand-written SIMD kernel
- * (batchMatMulKernel.wat, 4x8 register tiles over packed panels; any transposeA/transposeB), and
- * everything else (batch 1, broadcasting, other dtypes) to tfjs's own kernel. Gradients of
- * matMul dispatch to BatchMatMul, so they use it too.
+ * took 35-60% of a training step; a 2D product with a transpose flag also takes the slow loop
+ * (0.4-0.8 GMAC/s measured on [3808,128]x[512,128]^T and [3808,128]^T x [3808,512]). This
+ * replaces the wasm backend's BatchMatMul kernel with one that sends float32 products with equal
+ * batch shapes to a hand-written SIMD kernel (batchMatMulKernel.wat, 4x8 register tiles over
+ * packed panels, 7-16 GMAC/s; any transposeA/transposeB) when the batch is > 1 or a transpose
+ * flag is set, and everything else (plain 2D products: XNNPACK, as fast or faster at large K;
+ * broadcasting; other dtypes) to tfjs's own kernel. Gradients of matMul dispatch to
+ * BatchMatMul, so they use it too.
  *
  * The kernel module imports tfjs-wasm's own WebAssembly.Memory and computes on tensor data in
  * place: inputs at their memoryOffset, the output from backend.makeOutput, packing scratch from
@@ -20,7 +23,7 @@ import * as tf from '@tensorflow/tfjs';
 import { batchMatMulKernelPlain, batchMatMulKernelShared } from './batchMatMulKernel.generated';
 
 export interface WasmBatchMatMulStatus {
-  /** True when batched float32 products run on the SIMD kernel. */
+  /** True when batched (or transposed) float32 products run on the SIMD kernel. */
   active: boolean;
   /** What is used and, when inactive, why. */
   reason: string;
@@ -98,7 +101,7 @@ const sameShape = (x: number[], y: number[]) => x.length === y.length && x.every
 function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo | null {
   const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
   const { transposeA, transposeB } = (args.attrs ?? {}) as { transposeA?: boolean; transposeB?: boolean };
-  if (a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 3) return null;
+  if (a.dtype !== 'float32' || b.dtype !== 'float32') return null;
   const outer = a.shape.slice(0, -2);
   if (!sameShape(outer, b.shape.slice(0, -2))) return null; // broadcasting: tfjs's kernel
   const batch = outer.reduce((p, v) => p * v, 1);
@@ -106,7 +109,8 @@ function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown
   const [bRows, bCols] = b.shape.slice(-2);
   const [m, k] = transposeA ? [aCols, aRows] : [aRows, aCols];
   const [kb, n] = transposeB ? [bCols, bRows] : [bRows, bCols];
-  if (batch <= 1 || k !== kb || m === 0 || n === 0 || k === 0) return null; // batch 1: XNNPACK; a mismatch: tfjs's error
+  if (batch === 1 && !transposeA && !transposeB) return null; // XNNPACK
+  if (k !== kb || m === 0 || n === 0 || k === 0) return null; // a mismatch: tfjs's error; empty: tfjs's
 
   const backend = args.backend as WasmBackend;
   if (binding?.backend !== backend) {
@@ -149,7 +153,7 @@ export function installWasmBatchMatMul(): WasmBatchMatMulStatus {
   const kernelFunc: tf.KernelFunc = (args) => simdBatchMatMul(args) ?? (original.kernelFunc(args) as tf.TensorInfo);
   tf.unregisterKernel('BatchMatMul', 'wasm');
   tf.registerKernel({ ...original, kernelFunc });
-  installed = { active: true, reason: 'SIMD kernel for batched float32 products (batch > 1), tfjs-wasm for the rest' };
+  installed = { active: true, reason: 'SIMD kernel for batched or transposed float32 products, XNNPACK for plain 2D ones' };
   return wasmBatchMatMulStatus();
 }
 
