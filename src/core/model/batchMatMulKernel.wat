@@ -18,7 +18,7 @@
   (import "env" "memory" (memory 1))
 
   ;; dst[i/4][k][i%4] = A[i, k] for i < ceil4(M) (zero for i >= M); A[i, k] is at
-  ;; a + 4 * (i * si + k * sk).
+  ;; a + 4 * (i * si + k * sk). With si = 1 (transposeA) a whole panel is one 4-lane copy per k.
   (func $packA (param $a i32) (param $dst i32) (param $M i32) (param $K i32) (param $si i32) (param $sk i32)
     (local $i i32) (local $k i32) (local $Mp i32) (local $d i32) (local $s i32) (local $step i32)
     (local.set $Mp (i32.and (i32.add (local.get $M) (i32.const 3)) (i32.const -4)))
@@ -32,6 +32,19 @@
                    (i32.shl (i32.and (local.get $i) (i32.const 3)) (i32.const 2)))))
         (local.set $s (i32.add (local.get $a) (i32.shl (i32.mul (local.get $i) (local.get $si)) (i32.const 2))))
         (local.set $k (local.get $K))
+        (if (i32.and (i32.and (i32.eq (local.get $si) (i32.const 1)) (i32.eqz (i32.and (local.get $i) (i32.const 3))))
+                     (i32.le_u (i32.add (local.get $i) (i32.const 4)) (local.get $M)))
+          (then
+            ;; A full panel of adjacent rows: four lanes at once.
+            (block $panelDone
+              (br_if $panelDone (i32.eqz (local.get $k)))
+              (loop $panel
+                (v128.store (local.get $d) (v128.load (local.get $s)))
+                (local.set $d (i32.add (local.get $d) (i32.const 16)))
+                (local.set $s (i32.add (local.get $s) (local.get $step)))
+                (br_if $panel (local.tee $k (i32.sub (local.get $k) (i32.const 1))))))
+            (local.set $i (i32.add (local.get $i) (i32.const 4)))
+            (br $rows)))
         (if (i32.lt_u (local.get $i) (local.get $M))
           (then
             (block $copyDone
@@ -52,7 +65,7 @@
         (br $rows))))
 
   ;; dst[j/8][k][j%8] = B[k, j] for j < ceil8(N) (zero for j >= N); B[k, j] is at
-  ;; b + 4 * (k * sk + j * sj).
+  ;; b + 4 * (k * sk + j * sj). With sj = 1 (no transposeB) a whole panel is two 4-lane copies per k.
   (func $packB (param $b i32) (param $dst i32) (param $N i32) (param $K i32) (param $sk i32) (param $sj i32)
     (local $j i32) (local $k i32) (local $Np i32) (local $d i32) (local $s i32) (local $step i32)
     (local.set $Np (i32.and (i32.add (local.get $N) (i32.const 7)) (i32.const -8)))
@@ -66,6 +79,20 @@
                    (i32.shl (i32.and (local.get $j) (i32.const 7)) (i32.const 2)))))
         (local.set $s (i32.add (local.get $b) (i32.shl (i32.mul (local.get $j) (local.get $sj)) (i32.const 2))))
         (local.set $k (local.get $K))
+        (if (i32.and (i32.and (i32.eq (local.get $sj) (i32.const 1)) (i32.eqz (i32.and (local.get $j) (i32.const 7))))
+                     (i32.le_u (i32.add (local.get $j) (i32.const 8)) (local.get $N)))
+          (then
+            ;; A full panel of adjacent columns: eight lanes at once.
+            (block $panelDone
+              (br_if $panelDone (i32.eqz (local.get $k)))
+              (loop $panel
+                (v128.store (local.get $d) (v128.load (local.get $s)))
+                (v128.store offset=16 (local.get $d) (v128.load offset=16 (local.get $s)))
+                (local.set $d (i32.add (local.get $d) (i32.const 32)))
+                (local.set $s (i32.add (local.get $s) (local.get $step)))
+                (br_if $panel (local.tee $k (i32.sub (local.get $k) (i32.const 1))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 8)))
+            (br $cols)))
         (if (i32.lt_u (local.get $j) (local.get $N))
           (then
             (block $copyDone
