@@ -56,8 +56,11 @@ describe('wasm batched matMul kernel', () => {
     expect(await renderKernelModule()).toBe(readFileSync(generatedPath, 'utf8'));
   });
 
-  it('reports inactive before it is installed, active after, and installs once', () => {
+  it('reports inactive before it is installed, refuses while wasm is not the active backend, then installs once', async () => {
     expect(wasmBatchMatMulStatus().active).toBe(false);
+    await tf.setBackend('cpu');
+    expect(installWasmBatchMatMul()).toMatchObject({ active: false, reason: expect.stringContaining('not wasm') });
+    await tf.setBackend('wasm');
     const status = installWasmBatchMatMul();
     expect(status.active).toBe(true);
     const kernel = tf.getKernel('BatchMatMul', 'wasm')!.kernelFunc;

@@ -133,21 +133,22 @@ function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown
 }
 
 /**
- * Replaces the wasm backend's BatchMatMul (idempotent). Call after tf.setBackend('wasm') has
- * resolved, so that the kernel can be checked against the backend's memory; returns whether
- * it is active and why not.
+ * Replaces the wasm backend's BatchMatMul (idempotent). Call once tf.setBackend('wasm') has
+ * resolved (wasm the active backend), so that the kernel can be checked against the backend's
+ * memory; returns whether it is active and why not (then nothing was changed, and a later call
+ * may try again). Once installed it stays, also if another backend becomes active.
  */
 export function installWasmBatchMatMul(): WasmBatchMatMulStatus {
   if (installed?.active) return wasmBatchMatMulStatus();
   const original = tf.getKernel('BatchMatMul', 'wasm');
-  const backend = tf.findBackend('wasm') as unknown as WasmBackend | null;
   const refuse = (reason: string) => {
     installed = { active: false, reason: `tfjs's BatchMatMul: ${reason}` };
     return wasmBatchMatMulStatus();
   };
   if (!original) return refuse('the wasm backend is not registered');
-  if (!backend) return refuse('the wasm backend is not initialised');
-  const bound = bind(backend);
+  // Not tf.findBackend('wasm'): on a backend not yet started, that starts it.
+  if (tf.getBackend() !== 'wasm') return refuse(`the active backend is ${tf.getBackend()}, not wasm`);
+  const bound = bind(tf.backend() as unknown as WasmBackend);
   if (typeof bound === 'string') return refuse(bound);
   binding = bound;
   const kernelFunc: tf.KernelFunc = (args) => simdBatchMatMul(args) ?? (original.kernelFunc(args) as tf.TensorInfo);
