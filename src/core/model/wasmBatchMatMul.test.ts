@@ -4,6 +4,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedPath, renderKernelModule } from '../../../scripts/buildKernels';
 import { Rng } from '../rng';
+import { batchMatMulKernelShared } from './batchMatMulKernel.generated';
 import { installWasmBatchMatMul, wasmBatchMatMulStatus } from './wasmBatchMatMul';
 
 const rng = new Rng(11);
@@ -140,6 +141,26 @@ describe('wasm batched matMul kernel', () => {
       await tf.setBackend('wasm');
     }
     tf.dispose([a, b, weights, da, db]);
+  });
+
+  it('computes the same products from its shared-memory build (for tfjs-wasm built with threads)', () => {
+    // The page and the CLI run tfjs-wasm unthreaded, so this build is exercised here directly.
+    const memory = new WebAssembly.Memory({ initial: 4, maximum: 65536, shared: true });
+    const module = new WebAssembly.Module(Buffer.from(batchMatMulKernelShared, 'base64'));
+    const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports.batchMatMul as (...args: number[]) => void;
+    const [batch, m, k, n] = [3, 7, 33, 70];
+    for (const [ta, tb] of transposes) {
+      const [as, bs] = operandShapes([batch], m, k, n, ta, tb);
+      const a = random(as), b = random(bs);
+      const heap = new Float32Array(memory.buffer);
+      const [aAt, bAt, cAt, scratchAt] = [0, 1024, 16384, 32768]; // float offsets
+      heap.set(a.dataSync(), aAt);
+      heap.set(b.dataSync(), bAt);
+      kernel(4 * aAt, 4 * bAt, 4 * cAt, batch, m, n, k, ta ? 1 : k, ta ? m : 1, tb ? 1 : n, tb ? k : 1, 4 * scratchAt);
+      const c = tf.tensor(heap.slice(cAt, cAt + batch * m * n), [batch, m, n]);
+      expectClose(c, reference(a, b, ta, tb));
+      tf.dispose([a, b, c]);
+    }
   });
 
   it('keeps the tensor count and the backend memory flat over repeated products', () => {
