@@ -11,6 +11,7 @@ import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { serveDigitGenerator } from '../core/digits/generators';
+import { installWasmBatchMatMul } from '../core/model/wasmBatchMatMul';
 
 setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
 tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
@@ -18,6 +19,7 @@ tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
 const ready = (async () => {
   if (!(await tf.setBackend('wasm').catch(() => false))) await tf.setBackend('cpu');
   await tf.ready();
+  console.log(`digit generator: batched matMul: ${installWasmBatchMatMul().reason}`);
 })();
 
 serveDigitGenerator({
