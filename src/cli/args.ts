@@ -58,6 +58,8 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
       name = name.slice(0, eq);
     }
     const isBoolean = extraByName.get(name)?.boolean || fields.get(name)?.kind === 'boolean';
+    // A boolean flag alone means true; `--flag false` and `--flag=false` both turn it off.
+    if (value === undefined && isBoolean && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) value = argv[++i];
     if (value === undefined && !isBoolean) {
       value = argv[++i];
       if (value === undefined) throw new Error(`--${name} needs a value`);
