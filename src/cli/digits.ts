@@ -79,11 +79,11 @@ export async function digitsMain(argv: string[]): Promise<void> {
         }
       },
       step: (m) => {
-        for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, generations_per_s: m.generationsPerSecond })) metric(m.step, name, value);
+        for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, importance_weight: m.importanceWeight, generations_per_s: m.generationsPerSecond })) metric(m.step, name, value);
         const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
         if (m.step % every === 0 || m.step === digits.numSteps || m.skipped) {
           const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');
-          console.log(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${m.loss.toFixed(4)}  baseline ${m.baseline.toFixed(3)}  gen/s ${m.generationsPerSecond.toFixed(0)}  weights v${m.trainerVersion} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
+          console.log(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${m.loss.toFixed(4)}  baseline ${m.baseline.toFixed(3)}  iw ${m.importanceWeight.toFixed(3)}  gen/s ${m.generationsPerSecond.toFixed(0)}  weights v${m.trainerVersion} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
         }
         if (verbose) for (const s of m.samples) console.log(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
       },

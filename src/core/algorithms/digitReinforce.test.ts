@@ -54,6 +54,38 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
     policy.dispose();
   });
 
+  it('weights each token by min(1, p / mu) of the sampler: 1 on-policy (loss unchanged), p / mu where the policy moved away', async () => {
+    const policy = new TransformerPolicy(config, 5);
+    const episodes = (await sampleBatch(policy, grammar, Array(6).fill(prompt), { maxTokens: 8, temperature: 1, rng: new Rng(5) })).map((s, i) => ({
+      prompt,
+      tokens: s.tokens,
+      logProbs: s.logProbs,
+      reward: i % 2 ? 1 : -1,
+    }));
+    const lossWith = async (behaviour: (logProbs: number[]) => number[] | undefined) => {
+      const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9 });
+      algorithm.baseline = 0.25;
+      const stats = await algorithm.step(episodes.map((e) => ({ prompt, tokens: e.tokens, reward: e.reward, behaviourLogProbs: behaviour(e.logProbs) })));
+      algorithm.dispose();
+      return stats;
+    };
+    const plain = await lossWith(() => undefined);
+    const onPolicy = await lossWith((logProbs) => logProbs);
+    expect(plain.importanceWeight).toBe(1);
+    expect(onPolicy.importanceWeight).toBeCloseTo(1, 4);
+    expect(onPolicy.loss).toBeCloseTo(plain.loss, 5);
+    // The sampler gave every token 4x the probability the policy gives it now: weight 1/4.
+    const movedAway = await lossWith((logProbs) => logProbs.map((l) => l + Math.log(4)));
+    expect(movedAway.importanceWeight).toBeCloseTo(0.25, 4);
+    expect(movedAway.loss).toBeCloseTo(plain.loss / 4, 5);
+    // Tokens the policy now likes more than the sampler did are not weighted up (truncated at 1).
+    const movedCloser = await lossWith((logProbs) => logProbs.map((l) => l - Math.log(4)));
+    expect(movedCloser.importanceWeight).toBeCloseTo(1, 4);
+    expect(movedCloser.loss).toBeCloseTo(plain.loss, 5);
+    await expect(lossWith((logProbs) => logProbs.slice(1))).rejects.toThrow(/behaviour log-probs for/);
+    policy.dispose();
+  });
+
   it('learns to prefer the rewarded answer', async () => {
     const policy = new TransformerPolicy(config, 3);
     const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 0.01 });

@@ -78,6 +78,8 @@ export interface DigitStepMetrics {
   formatCompliance: number;
   loss: number;
   baseline: number;
+  /** Mean truncated importance weight of the batch's tokens (1 on-policy; below with overlap). */
+  importanceWeight: number;
   generationsPerSecond: number;
   trainerVersion: number;
   generators: GeneratorStatus[];
@@ -165,7 +167,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
         if (d.overlap && more) next = request();
         generations += batch.trajectories.length;
         const scores = batch.trajectories.map((t) => scoreAnswer(t.text, t.answer, d.requireTag));
-        const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, reward: scores[i].reward })));
+        const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, behaviourLogProbs: t.logProbs, reward: scores[i].reward })));
         if (!stats.skipped) pool.sync(policy.getWeights(), ++version);
         if (!d.overlap && more) next = request();
         loopSeconds += (performance.now() - stepStarted) / 1000;
@@ -177,6 +179,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
           formatCompliance: scores.filter((s) => s.tagged).length / n,
           loss: stats.loss,
           baseline: stats.baseline,
+          importanceWeight: stats.importanceWeight,
           generationsPerSecond: batch.generationsPerSecond,
           trainerVersion: version,
           generators: pool.statuses(),

@@ -48,6 +48,8 @@ export interface Trajectory {
   answer: number;
   prompt: number[];
   tokens: number[];
+  /** Log-probability of each token under the weights that sampled it (for importance weights). */
+  logProbs: number[];
   text: string;
 }
 
@@ -114,7 +116,7 @@ export class DigitGenerator {
       rng: this.rng,
       padToken: SPECIAL.PAD,
     });
-    const trajectories = items.map((item, i) => ({ question: item.question, answer: item.answer, prompt: prompts[i], tokens: samples[i].tokens, text: decodeText(samples[i].tokens) }));
+    const trajectories = items.map((item, i) => ({ question: item.question, answer: item.answer, prompt: prompts[i], tokens: samples[i].tokens, logProbs: samples[i].logProbs, text: decodeText(samples[i].tokens) }));
     return { trajectories, version, ms: performance.now() - started };
   }
 
