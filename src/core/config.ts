@@ -71,7 +71,7 @@ export const runSchema = z.object({
 export const digitsSchema = z.object({
   numSteps: int(0, 1_000_000).default(200).describe('Digit tasks: RL updates after the warm start.'),
   numGenerators: int(1, 16).default(2).describe('Digit tasks: generator workers sampling trajectories in parallel.'),
-  overlap: z.boolean().default(true).describe('Digit tasks: generators sample the next batch while the trainer updates (that batch is one weight version stale).'),
+  overlap: z.boolean().default(false).describe('Digit tasks: generators sample the next batch while the trainer updates (one weight version stale, importance-weighted): ~1.5x the RL throughput with one generator, but sum_digits learned less per step (41% -> 54% in 300 steps, against 68% on-policy).'),
   requireTag: z.boolean().default(false).describe('Digit tasks: only an answer in an [ANSWER] tag earns +1.'),
   warmStartExamples: int(0, 1_000_000).default(300).describe('Digit tasks: labelled examples of the supervised warm start.'),
   warmStartSteps: int(0, 1_000_000).default(150).describe('Digit tasks: supervised updates (batches of batchSize) before RL.'),

@@ -7,11 +7,13 @@
  *
  * Each RL step: the trainer takes the batch the generators produced, scores the answers,
  * updates, and broadcasts the new version; generators apply it before their next request (their
- * messages are handled in order). With `digits.overlap` (the default) the request for the next
+ * messages are handled in order). With `digits.overlap` (off by default) the request for the next
  * batch goes out before the update, so the generators sample batch n+1 while the trainer learns
  * from batch n: that batch comes from the weights one version behind the trainer's (as in the
- * Monarch example's asynchronous generators; each trajectory records its version). Without it,
- * every step is on-policy and generation waits for the update.
+ * Monarch example's asynchronous generators; each trajectory records its version, and the
+ * update weights its tokens by min(1, p/mu)). Without it, every step is on-policy and generation
+ * waits for the update. Measured (README, digit tasks): overlap raises the RL loop's throughput
+ * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
 import { DigitReinforce } from '../algorithms/digitReinforce';
 import { SupervisedTrainer } from '../algorithms/supervised';
