@@ -8,7 +8,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { bestOfK, createRunner, preludes } from '../core/runner';
+import { bestOfK, createRunner, preludes, trainingRecords } from '../core/runner';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -23,6 +23,18 @@ beforeAll(async () => {
   await tf.setBackend('wasm');
 });
 afterAll(() => pool.close());
+
+describe('trainingRecords (task.maxTrainLength)', () => {
+  it('keeps the sequences within the limit, all with 0, and says so when none is short enough', () => {
+    const records = [3, 10, 64, 65, 200].map((length, i) => ({ id: `r${i}`, sequence: Array.from({ length }, (_, j) => j) }));
+    const config = defaultConfig();
+    expect(trainingRecords(config, records)).toBe(records);
+    config.task.maxTrainLength = 64;
+    expect(trainingRecords(config, records).map((r) => r.sequence.length)).toEqual([3, 10, 64]);
+    config.task.maxTrainLength = 2;
+    expect(() => trainingRecords(config, records)).toThrow(/maxTrainLength 2: none of the 5 training sequences/);
+  });
+});
 
 describe('runner', () => {
   it('keeps the shortest correct program of k samples, else the first', () => {

@@ -12,7 +12,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunner, preludes, type Runner } from '../core/runner';
+import { createRunner, preludes, trainingRecords, type Runner } from '../core/runner';
 import type { KtMetrics, StepResult } from '../core/runnerTypes';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile } from './data';
@@ -95,6 +95,7 @@ async function main(): Promise<void> {
     const initFrom = typeof extra['init-from'] === 'string' ? new Uint8Array(readFileSync(extra['init-from'])) : undefined;
     runner = await createRunner(config, { train, heldout }, { pool, initFrom, onLog: (text) => console.error(text) });
     if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
+    if (config.task.maxTrainLength) console.error(`RL trains on the ${trainingRecords(config, train).length} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values`);
     if (typeof extra.resume === 'string') {
       await runner.loadCheckpoint(new Uint8Array(readFileSync(extra.resume)));
       console.error(`resumed from ${extra.resume} at step ${runner.globalStep}`);

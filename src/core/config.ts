@@ -18,6 +18,8 @@ export const taskSchema = z.object({
     .describe('Bit prior for program length: kt matches the KoLMogorov Test, strict also pays for filter predicates and concatenate arity.'),
   maxSequenceLength: int(5, 1024).default(128)
     .describe('Sequences longer than this are cut to their first values in the prompt.'),
+  maxTrainLength: int(0, 100_000).default(0)
+    .describe('RL trains only on training sequences of at most this many values (0: all), e.g. the lengths a warm start learned; evaluation always uses every held-out sequence.'),
 });
 
 export const modelSchema = z.object({

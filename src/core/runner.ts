@@ -128,10 +128,20 @@ export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
   return { vocabSize, ...model, numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined };
 }
 
-export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
+/** The training records RL samples from: those within `task.maxTrainLength` values (0: all). */
+export function trainingRecords(config: LabConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
+  const max = config.task.maxTrainLength;
+  if (max === 0) return train;
+  const kept = train.filter((record) => record.sequence.length <= max);
+  if (kept.length === 0 && train.length > 0) throw new Error(`task.maxTrainLength ${max}: none of the ${train.length} training sequences is that short`);
+  return kept;
+}
+
+export async function createRunner(config: LabConfig, loaded: RunnerData, deps: RunnerDeps): Promise<Runner> {
   if (config.model.dModel % config.model.heads !== 0) {
     throw new Error(`model.dModel (${config.model.dModel}) must be divisible by model.heads (${config.model.heads})`);
   }
+  const data: RunnerData = { ...loaded, train: trainingRecords(config, loaded.train) };
   const grammar = new KolmogorovGrammar();
   const policyConfig = kolmogorovPolicyConfig(config);
   const policy = new TransformerPolicy(policyConfig, config.run.seed);
