@@ -15,13 +15,12 @@ import { loadJsonl } from '../src/core/data/jsonl';
 import { parseKolmogorovRecord } from '../src/core/data/records';
 import { kolmogorovPreludeModules } from '../src/core/kolmogorov/prelude';
 import { Adam } from '../src/core/model/adam';
+import type { SequencePair } from '../src/core/model/training';
 import { TransformerPolicy, type PolicyConfig } from '../src/core/model/transformer';
 import { SupervisedTrainer } from '../src/core/algorithms/supervised';
-import { OpenGrammar } from '../src/core/grammar';
-import { KolmogorovGrammar } from '../src/core/kolmogorov/grammar';
 import { PairStream } from '../src/core/kolmogorov/pairs';
 import { kolmogorovPolicyConfig } from '../src/core/runner';
-import { createNodeGradientShards } from '../src/cli/gradientHost';
+import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
@@ -251,14 +250,8 @@ async function dataParallelFigures(runs: number): Promise<void> {
   const rng = new Rng(11);
   const pairs = Array.from({ length: 32 }, () => ({ prompt: [1], tokens: Array.from({ length: 63 }, () => rng.int(1, 63)) }));
   for (const threads of [1, 2]) {
-    const host = threads > 1 ? await createNodeGradientShards(threads - 1, config, 'wasm', 'open') : null;
-    const policy = new TransformerPolicy(config, 0);
-    const trainer = new SupervisedTrainer(policy, new OpenGrammar(config.vocabSize), { learningRate: 3e-4, gradClip: 1 }, host?.shards);
-    const durations = await time(async () => void (await trainer.step(pairs)), runs, 2);
+    const durations = await supervisedStepDurations(config, 'open', pairs, threads, 3e-4, runs);
     report(rate(`train_tokens_per_s/reference_d128_l2/data_parallel_${threads}_threads`, 'tokens/s', 32 * 64, durations, { threads, step_ms: stats(durations).median, loss: 'cross-entropy' }));
-    trainer.dispose();
-    policy.dispose();
-    await host?.close();
   }
 }
 
@@ -273,11 +266,19 @@ async function warmStartFigures(runs: number): Promise<void> {
   const batch = [...batches].sort((a, b) => tokensOf(a) - tokensOf(b))[4];
   const tokens = tokensOf(batch);
   for (const threads of [1, 2]) {
-    const host = threads > 1 ? await createNodeGradientShards(threads - 1, policyConfig, 'wasm') : null;
-    const policy = new TransformerPolicy(policyConfig, 0);
-    const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-3, gradClip: 1 }, host?.shards);
-    const durations = await time(async () => void (await trainer.step(batch)), runs, 2);
+    const durations = await supervisedStepDurations(policyConfig, 'kolmogorov', batch, threads, 1e-3, runs);
     report(rate(`warm_start_pairs_per_s/${threads}_threads`, 'pairs/s', 32, durations, { threads, tokens_per_batch: Math.round(tokens), model: 'd64 l2, previous token, number code' }));
+  }
+}
+
+/** Durations of supervised steps on `pairs` with `threads` threads (gradient workers beside this one). */
+async function supervisedStepDurations(config: PolicyConfig, grammar: ShardGrammar, pairs: SequencePair[], threads: number, learningRate: number, runs: number): Promise<number[]> {
+  const host = threads > 1 ? await createNodeGradientShards(threads - 1, config, 'wasm', grammar) : null;
+  const policy = new TransformerPolicy(config, 0);
+  const trainer = new SupervisedTrainer(policy, shardGrammar(grammar, config.vocabSize), { learningRate, gradClip: 1 }, host?.shards);
+  try {
+    return await time(async () => void (await trainer.step(pairs)), runs, 2);
+  } finally {
     trainer.dispose();
     policy.dispose();
     await host?.close();

@@ -5,11 +5,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { summedGradients } from '../core/algorithms/supervised';
-import { OpenGrammar } from '../core/grammar';
-import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import type { SequencePair } from '../core/model/training';
 import { TransformerPolicy, type PolicyConfig, type WeightArray } from '../core/model/transformer';
-import type { ShardGrammar } from './gradientHost';
+import { shardGrammar, type ShardGrammar } from './gradientHost';
 import { initTensorflow } from './tfBackend';
 
 export interface GradientRequest {
@@ -23,7 +21,7 @@ const port = parentPort;
 const { policyConfig, backend, grammar: grammarName } = workerData as { policyConfig: PolicyConfig; backend: 'wasm' | 'cpu'; grammar: ShardGrammar };
 await initTensorflow(backend);
 const policy = new TransformerPolicy(policyConfig, 0);
-const grammar = grammarName === 'open' ? new OpenGrammar(policyConfig.vocabSize) : new KolmogorovGrammar();
+const grammar = shardGrammar(grammarName, policyConfig.vocabSize);
 
 port.on('message', (request: GradientRequest) => {
   try {

@@ -5,6 +5,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { GradientShard, ShardGradients } from '../core/algorithms/supervised';
+import { OpenGrammar, type Grammar } from '../core/grammar';
+import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import type { PolicyConfig } from '../core/model/transformer';
 
 const bootstrap = new URL('./tsWorker.mjs', import.meta.url);
@@ -17,6 +19,10 @@ export interface NodeGradientShards {
 
 /** The grammar a shard checks the pairs' tokens against: the Kolmogorov task's, or none (benchmarks). */
 export type ShardGrammar = 'kolmogorov' | 'open';
+
+export function shardGrammar(name: ShardGrammar, vocabSize: number): Grammar<unknown> {
+  return name === 'open' ? new OpenGrammar(vocabSize) : new KolmogorovGrammar();
+}
 
 export async function createNodeGradientShards(count: number, policyConfig: PolicyConfig, backend: 'wasm' | 'cpu', grammar: ShardGrammar = 'kolmogorov'): Promise<NodeGradientShards> {
   const workers: Worker[] = [];
