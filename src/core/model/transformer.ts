@@ -11,7 +11,9 @@
  *
  * Deliberate choices: embeddings are oneHot(x) @ table rather than gather, because the wasm
  * backend lacks the UnsortedSegmentSum kernel that gather's gradient needs; GELU is the tanh
- * approximation (tfjs has no fused GELU; the difference from erf-GELU is below 1e-3).
+ * approximation (tfjs has no fused GELU; the difference from erf-GELU is below 1e-3). Products
+ * are plain tf.matMul, their gradients with transpose flags: on wasm every float32 product runs
+ * on our SIMD kernel (wasmBatchMatMul.ts), which reads any transpose while packing.
  */
 import * as tf from '@tensorflow/tfjs';
 
@@ -87,54 +89,6 @@ interface Block {
   ln2g: tf.Variable; ln2b: tf.Variable;
   fc1W: tf.Variable; fc1B: tf.Variable;
   fc2W: tf.Variable; fc2B: tf.Variable;
-}
-
-/** Swaps the last two dimensions, as a real transpose. */
-function swapLast(t: tf.Tensor): tf.Tensor {
-  const perm = t.shape.map((_, i) => i);
-  [perm[perm.length - 2], perm[perm.length - 1]] = [perm[perm.length - 1], perm[perm.length - 2]];
-  return tf.transpose(t, perm);
-}
-
-/**
- * Matrix product whose gradient uses explicit transposes: tfjs-wasm's matMul with a
- * transposeA/transposeB flag is ~15x slower than transposing first (measured: [2016,128]^T @
- * [2016,512] 476 ms with the flag, 31 ms transposed), and the default gradient uses the flags.
- */
-const matMulTransposedGrads = tf.customGrad(((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-  const [a, b, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-  save([a, b]);
-  return {
-    value: tf.matMul(a, b),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [tf.matMul(dy, swapLast(saved[1])), tf.matMul(swapLast(saved[0]), dy)],
-  };
-}) as Parameters<typeof tf.customGrad>[0]);
-
-export function mm(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  return matMulTransposedGrads(a, b);
-}
-
-/**
- * Batched a @ b^T for a [..., M, K] and b [..., N, K]: attention's products. tfjs-wasm runs a
- * batched matMul (batch > 1) with a plain blocked loop instead of XNNPACK, whose innermost loop
- * walks K; with b given as [N, K] (the transposeB flag) both operands are read contiguously
- * there, which measured 1.2-1.4x faster than a pre-transposed b ([32,4,168,16] x [32,4,168,16]^T:
- * 110 ms vs 128 ms; probabilities x values: 73 ms vs 100 ms). The gradients keep the same form.
- */
-const batchedMatMulNT = tf.customGrad(((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-  const [a, b, save] = args as [tf.Tensor, tf.Tensor, tf.GradSaveFunc];
-  save([a, b]);
-  return {
-    value: tf.matMul(a, b, false, true),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => [
-      tf.matMul(dy, swapLast(saved[1]), false, true), // dA = dC @ B: [..., M, N] x [..., K, N]^T
-      tf.matMul(swapLast(dy), swapLast(saved[0]), false, true), // dB = dC^T @ A: [..., N, M] x [..., K, M]^T
-    ],
-  };
-}) as Parameters<typeof tf.customGrad>[0]);
-
-export function bmmNT(a: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  return batchedMatMulNT(a, b);
 }
 
 function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
@@ -213,10 +167,10 @@ export class TransformerPolicy {
     const [B, T] = tokens.shape;
     const { vocabSize, context, dModel } = this.config;
     const coded = (table: tf.Tensor) => (this.numberCode ? table.add(this.numberCode) : table); // [V, d]
-    const tok = mm(tf.oneHot(tokens.reshape([B * T]), vocabSize), coded(this.tokenEmbedding)); // [B*T, d]
-    const pos = mm(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
+    const tok = tf.matMul(tf.oneHot(tokens.reshape([B * T]), vocabSize), coded(this.tokenEmbedding)); // [B*T, d]
+    const pos = tf.matMul(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
     let x = tok.add(pos);
-    if (this.previousEmbedding) x = x.add(mm(tf.oneHot(previous.reshape([B * T]), vocabSize), coded(this.previousEmbedding))); // [B*T, d]
+    if (this.previousEmbedding) x = x.add(tf.matMul(tf.oneHot(previous.reshape([B * T]), vocabSize), coded(this.previousEmbedding))); // [B*T, d]
     return x.reshape([B, T, dModel]);
   }
 
@@ -236,17 +190,20 @@ export class TransformerPolicy {
     const [B, T, d] = x.shape;
     const h = this.config.heads;
     const dh = this.headDim;
-    const qkv = mm(layerNorm(x, b.ln1g, b.ln1b).reshape([B * T, d]), b.qkvW).add(b.qkvB); // [B*T, 3d]
-    const split = (t: tf.Tensor) => t.reshape([B, T, h, dh]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [B, h, T, dh]
-    const [q, k, v] = tf.split(qkv, 3, 1).map(split);
+    const normed = layerNorm(x, b.ln1g, b.ln1b).reshape([B * T, d]);
+    // Queries, keys and values from column slices of the weights: slicing [d, 3d] is cheap, while
+    // splitting the [B*T, 3d] product (tfjs-wasm's SplitV) cost 11 ms a layer on [2016, 384].
+    const project = (i: number) =>
+      tf.matMul(normed, b.qkvW.slice([0, i * d], [d, d])).add(b.qkvB.slice([i * d], [d])).reshape([B, T, h, dh]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [B, h, T, dh]
+    const [q, k, v] = [0, 1, 2].map(project);
     const keys = past ? (tf.concat([past.keys, k], 2) as tf.Tensor4D) : k; // [B, h, Tk, dh]
     const values = past ? (tf.concat([past.values, v], 2) as tf.Tensor4D) : v;
-    const scores = bmmNT(q, keys).mul(1 / Math.sqrt(dh)).add(mask); // [B, h, T, Tk]
-    const attended = bmmNT(tf.softmax(scores), swapLast(values)); // [B, h, T, dh]
-    const y = mm(attended.transpose([0, 2, 1, 3]).reshape([B * T, d]), b.projW).add(b.projB);
+    const scores = tf.matMul(q, keys, false, true).mul(1 / Math.sqrt(dh)).add(mask); // [B, h, T, Tk]
+    const attended = tf.matMul(tf.softmax(scores), values); // [B, h, T, dh]
+    const y = tf.matMul(attended.transpose([0, 2, 1, 3]).reshape([B * T, d]), b.projW).add(b.projB);
     const x1 = x.add(y.reshape([B, T, d])) as tf.Tensor3D;
-    const hidden = gelu(mm(layerNorm(x1, b.ln2g, b.ln2b).reshape([B * T, d]), b.fc1W).add(b.fc1B));
-    const out = x1.add(mm(hidden, b.fc2W).add(b.fc2B).reshape([B, T, d])) as tf.Tensor3D;
+    const hidden = gelu(tf.matMul(layerNorm(x1, b.ln2g, b.ln2b).reshape([B * T, d]), b.fc1W).add(b.fc1B));
+    const out = x1.add(tf.matMul(hidden, b.fc2W).add(b.fc2B).reshape([B, T, d])) as tf.Tensor3D;
     return { x: out, keys, values };
   }
 
@@ -254,7 +211,7 @@ export class TransformerPolicy {
     const [B, T, d] = x.shape;
     // The number code reads out too: a stream that carries a number's code raises that number's logit.
     const weights = this.numberCode ? this.headW.add(this.numberCode.transpose().mul(HEAD_CODE_GAIN)) : this.headW; // [d, V]
-    return mm(layerNorm(x, this.lnfG, this.lnfB).reshape([B * T, d]), weights).add(this.headB).reshape([B, T, this.config.vocabSize]) as tf.Tensor3D;
+    return tf.matMul(layerNorm(x, this.lnfG, this.lnfB).reshape([B * T, d]), weights).add(this.headB).reshape([B, T, this.config.vocabSize]) as tf.Tensor3D;
   }
 
   /** Additive causal mask [B, 1, T, T] that also hides each row's left padding. */

@@ -1,29 +1,29 @@
 /**
- * A faster BatchMatMul for tfjs-backend-wasm, for batched products (batch > 1): attention's.
+ * A faster BatchMatMul for tfjs-backend-wasm: every float32 product runs on our SIMD kernel.
  *
- * tfjs-wasm 4.22 runs 2D products through XNNPACK (6-12 GMAC/s on this kind of machine) but a
- * batched one through a plain blocked loop (~0.6 GMAC/s), so attention's [B, h, T, dh] products
- * took 35-60% of a training step; a 2D product with a transpose flag also takes the slow loop
- * (0.4-0.8 GMAC/s measured on [3808,128]x[512,128]^T and [3808,128]^T x [3808,512]). This
- * replaces the wasm backend's BatchMatMul kernel with one that sends float32 products with equal
- * batch shapes to a hand-written SIMD kernel (batchMatMulKernel.wat, 4x8 register tiles over
- * packed panels, 7-16 GMAC/s; any transposeA/transposeB) when the batch is > 1 or a transpose
- * flag is set, and everything else (plain 2D products: XNNPACK, as fast or faster at large K;
- * broadcasting; other dtypes) to tfjs's own kernel. Gradients of matMul dispatch to
- * BatchMatMul, so they use it too.
+ * tfjs-wasm 4.22 runs plain 2D products through XNNPACK (8-11 GMAC/s on the reference policy's
+ * shapes on this kind of machine), a batched one (attention's [B, h, T, dh]) through a plain
+ * blocked loop (~0.6 GMAC/s), and a 2D one with a transpose flag (every gradient product) through
+ * the same loop (0.4-0.8 GMAC/s). This replaces the wasm backend's BatchMatMul kernel with one
+ * that sends float32 products with equal batch shapes to a hand-written SIMD kernel
+ * (batchMatMulKernel.wat, 4x8 register tiles over packed panels, any transposeA/transposeB):
+ * 12-16 GMAC/s on the training shapes, at least XNNPACK's speed on the small ones of a decode
+ * step (scratch measurements quoted in the README). Broadcast batch shapes and other dtypes go to
+ * tfjs's own kernel. Gradients of matMul dispatch to BatchMatMul with transpose flags, so they
+ * run here with no transpose copies.
  *
  * The kernel module imports tfjs-wasm's own WebAssembly.Memory and computes on tensor data in
  * place: inputs at their memoryOffset, the output from backend.makeOutput, packing scratch from
  * the backend's _malloc. If that memory cannot be found (another tfjs build), or this engine
  * lacks WebAssembly SIMD, nothing is replaced and the returned status says why.
  * Deliberate simplifications: one thread (tfjs-wasm runs one here, STACK-NOTES); the scratch
- * buffer only grows (its largest size so far, ~100 KB for attention).
+ * buffer only grows (to ~5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]).
  */
 import * as tf from '@tensorflow/tfjs';
 import { batchMatMulKernelPlain, batchMatMulKernelShared } from './batchMatMulKernel.generated';
 
 export interface WasmBatchMatMulStatus {
-  /** True when batched (or transposed) float32 products run on the SIMD kernel. */
+  /** True when float32 products run on the SIMD kernel. */
   active: boolean;
   /** What is used and, when inactive, why. */
   reason: string;
@@ -109,7 +109,6 @@ function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown
   const [bRows, bCols] = b.shape.slice(-2);
   const [m, k] = transposeA ? [aCols, aRows] : [aRows, aCols];
   const [kb, n] = transposeB ? [bCols, bRows] : [bRows, bCols];
-  if (batch === 1 && !transposeA && !transposeB) return null; // XNNPACK
   if (k !== kb || m === 0 || n === 0 || k === 0) return null; // a mismatch: tfjs's error; empty: tfjs's
 
   const backend = args.backend as WasmBackend;
@@ -154,7 +153,7 @@ export function installWasmBatchMatMul(): WasmBatchMatMulStatus {
   const kernelFunc: tf.KernelFunc = (args) => simdBatchMatMul(args) ?? (original.kernelFunc(args) as tf.TensorInfo);
   tf.unregisterKernel('BatchMatMul', 'wasm');
   tf.registerKernel({ ...original, kernelFunc });
-  installed = { active: true, reason: 'SIMD kernel for batched or transposed float32 products, XNNPACK for plain 2D ones' };
+  installed = { active: true, reason: 'SIMD kernel for float32 products' };
   return wasmBatchMatMulStatus();
 }
 
