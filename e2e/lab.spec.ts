@@ -11,7 +11,7 @@ test('the page loads, shows its backend and why faster ones were skipped, and th
   const backend = await lab.state<{ backend: string; skipped: string[]; notes?: string[] }>('backend');
   expect(['webgpu', 'webgl', 'wasm', 'cpu']).toContain(backend.backend);
   // On wasm, attention's batched products run on our SIMD kernel (core/model/wasmBatchMatMul.ts).
-  if (backend.backend === 'wasm') expect(backend.notes?.join('\n')).toContain('batched matMul: SIMD kernel');
+  if (backend.backend === 'wasm') expect(backend.notes?.join('\n')).toContain('matMul: SIMD kernel');
   await expect(page.getByTestId('backend')).toContainText(backend.backend);
   await expect(page.getByTestId('dataset-summary-heldout')).toContainText('500 records loaded');
   await expect(page.getByTestId('preview')).toBeVisible();

@@ -2,12 +2,13 @@
  * tfjs in Node: the wasm backend (SIMD where the CPU has it; Node gives tfjs-wasm no threads,
  * so it runs single-threaded), falling back to the pure-JS cpu backend, and saying which and
  * why. @tensorflow/tfjs-node cannot install here (its install script downloads a binary).
- * On wasm, batched matMuls (attention) run on our SIMD kernel (core/model/wasmBatchMatMul.ts);
- * PRL_WASM_BATCH_MATMUL=off keeps tfjs's own kernel, for before/after measurements.
+ * On wasm our kernels are installed (core/model/wasmKernels.ts): products, GELU and LayerNorm on
+ * SIMD kernels, copies that share data. For before/after measurements PRL_WASM_BATCH_MATMUL=off,
+ * PRL_WASM_ELEMENTWISE=off and PRL_WASM_ZERO_COPY=off keep tfjs's own.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { installWasmBatchMatMul } from '../core/model/wasmBatchMatMul';
+import { installWasmKernels } from '../core/model/wasmKernels';
 
 export type NodeBackend = 'auto' | 'wasm' | 'cpu';
 
@@ -19,7 +20,7 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
       if (await tf.setBackend(name)) {
         await tf.ready();
         const simd = name === 'wasm' ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') : false;
-        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, single thread; batched matMul: ${batchedMatMul()}` : 'pure JavaScript';
+        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, single thread; ${ourKernels().join('; ')}` : 'pure JavaScript';
         return { backend: name, detail: skipped.length ? `${detail}; skipped ${skipped.join(', ')}` : detail };
       }
       skipped.push(`${name} (failed to initialise)`);
@@ -30,7 +31,7 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
 }
 
-function batchedMatMul(): string {
-  if (process.env.PRL_WASM_BATCH_MATMUL === 'off') return "tfjs's (PRL_WASM_BATCH_MATMUL=off)";
-  return installWasmBatchMatMul().reason;
+function ourKernels(): string[] {
+  const on = (name: string) => process.env[name] !== 'off';
+  return installWasmKernels({ batchMatMul: on('PRL_WASM_BATCH_MATMUL'), elementwise: on('PRL_WASM_ELEMENTWISE'), zeroCopy: on('PRL_WASM_ZERO_COPY') });
 }

@@ -11,7 +11,7 @@ import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { serveDigitGenerator } from '../core/digits/generators';
-import { installWasmBatchMatMul } from '../core/model/wasmBatchMatMul';
+import { installWasmKernels } from '../core/model/wasmKernels';
 
 setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
 tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
@@ -19,7 +19,7 @@ tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
 const ready = (async () => {
   if (!(await tf.setBackend('wasm').catch(() => false))) await tf.setBackend('cpu');
   await tf.ready();
-  console.log(`digit generator: batched matMul: ${installWasmBatchMatMul().reason}`);
+  if (tf.getBackend() === 'wasm') console.log(`digit generator: ${installWasmKernels().join('; ')}`);
 })();
 
 serveDigitGenerator({

@@ -12,7 +12,7 @@ export interface BackendInfo {
   backend: string;
   /** Why each faster backend was skipped. */
   skipped: string[];
-  /** What runs differently from tfjs's defaults on this backend (the wasm batched matMul kernel). */
+  /** What runs differently from tfjs's defaults on this backend (our wasm kernels: core/model/wasmKernels.ts). */
   notes?: string[];
 }
 

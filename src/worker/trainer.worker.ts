@@ -13,7 +13,7 @@ import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { createBrowserDigitGenerators } from './digitGenerators';
-import { installWasmBatchMatMul } from '../core/model/wasmBatchMatMul';
+import { installWasmKernels } from '../core/model/wasmKernels';
 import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
 import { createTrainerService } from './trainerService';
@@ -57,8 +57,8 @@ async function initBackend(preference: 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'c
     try {
       if (await tf.setBackend(name)) {
         await tf.ready();
-        // Batched matMuls (attention) on our SIMD kernel; the status line says which kernel runs.
-        const notes = name === 'wasm' ? [`batched matMul: ${installWasmBatchMatMul().reason}`] : [];
+        // Products, GELU and LayerNorm on our SIMD kernels; the status line says which kernels run.
+        const notes = name === 'wasm' ? installWasmKernels() : [];
         notes.forEach((note) => console.log(note));
         return { backend: name, skipped, notes };
       }

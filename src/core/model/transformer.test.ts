@@ -8,12 +8,15 @@ import { sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
 import { TransformerPolicy } from './transformer';
 import { scheduledRate } from './schedule';
-import { installWasmBatchMatMul, wasmBatchMatMulStatus } from './wasmBatchMatMul';
+import { wasmBatchMatMulStatus } from './wasmBatchMatMul';
+import { wasmElementwiseStatus } from './wasmElementwise';
+import { installWasmKernels } from './wasmKernels';
 
-// As the CLI and the page run it: attention's batched products on our SIMD kernel.
+// As the CLI and the page run it: on wasm with our kernels (products, GELU, LayerNorm, copies).
 beforeAll(async () => {
   await tf.setBackend('wasm');
-  expect(installWasmBatchMatMul().active).toBe(true);
+  installWasmKernels();
+  expect(wasmBatchMatMulStatus().active && wasmElementwiseStatus().active).toBe(true);
 });
 
 const tiny = { vocabSize: 12, layers: 2, dModel: 16, heads: 2, context: 24 };
@@ -53,6 +56,33 @@ describe('transformer policy', () => {
     const before = wasmBatchMatMulStatus().calls;
     tf.tidy(() => void policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')));
     expect(wasmBatchMatMulStatus().calls).toBeGreaterThanOrEqual(before + 2 * tiny.layers); // scores and values per layer
+    policy.dispose();
+  });
+
+  it('gives the same loss and gradients on wasm with our kernels as on the cpu backend with plain tfjs ops', async () => {
+    const policy = new TransformerPolicy({ ...tiny, previousToken: true }, 6);
+    const tokens = tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32');
+    const weights = tf.randomNormal([2, 7, tiny.vocabSize], 0, 1, 'float32', 7);
+    const lossAndGrads = () => {
+      const { value, grads } = tf.variableGrads(() => policy.forward(tokens, [2, 0]).mul(weights).sum() as tf.Scalar, policy.variables);
+      return { loss: value.dataSync()[0], grads: policy.variables.map((v) => grads[v.name].dataSync()) };
+    };
+    const counts = [wasmBatchMatMulStatus().calls, wasmElementwiseStatus().calls];
+    const fast = lossAndGrads();
+    expect(wasmBatchMatMulStatus().calls).toBeGreaterThan(counts[0]);
+    expect(wasmElementwiseStatus().calls).toBeGreaterThan(counts[1]);
+    await tf.setBackend('cpu');
+    try {
+      const plain = lossAndGrads();
+      expect(fast.loss).toBeCloseTo(plain.loss, 3);
+      plain.grads.forEach((grad, i) => {
+        const scale = Math.max(1e-3, ...grad.map(Math.abs));
+        grad.forEach((value, j) => expect(Math.abs(fast.grads[i][j] - value) / scale, `${policy.variables[i].name}[${j}]`).toBeLessThan(1e-4));
+      });
+    } finally {
+      await tf.setBackend('wasm');
+    }
+    tf.dispose([tokens, weights]);
     policy.dispose();
   });
 

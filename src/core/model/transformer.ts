@@ -11,11 +11,13 @@
  *
  * Deliberate choices: embeddings are oneHot(x) @ table rather than gather, because the wasm
  * backend lacks the UnsortedSegmentSum kernel that gather's gradient needs; GELU is the tanh
- * approximation (tfjs has no fused GELU; the difference from erf-GELU is below 1e-3). Products
+ * approximation (the difference from erf-GELU is below 1e-3); GELU and LayerNorm are fused
+ * kernels on wasm (wasmElementwise.ts), the same formulas from tfjs ops elsewhere. Products
  * are plain tf.matMul, their gradients with transpose flags: on wasm every float32 product runs
  * on our SIMD kernel (wasmBatchMatMul.ts), which reads any transpose while packing.
  */
 import * as tf from '@tensorflow/tfjs';
+import { gelu, layerNorm } from './wasmElementwise';
 
 export interface PolicyConfig {
   vocabSize: number;
@@ -89,16 +91,6 @@ interface Block {
   ln2g: tf.Variable; ln2b: tf.Variable;
   fc1W: tf.Variable; fc1B: tf.Variable;
   fc2W: tf.Variable; fc2B: tf.Variable;
-}
-
-function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
-  const { mean, variance } = tf.moments(x, -1, true);
-  return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(gamma).add(beta);
-}
-
-function gelu(x: tf.Tensor): tf.Tensor {
-  const cube = x.mul(x).mul(x);
-  return x.mul(0.5).mul(tf.tanh(x.add(cube.mul(0.044715)).mul(Math.sqrt(2 / Math.PI))).add(1));
 }
 
 /** A small seeded normal initialiser (std 0.02, as GPT-2), independent of tfjs's global RNG. */

@@ -21,6 +21,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { batchMatMulKernelPlain, batchMatMulKernelShared } from './batchMatMulKernel.generated';
+import { instantiateOnTfjsMemory, type TfjsWasmModule } from './wasmKernelModule';
 
 export interface WasmBatchMatMulStatus {
   /** True when float32 products run on the SIMD kernel. */
@@ -33,7 +34,7 @@ export interface WasmBatchMatMulStatus {
 
 /** The parts of tfjs-wasm's BackendWasm this file uses (they are not in its public types). */
 interface WasmBackend {
-  wasm: { _malloc(bytes: number): number; _free(pointer: number): void; wasmMemory?: unknown; asm?: { memory?: unknown } };
+  wasm: TfjsWasmModule & { _malloc(bytes: number): number; _free(pointer: number): void };
   dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
   makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
 }
@@ -55,28 +56,13 @@ let installed: { reason: string; active: boolean } | null = null;
 let binding: Binding | null = null;
 let calls = 0;
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
 /** Instantiates the kernel on a backend's memory, or says why it cannot. */
 function bind(backend: WasmBackend): Binding | string {
   const module = backend.wasm;
-  const memory = module?.wasmMemory ?? module?.asm?.memory;
-  if (!(memory instanceof WebAssembly.Memory)) return "tfjs-wasm's WebAssembly.Memory was not found on its module";
-  if (typeof module._malloc !== 'function' || typeof module._free !== 'function') return "tfjs-wasm's module exports no _malloc/_free";
-  const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-  const bytes = decodeBase64(shared ? batchMatMulKernelShared : batchMatMulKernelPlain);
-  if (!WebAssembly.validate(bytes)) return 'this engine has no WebAssembly SIMD (the kernel does not validate)';
-  try {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
-    return { backend, entry: instance.exports.batchMatMul as KernelEntry, scratch: 0, scratchBytes: 0 };
-  } catch (error) {
-    return `the kernel cannot import tfjs-wasm's ${shared ? 'shared ' : ''}memory (${(error as Error).message})`;
-  }
+  if (typeof module?._malloc !== 'function' || typeof module._free !== 'function') return "tfjs-wasm's module exports no _malloc/_free";
+  const exports = instantiateOnTfjsMemory(module, batchMatMulKernelPlain, batchMatMulKernelShared);
+  if (typeof exports === 'string') return exports;
+  return { backend, entry: exports.batchMatMul as KernelEntry, scratch: 0, scratchBytes: 0 };
 }
 
 function scratchFor(b: Binding, bytes: number): number {
