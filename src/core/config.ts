@@ -42,7 +42,7 @@ export const algorithmSchema = z.object({
   baselineMomentum: z.number().min(0).max(1).default(0.9).describe('EMA momentum of the reward baseline.'),
   entropyCoef: z.number().min(0).default(0.001).describe('Weight of the entropy bonus.'),
   klCoef: z.number().min(0).default(0).describe('Weight of the KL penalty to the reference (warm-start) policy.'),
-  groupSize: int(1, 64).default(1).describe('Programs sampled per sequence; >1 uses the group-mean baseline.'),
+  groupSize: int(1, 64).default(1).describe('Samples per prompt (programs per sequence, answers per question); >1 uses the group-mean baseline.'),
   temperature: z.number().positive().max(10).default(1).describe('Sampling temperature during training.'),
   gradClip: z.number().positive().default(1).describe('Global gradient-norm clip.'),
 });

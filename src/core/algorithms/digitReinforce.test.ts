@@ -6,7 +6,7 @@ import { sampleBatch } from '../model/sampler';
 import { TOY, ToyGrammar } from '../model/testGrammar';
 import { TransformerPolicy } from '../model/transformer';
 import { buildSequenceBatch, disposeBatch, programLogProbs } from '../model/training';
-import { DigitReinforce, defaultDigitReinforceConfig } from './digitReinforce';
+import { DigitReinforce, advantages, defaultDigitReinforceConfig } from './digitReinforce';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -37,6 +37,23 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
     expect(second.baseline).toBeCloseTo(-0.5);
     expect(second.meanReward).toBe(1);
     expect(algorithm.baseline).toBeCloseTo(0.25);
+    algorithm.dispose();
+    policy.dispose();
+  });
+
+  it('with groups, measures each answer against the mean reward of its own group, not the EMA', async () => {
+    expect(advantages([1, -1, -1, -1, 1, 1, 1, 1], 0.3, 4)).toEqual([1.5, -0.5, -0.5, -0.5, 0, 0, 0, 0]);
+    expect(advantages([1, -1], 0.5, 1)).toEqual([0.5, -1.5]);
+    expect(() => advantages([1, 1, 1], 0, 2)).toThrow('cannot form groups of 2');
+    const policy = new TransformerPolicy(config, 3);
+    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9, groupSize: 2 });
+    const a = [TOY.A, TOY.EOL, TOY.DONE];
+    const b = [TOY.B, TOY.EOL, TOY.A, TOY.EOL, TOY.DONE];
+    algorithm.baseline = 0.9; // ignored with groups
+    // Group 1: rewards 1 and -1 (advantages 1, -1); group 2: both right (advantages 0).
+    const expected = -((1 * Math.log(await probability(policy, a))) / 3 + (-1 * Math.log(await probability(policy, b))) / 5) / 4;
+    const episodes = [{ tokens: a, reward: 1 }, { tokens: b, reward: -1 }, { tokens: a, reward: 1 }, { tokens: b, reward: 1 }].map((e) => ({ prompt, ...e }));
+    expect((await algorithm.step(episodes)).loss).toBeCloseTo(expected, 4);
     algorithm.dispose();
     policy.dispose();
   });

@@ -33,9 +33,16 @@ export interface DigitReinforceConfig {
   baselineMomentum: number;
   temperature: number;
   gradClip: number;
+  /**
+   * Answers per question, consecutive in a batch. Above 1 the baseline of an answer is the mean
+   * reward of its group (the other answers to the same question) instead of the EMA: a question
+   * the policy always gets right then teaches nothing, and one it sometimes gets right teaches
+   * which answer was right. 1: the seed's EMA baseline.
+   */
+  groupSize?: number;
 }
 
-export const defaultDigitReinforceConfig: DigitReinforceConfig = { learningRate: 3e-4, baselineMomentum: 0.9, temperature: 1, gradClip: 1 };
+export const defaultDigitReinforceConfig: DigitReinforceConfig = { learningRate: 3e-4, baselineMomentum: 0.9, temperature: 1, gradClip: 1, groupSize: 1 };
 
 export interface DigitEpisode {
   prompt: readonly number[];
@@ -76,7 +83,7 @@ export class DigitReinforce<S = unknown> {
     const baseline = this.baseline ?? meanReward;
     const batch = buildSequenceBatch(episodes.map((e) => ({ prompt: e.prompt, tokens: e.tokens })), this.grammar, this.policy.config.context);
     const lengths = tf.tensor1d(episodes.map((e) => Math.max(1, e.tokens.length))); // [B]
-    const advantage = tf.tensor1d(episodes.map((e) => e.reward - baseline)); // [B]
+    const advantage = tf.tensor1d(advantages(episodes.map((e) => e.reward), baseline, this.config.groupSize ?? 1)); // [B]
     const behaviour = behaviourTensor(episodes, batch.programLength); // [B, P] or null
     try {
       const result = await clippedStep(
@@ -103,6 +110,17 @@ export class DigitReinforce<S = unknown> {
   dispose(): void {
     this.optimizer.dispose();
   }
+}
+
+/** reward - baseline per answer: the EMA baseline, or with groups the mean reward of the answer's group. */
+export function advantages(rewards: readonly number[], baseline: number, groupSize: number): number[] {
+  if (groupSize <= 1) return rewards.map((r) => r - baseline);
+  if (rewards.length % groupSize !== 0) throw new Error(`${rewards.length} answers cannot form groups of ${groupSize}`);
+  return rewards.map((r, i) => {
+    const start = i - (i % groupSize);
+    const group = rewards.slice(start, start + groupSize);
+    return r - group.reduce((sum, v) => sum + v, 0) / groupSize;
+  });
 }
 
 /** Identity whose gradient is zero (tfjs has no stop_gradient op). */

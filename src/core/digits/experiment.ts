@@ -117,6 +117,8 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   const evalItems = heldOutItems(task, config.run.evalSamples, new Rng(d.evalSeed));
   const excluded = new Set(evalItems.map((item) => item.question));
   const rng = new Rng(config.run.seed);
+  const groupSize = config.algorithm.groupSize;
+  if (config.algorithm.batchSize % groupSize !== 0) throw new Error(`--batch-size ${config.algorithm.batchSize} is not a multiple of --group-size ${groupSize}`);
   const policy = new TransformerPolicy(digitPolicyConfig(config), config.run.seed);
   const grammar = new DigitGrammar(d.maxResponseTokens);
   const batchSize = config.algorithm.batchSize;
@@ -148,6 +150,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
       baselineMomentum: config.algorithm.baselineMomentum,
       temperature: config.algorithm.temperature,
       gradClip: config.algorithm.gradClip,
+      groupSize,
     });
     const rlStarted = performance.now();
     let loopSeconds = 0; // RL wall time without the periodic evaluations
@@ -159,7 +162,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
       // A request still in flight when the run stops (an error, or the page's Stop) must not
       // surface as an unhandled rejection: the await below reports failures.
       const request = () => {
-        const batch = pool.generate(batchSize);
+        const batch = pool.generate(batchSize, groupSize);
         batch.catch(() => undefined);
         return batch;
       };

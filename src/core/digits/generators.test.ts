@@ -62,6 +62,20 @@ describe('versioned weight sync', () => {
     generator.dispose();
   });
 
+  it('samples groups of answers to one question, consecutive and never split between generators', async () => {
+    const pool = new GeneratorPool([inProcessGenerator(), inProcessGenerator()]);
+    await pool.start({ policy: policyConfig, task: 'sum_digits', maxResponseTokens: 6, temperature: 1, seed: 4, excluded: [] });
+    pool.sync(weightsOf(23), 1);
+    const batch = await pool.generate(12, 4);
+    const questions = batch.trajectories.map((t) => t.question);
+    expect(questions).toHaveLength(12);
+    for (let g = 0; g < 3; g++) expect(new Set(questions.slice(4 * g, 4 * g + 4)).size).toBe(1);
+    expect(new Set(questions).size).toBe(3);
+    expect(pool.statuses().map((s) => s.generated)).toEqual([8, 4]); // whole groups: 2 and 1
+    await expect(pool.generate(10, 4)).rejects.toThrow('cannot form groups of 4');
+    pool.close();
+  });
+
   it('through a pool, every generator samples with the newest version and counts skipped syncs', async () => {
     const pool = new GeneratorPool([inProcessGenerator(), inProcessGenerator()]);
     await pool.start({ policy: policyConfig, task: 'sum_digits', maxResponseTokens: 6, temperature: 1, seed: 3, excluded: [] });

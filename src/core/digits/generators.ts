@@ -39,6 +39,8 @@ export interface GenerateMessage {
   type: 'generate';
   requestId: number;
   count: number;
+  /** Answers sampled per question, consecutive (a group); `count` is a multiple of it. */
+  groupSize?: number;
 }
 
 export type ToGenerator = GeneratorInit | WeightsMessage | GenerateMessage;
@@ -105,10 +107,13 @@ export class DigitGenerator {
     return true;
   }
 
-  async generate(count: number): Promise<{ trajectories: Trajectory[]; version: number; ms: number }> {
+  /** `count` answers: `count / groupSize` questions, each asked `groupSize` times in a row. */
+  async generate(count: number, groupSize = 1): Promise<{ trajectories: Trajectory[]; version: number; ms: number }> {
+    if (!Number.isInteger(groupSize) || groupSize < 1 || count % groupSize !== 0) throw new Error(`generate: ${count} answers cannot form groups of ${groupSize}`);
     const started = performance.now();
     const version = this.version;
-    const items = Array.from({ length: count }, () => sampleTrainingItem(this.init.task, this.rng, this.excluded));
+    const questions = Array.from({ length: count / groupSize }, () => sampleTrainingItem(this.init.task, this.rng, this.excluded));
+    const items = questions.flatMap((item) => new Array<typeof item>(groupSize).fill(item));
     const prompts = items.map((item) => promptTokens(item.question, digitPromptLength[item.task]));
     const samples = await sampleBatch(this.policy, this.grammar, prompts, {
       maxTokens: this.init.maxResponseTokens,
@@ -148,7 +153,7 @@ export function serveDigitGenerator(port: GeneratorPort): void {
         const applied = generator.applyWeights(message);
         port.postMessage({ type: 'synced', id, version: generator.version, applied });
       } else {
-        const result = await generator.generate(message.count);
+        const result = await generator.generate(message.count, message.groupSize);
         port.postMessage({ type: 'trajectories', id, requestId: message.requestId, ...result });
       }
     } catch (error) {
@@ -270,16 +275,22 @@ export class GeneratorPool {
     this.handles[index].postMessage(message, [message.buffer]);
   }
 
-  /** `total` trajectories split across the generators, sampled in parallel. */
-  async generate(total: number): Promise<GeneratedBatch> {
+  /**
+   * `total` trajectories split across the generators, sampled in parallel. With `groupSize` > 1
+   * each question is answered `groupSize` times, its answers consecutive in the batch (a group
+   * never spans two generators).
+   */
+  async generate(total: number, groupSize = 1): Promise<GeneratedBatch> {
+    if (total % groupSize !== 0) throw new Error(`a batch of ${total} cannot form groups of ${groupSize}`);
     const started = performance.now();
     const n = this.handles.length;
-    const counts = this.handles.map((_, i) => Math.floor(total / n) + (i < total % n ? 1 : 0));
+    const groups = total / groupSize;
+    const counts = this.handles.map((_, i) => (Math.floor(groups / n) + (i < groups % n ? 1 : 0)) * groupSize);
     const replies = counts.map((count, index) => {
       if (count === 0) return Promise.resolve(undefined);
       const requestId = this.nextRequest++;
       const reply = this.expect(`${index}:${requestId}`);
-      this.handles[index].postMessage({ type: 'generate', requestId, count }, []);
+      this.handles[index].postMessage({ type: 'generate', requestId, count, groupSize }, []);
       return reply;
     });
     const trajectories: Trajectory[] = [];
