@@ -20,7 +20,7 @@ import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'out', doc: 'directory of the checkpoints, logs and recipe.json', defaultValue: 'runs/recipe' },
-  { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '3000' },
+  { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '12000' },
   { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '60' },
   { name: 'k', doc: 'programs sampled per sequence for best-of-k', defaultValue: '4' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
