@@ -75,6 +75,7 @@ export const digitsSchema = z.object({
   numGenerators: int(1, 16).default(2).describe('Digit tasks: generator workers sampling trajectories in parallel.'),
   overlap: z.boolean().default(false).describe('Digit tasks: generators sample the next batch while the trainer updates (one weight version stale, importance-weighted): ~1.5x the RL throughput with one generator, but sum_digits learned less per step (41% -> 54% in 300 steps, against 68% on-policy).'),
   requireTag: z.boolean().default(false).describe('Digit tasks: only an answer in an [ANSWER] tag earns +1.'),
+  lrDecay: z.boolean().default(false).describe('Digit tasks: the RL learning rate decays along a cosine to a tenth over --num-steps.'),
   warmStartExamples: int(0, 1_000_000).default(300).describe('Digit tasks: labelled examples of the supervised warm start.'),
   warmStartSteps: int(0, 1_000_000).default(150).describe('Digit tasks: supervised updates (batches of batchSize) before RL.'),
   warmStartLearningRate: z.number().positive().max(1).default(1e-3).describe('Digit tasks: Adam learning rate of the warm start.'),

@@ -18,6 +18,7 @@
 import { DigitReinforce } from '../algorithms/digitReinforce';
 import { SupervisedTrainer } from '../algorithms/supervised';
 import { configFields, withField, type LabConfig } from '../config';
+import { scheduledRate } from '../model/schedule';
 import { TransformerPolicy, type PolicyConfig } from '../model/transformer';
 import { Rng } from '../rng';
 import { evaluateDigits, type DigitEvalResult } from './evaluate';
@@ -84,6 +85,8 @@ export interface DigitStepMetrics {
   baseline: number;
   /** Mean truncated importance weight of the batch's tokens (1 on-policy; below with overlap). */
   importanceWeight: number;
+  /** The step's learning rate (it decays with `digits.lrDecay`). */
+  learningRate: number;
   generationsPerSecond: number;
   trainerVersion: number;
   generators: GeneratorStatus[];
@@ -169,6 +172,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
       let next = d.numSteps > 0 ? request() : undefined;
       for (let step = 1; step <= d.numSteps; step++) {
         const stepStarted = performance.now();
+        if (d.lrDecay) algorithm.optimizer.learningRate = scheduledRate(config.algorithm.learningRate, step, d.numSteps, 0);
         const batch = await next!;
         const more = step < d.numSteps;
         if (d.overlap && more) next = request();
@@ -187,6 +191,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
           loss: stats.loss,
           baseline: stats.baseline,
           importanceWeight: stats.importanceWeight,
+          learningRate: algorithm.optimizer.learningRate,
           generationsPerSecond: batch.generationsPerSecond,
           trainerVersion: version,
           generators: pool.statuses(),
