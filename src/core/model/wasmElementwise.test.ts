@@ -32,6 +32,19 @@ function counting<T>(f: () => T): { result: T; calls: number } {
   return { result, calls: wasmElementwiseStatus().calls - before };
 }
 
+/**
+ * Warms `step` up once, then runs `body` and expects the tensor count and the backend memory
+ * unchanged by it; returns the kernel calls `body` made.
+ */
+function callsWithFlatMemory(step: () => tf.Tensor, body: () => void): number {
+  step().dispose();
+  const start = tf.memory();
+  const { calls } = counting(body);
+  expect(tf.memory().numTensors).toBe(start.numTensors);
+  expect(tf.memory().numBytes).toBe(start.numBytes);
+  return calls;
+}
+
 const sizes = [0, 1, 3, 4, 5, 17, 1000];
 
 beforeAll(async () => {
@@ -124,14 +137,10 @@ describe('wasm fused GELU kernels', () => {
       w.assign(w.sub(grads[w.name].mul(0.01)));
       return value;
     });
-    step().dispose();
-    const start = tf.memory();
-    const { calls } = counting(() => {
+    const calls = callsWithFlatMemory(step, () => {
       for (let i = 0; i < 20; i++) step().dispose();
     });
     expect(calls).toBe(40);
-    expect(tf.memory().numTensors).toBe(start.numTensors);
-    expect(tf.memory().numBytes).toBe(start.numBytes);
     tf.dispose([w, input]);
   });
 
@@ -255,15 +264,11 @@ describe('wasm fused LayerNorm kernels', () => {
       beta.assign(beta.sub(grads[beta.name].mul(0.01)));
       return value;
     });
-    step().dispose();
-    const start = tf.memory();
-    const { calls } = counting(() => {
+    const calls = callsWithFlatMemory(step, () => {
       for (let i = 0; i < 20; i++) step().dispose();
       tf.tidy(() => void layerNorm(x, gamma, beta)); // no tape: no saved tensors
     });
     expect(calls).toBe(81);
-    expect(tf.memory().numTensors).toBe(start.numTensors);
-    expect(tf.memory().numBytes).toBe(start.numBytes);
     tf.dispose([gamma, beta, x]);
   });
 
