@@ -28,8 +28,9 @@ describe('CLI', () => {
 
     const json = execFileSync(tsx, ['src/cli/eval.ts', '--checkpoint', join(out, 'latest.prl'), '--data', 'datasets/heldout.jsonl', '--limit', '4', '--json'], { encoding: 'utf8' });
     const result = JSON.parse(json.trim().split('\n').at(-1)!);
-    expect(Object.keys(result)).toEqual(['n', 'accuracy', 'acc_at_prefix', 'compression_rate', 'precision', 'gzip_rate', 'lzma_rate']);
+    expect(Object.keys(result)).toEqual(['n', 'accuracy', 'acc_at_prefix', 'compression_rate', 'precision', 'gzip_rate', 'lzma_rate', 'by_length']);
     expect(result.n).toBe(4);
+    expect(result.by_length.reduce((sum: number, b: { n: number }) => sum + b.n, 0)).toBe(4);
     expect(result.gzip_rate).toBeGreaterThan(0);
   });
 
@@ -47,6 +48,7 @@ describe('CLI', () => {
     const result = JSON.parse(execFileSync(tsx, ['src/cli/eval.ts', '--programs', file, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
     expect(result.n).toBe(3);
     expect(result.accuracy).toBeCloseTo(1 / 3, 10);
+    expect(result.by_length).toEqual([{ length: '<=32', n: 3, values: 9, accuracy: result.accuracy, compression_rate: result.compression_rate, gzip_rate: result.gzip_rate, lzma_rate: result.lzma_rate }]);
   });
 
   it('fails with a clear message on a bad flag or a missing file', () => {

@@ -9,16 +9,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { KolmogorovRecord } from '../core/data/records';
-import { ktMetrics, type ScoredSample } from '../core/kolmogorov/metrics';
+import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
 import { createRunner, preludes } from '../core/runner';
-import type { KtMetrics } from '../core/runnerTypes';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile } from './data';
-import { formatMetricsTable, metricsJson, sandboxLimits } from './report';
+import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 
@@ -35,7 +34,7 @@ const extras: ExtraFlag[] = [
   { name: 'out', doc: 'also write the JSON result to this file' },
 ];
 
-async function scorePrograms(path: string, prior: PriorName, limit: number | undefined): Promise<KtMetrics> {
+async function scorePrograms(path: string, prior: PriorName, limit: number | undefined): Promise<EvalMetrics> {
   const records = (await loadKolmogorovFile(path)).slice(0, limit);
   const config = defaultConfig();
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
@@ -71,13 +70,13 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
     });
     const failures = parsed.filter((entry) => entry.error).length;
     if (failures) console.error(`${failures} programs do not parse as DSL programs; they count as failures`);
-    return ktMetrics(samples);
+    return { ...ktMetrics(samples), byLength: ktMetricsByLength(samples) };
   } finally {
     await pool.close();
   }
 }
 
-async function scoreCheckpoint(path: string, dataPath: string, k: number, limit: number | undefined, backendName: string): Promise<KtMetrics> {
+async function scoreCheckpoint(path: string, dataPath: string, k: number, limit: number | undefined, backendName: string): Promise<EvalMetrics> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(readFileSync(path));
@@ -92,13 +91,14 @@ async function scoreCheckpoint(path: string, dataPath: string, k: number, limit:
   const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
   try {
     await runner.loadCheckpoint(bytes);
-    const { rows: _rows, ...metrics } = await runner.evaluate(records, {
+    const { rows, ...metrics } = await runner.evaluate(records, {
       k,
       limit,
       onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
     });
     process.stderr.write('\n');
-    return metrics;
+    const scored = rows.map((row, i): ScoredSample => ({ sequence: records[i].sequence, correct: row.outcome === 'ok', bits: row.bits }));
+    return { ...metrics, byLength: ktMetricsByLength(scored) };
   } finally {
     runner.dispose();
     await pool.close();
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
 
   let label: string;
-  let metrics: KtMetrics;
+  let metrics: EvalMetrics;
   if (typeof extra.programs === 'string') {
     label = `programs (${extra.programs})`;
     metrics = await scorePrograms(extra.programs, extra.prior, limit);
@@ -132,7 +132,10 @@ async function main(): Promise<void> {
   const json = metricsJson(metrics);
   if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(json, null, 2) + '\n');
   if (extra.json) console.log(JSON.stringify(json));
-  else console.log(formatMetricsTable([{ label, metrics }], metrics));
+  else {
+    console.log(formatMetricsTable([{ label, metrics }], metrics));
+    if (metrics.byLength) console.log(`\nby sequence length (each range scored on its own)\n${formatLengthTable(metrics.byLength)}`);
+  }
 }
 
 runMain(main);

@@ -21,6 +21,8 @@ describe('npm run recipe', () => {
     for (const row of ['gzip', 'LZMA', 'warm start, greedy', 'warm start, best-of-2', 'warm start + RL, greedy', 'warm start + RL, best-of-2']) {
       expect(table, row).toContain(row);
     }
+    // The first 3 held-out sequences are 51, 25 and 84 long: the by-length table has those three ranges.
+    expect(table).toMatch(/by sequence length[^]*\n<=32 [^]*\n33-64 [^]*\n65-128 /);
     const recipe = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8'));
     expect(Object.keys(recipe.scores)).toHaveLength(4);
     for (const score of Object.values(recipe.scores) as { n: number; compression_rate: number }[]) {

@@ -57,6 +57,27 @@ interface EvalJson {
   compression_rate: number;
   gzip_rate: number;
   lzma_rate: number;
+  by_length?: { length: string; n: number; values: number; accuracy: number; compression_rate: number; gzip_rate: number; lzma_rate: number }[];
+}
+
+/** Each length range: its share of the values, gzip and LZMA, then accuracy / compression rate of each stage. */
+function lengthTable(scores: Record<string, EvalJson>): string[] {
+  const stages = Object.entries(scores).filter(([, s]) => s.by_length);
+  if (stages.length === 0) return [];
+  const buckets = stages[0][1].by_length!;
+  const total = buckets.reduce((sum, b) => sum + b.values, 0);
+  const header = ['length', 'n', 'values', 'gzip', 'LZMA', ...stages.map(([label]) => label)];
+  const rows = buckets.map((b, i) => [
+    b.length,
+    String(b.n),
+    `${((100 * b.values) / total).toFixed(0)}%`,
+    b.gzip_rate.toFixed(3),
+    b.lzma_rate.toFixed(3),
+    ...stages.map(([, s]) => `${s.by_length![i].accuracy.toFixed(3)} / ${s.by_length![i].compression_rate.toFixed(3)}`),
+  ]);
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+  return ['', 'by sequence length (accuracy / compression rate; each range scored on its own):', line(header), ...rows.map(line)];
 }
 
 async function main(): Promise<void> {
@@ -108,6 +129,7 @@ async function main(): Promise<void> {
     `held-out: ${first.n} sequences of datasets/heldout.jsonl`,
     `${'method'.padEnd(width)}  accuracy  compression rate`,
     ...rows.map(([label, accuracy, rate]) => `${label.padEnd(width)}  ${accuracy.padStart(8)}  ${rate.padStart(16)}`),
+    ...lengthTable(scores),
     `wall time: warm start ${(seconds.pretrain / 60).toFixed(1)} min, RL ${(seconds.rl / 60).toFixed(1)} min, evaluation ${(seconds.eval / 60).toFixed(1)} min`,
   ].join('\n');
   writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');

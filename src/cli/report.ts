@@ -3,6 +3,7 @@
  * table (rows beside the gzip and LZMA baselines of the same data).
  */
 import type { LabConfig } from '../core/config';
+import type { LengthBucketMetrics } from '../core/kolmogorov/metrics';
 import type { KtMetrics } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 
@@ -11,8 +12,12 @@ export function sandboxLimits(config: LabConfig): SandboxLimits {
   return { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength };
 }
 
+/** The whole file's metrics and, from `eval`, the same per sequence-length range. */
+export type EvalMetrics = KtMetrics & { byLength?: LengthBucketMetrics[] };
+
 /** snake_case form of the metrics, as `eval --json` prints them. */
-export function metricsJson(metrics: KtMetrics): Record<string, unknown> {
+export function metricsJson(metrics: EvalMetrics): Record<string, unknown> {
+  const byLength = metrics.byLength?.map((b) => ({ length: b.label, n: b.n, values: b.values, accuracy: b.accuracy, compression_rate: b.compressionRate, gzip_rate: b.gzipRate, lzma_rate: b.lzmaRate }));
   return {
     n: metrics.n,
     accuracy: metrics.accuracy,
@@ -21,6 +26,7 @@ export function metricsJson(metrics: KtMetrics): Record<string, unknown> {
     precision: metrics.precision,
     gzip_rate: metrics.gzipRate,
     lzma_rate: metrics.lzmaRate,
+    ...(byLength ? { by_length: byLength } : {}),
   };
 }
 
@@ -28,20 +34,36 @@ const fixed = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : '-
 
 /** A plain-text table: one row per method, then the gzip and LZMA baselines of `baseline`'s data. */
 export function formatMetricsTable(rows: { label: string; metrics: KtMetrics }[], baseline: KtMetrics): string {
-  const header = ['method', 'n', 'accuracy', 'acc@16', 'acc@32', 'acc@64', 'acc@128', 'compression', 'precision'];
-  const body: string[][] = rows.map(({ label, metrics }) => [
-    label,
-    String(metrics.n),
-    fixed(metrics.accuracy),
-    fixed(metrics.accAtPrefix['16']),
-    fixed(metrics.accAtPrefix['32']),
-    fixed(metrics.accAtPrefix['64']),
-    fixed(metrics.accAtPrefix['128']),
-    fixed(metrics.compressionRate),
-    fixed(metrics.precision),
-  ]);
-  body.push(['gzip (joint)', String(baseline.n), '1.000', '', '', '', '', fixed(baseline.gzipRate), '']);
-  body.push(['LZMA (joint)', String(baseline.n), '1.000', '', '', '', '', fixed(baseline.lzmaRate), '']);
+  return formatTable(
+    ['method', 'n', 'accuracy', 'acc@16', 'acc@32', 'acc@64', 'acc@128', 'compression', 'precision'],
+    [
+      ...rows.map(({ label, metrics }) => [
+        label,
+        String(metrics.n),
+        fixed(metrics.accuracy),
+        fixed(metrics.accAtPrefix['16']),
+        fixed(metrics.accAtPrefix['32']),
+        fixed(metrics.accAtPrefix['64']),
+        fixed(metrics.accAtPrefix['128']),
+        fixed(metrics.compressionRate),
+        fixed(metrics.precision),
+      ]),
+      ['gzip (joint)', String(baseline.n), '1.000', '', '', '', '', fixed(baseline.gzipRate), ''],
+      ['LZMA (joint)', String(baseline.n), '1.000', '', '', '', '', fixed(baseline.lzmaRate), ''],
+    ],
+  );
+}
+
+/** The by-length breakdown: each range's share of the values, accuracy, and rate beside gzip's and LZMA's. */
+export function formatLengthTable(buckets: LengthBucketMetrics[]): string {
+  const total = buckets.reduce((sum, b) => sum + b.values, 0);
+  return formatTable(
+    ['length', 'n', 'share of values', 'accuracy', 'compression', 'gzip', 'LZMA'],
+    buckets.map((b) => [b.label, String(b.n), fixed(b.values / total), fixed(b.accuracy), fixed(b.compressionRate), fixed(b.gzipRate), fixed(b.lzmaRate)]),
+  );
+}
+
+function formatTable(header: string[], body: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');

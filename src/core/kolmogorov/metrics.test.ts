@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gzipBits, ktMetrics, lzmaBits, sequencesText, type ScoredSample } from './metrics';
+import { gzipBits, ktMetrics, ktMetricsByLength, lzmaBits, sequencesText, type ScoredSample } from './metrics';
 
 const seqA = Array.from({ length: 40 }, (_, i) => i);
 const seqB = Array.from({ length: 20 }, (_, i) => (i * 7) % 256);
@@ -42,5 +42,24 @@ describe('KT metrics', () => {
     expect(m.gzipRate).toBeCloseTo(gzipBits(sequencesText([seqA])) / (8 * 40), 12);
     expect(m.lzmaRate).toBeCloseTo(lzmaBits(sequencesText([seqA])) / (8 * 40), 12);
     expect(m.precision).toBe(0);
+  });
+
+  it('breaks the metrics down by sequence length, each range scored as a dataset of its own', () => {
+    const short = Array.from({ length: 10 }, (_, i) => i * 3);
+    const mid = Array.from({ length: 50 }, (_, i) => (i * 5) % 256);
+    const long = Array.from({ length: 200 }, (_, i) => (i * 11) % 256);
+    const samples: ScoredSample[] = [
+      { sequence: short, output: short, correct: true, bits: 20 },
+      { sequence: short.map((v) => v + 1), output: null, correct: false, bits: 0 },
+      { sequence: mid, output: null, correct: false, bits: 0 },
+      { sequence: long, output: long, correct: true, bits: 60 },
+    ];
+    const buckets = ktMetricsByLength(samples);
+    expect(buckets.map((b) => [b.label, b.n, b.values])).toEqual([['<=32', 2, 20], ['33-64', 1, 50], ['>128', 1, 200]]);
+    expect(buckets[0].accuracy).toBe(0.5);
+    expect(buckets[0].compressionRate).toBeCloseTo((20 + gzipBits(sequencesText([short.map((v) => v + 1)])) + 2) / (8 * 20), 12);
+    expect(buckets[1]).toMatchObject({ accuracy: 0, compressionRate: (gzipBits(sequencesText([mid])) + 1) / (8 * 50), gzipRate: gzipBits(sequencesText([mid])) / (8 * 50) });
+    expect(buckets[2].compressionRate).toBeCloseTo(61 / 1600, 12);
+    expect(buckets[2].lzmaRate).toBe(lzmaBits(sequencesText([long])) / 1600);
   });
 });

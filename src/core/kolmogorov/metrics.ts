@@ -78,3 +78,36 @@ export function ktMetrics(samples: readonly ScoredSample[]): KtMetrics {
     lzmaRate: rawBits ? lzmaBits(allText) / rawBits : 0,
   };
 }
+
+/** Sequence-length ranges of the by-length breakdown: where a policy's wins and losses are. */
+export const lengthBuckets: readonly { label: string; min: number; max: number }[] = [
+  { label: '<=32', min: 0, max: 32 },
+  { label: '33-64', min: 33, max: 64 },
+  { label: '65-128', min: 65, max: 128 },
+  { label: '>128', min: 129, max: Infinity },
+];
+
+export interface LengthBucketMetrics {
+  label: string;
+  n: number;
+  /** Values in the bucket's sequences: its weight in the whole file's compression rate. */
+  values: number;
+  accuracy: number;
+  compressionRate: number;
+  gzipRate: number;
+  lzmaRate: number;
+}
+
+/**
+ * The KT metrics of each length range, each range scored as a dataset of its own (its failed
+ * sequences gzipped together, its own gzip and LZMA baselines). Empty ranges are left out.
+ */
+export function ktMetricsByLength(samples: readonly ScoredSample[]): LengthBucketMetrics[] {
+  return lengthBuckets.flatMap(({ label, min, max }) => {
+    const part = samples.filter((s) => s.sequence.length >= min && s.sequence.length <= max);
+    if (part.length === 0) return [];
+    const m = ktMetrics(part);
+    const values = part.reduce((sum, s) => sum + s.sequence.length, 0);
+    return [{ label, n: m.n, values, accuracy: m.accuracy, compressionRate: m.compressionRate, gzipRate: m.gzipRate, lzmaRate: m.lzmaRate }];
+  });
+}
