@@ -190,7 +190,7 @@ export async function decodeCheckpoint(
 /** Why a checkpoint cannot load into a model of `config`, or null when it can. */
 export function compatibleWith(meta: CheckpointMeta, config: LabConfig): string | null {
   if (meta.config.task.name !== config.task.name) return `checkpoint is for task ${meta.config.task.name}, this run is ${config.task.name}`;
-  const keys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'numberCode'] as const;
+  const keys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'numberCode', 'valueDeltas'] as const;
   const different = keys.filter((key) => meta.config.model[key] !== config.model[key]);
   if (different.length) {
     return `checkpoint architecture differs: ${different.map((key) => `${key} ${meta.config.model[key]} (this model ${config.model[key]})`).join(', ')}`;

@@ -124,8 +124,13 @@ async function checkpointWeights(bytes: Uint8Array, config: LabConfig): Promise<
 
 /** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
 export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
-  const { numberCode, ...model } = config.model;
-  return { vocabSize, ...model, numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined };
+  const { numberCode, valueDeltas, ...model } = config.model;
+  return {
+    vocabSize,
+    ...model,
+    numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined,
+    valueDeltas: valueDeltas ? { first: VALUE0, count: 256, max: 8 } : undefined,
+  };
 }
 
 /** The training records RL samples from: those within `task.maxTrainLength` values (0: all). */

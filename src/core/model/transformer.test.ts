@@ -22,8 +22,12 @@ beforeAll(async () => {
 const tiny = { vocabSize: 12, layers: 2, dModel: 16, heads: 2, context: 24 };
 
 describe('transformer policy', () => {
-  it.each([false, true])('gives KV-cache logits equal to full-forward logits, with left padding (previous-token embedding %s)', (previousToken) => {
-    const policy = new TransformerPolicy({ ...tiny, previousToken }, 1);
+  it.each([
+    ['plain', {}],
+    ['previous-token embedding', { previousToken: true }],
+    ['value differences', { previousToken: true, valueDeltas: { first: 2, count: 8, max: 2 } }],
+  ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs) => {
+    const policy = new TransformerPolicy({ ...tiny, ...inputs }, 1);
     const rows = [
       [1, 5, 6, 7, 3, 4, 2],
       [0, 0, 1, 9, 2, 8, 3], // starts at 2
@@ -48,6 +52,17 @@ describe('transformer policy', () => {
     const alone = policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')).arraySync()[0];
     const padded = policy.forward(tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32'), [2, 0]).arraySync()[0];
     alone.forEach((row, t) => row.forEach((value, v) => expect(padded[t + 2][v]).toBeCloseTo(value, 4)));
+    policy.dispose();
+  });
+
+  it('embeds the clipped difference of consecutive numbers, and nothing where either token is not a number', () => {
+    // Numbers are tokens 2..9 (0..7); differences clip to -3..3 (rows 0..6); row 7 is "not two numbers".
+    const policy = new TransformerPolicy({ ...tiny, valueDeltas: { first: 2, count: 8, max: 2 } }, 3);
+    const tokens = tf.tensor2d([[3, 4, 4, 9, 2, 11]], [1, 6], 'int32'); // PAD->3 none, +1, 0, +5 -> +3, -7 -> -3, 2->11 none
+    const delta = policy.variables.find((v) => v.name.endsWith('/delta'))!;
+    const { grads } = tf.variableGrads(() => policy.forward(tokens).square().sum() as tf.Scalar, [delta]);
+    const rows = grads[delta.name].abs().sum(1).arraySync() as number[];
+    expect(rows.map((g) => g > 0)).toEqual([true, false, false, true, true, false, true, true]);
     policy.dispose();
   });
 

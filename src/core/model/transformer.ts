@@ -40,6 +40,14 @@ export interface PolicyConfig {
    * spotting a run (a range) are learned once for all numbers, not number by number.
    */
   numberTokens?: { first: number; count: number };
+  /**
+   * Tokens first .. first+count-1 stand for the numbers 0 .. count-1. When a number token follows
+   * another, a learned embedding of their difference (clipped to -max-1 .. max+1) is added: a run
+   * (+1), a repeat (0) or a step (+k) is then visible at each position, and the break that ends a
+   * range is a key whose smeared previous token is the range's last value. The sinusoidal code
+   * makes differences a product of two codes, which a small network learns slowly.
+   */
+  valueDeltas?: { first: number; count: number; max: number };
 }
 
 /** The fixed number code [V, d]: sinusoids of the number at geometric frequencies, 0 elsewhere. */
@@ -103,6 +111,7 @@ export class TransformerPolicy {
   private readonly tokenEmbedding: tf.Variable;
   private readonly previousEmbedding: tf.Variable | null;
   private readonly numberCode: tf.Tensor2D | null;
+  private readonly deltaEmbedding: tf.Variable | null;
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
   private readonly lnfG: tf.Variable;
@@ -131,6 +140,7 @@ export class TransformerPolicy {
     this.positionEmbedding = v('pos', [context, dModel], 'normal');
     this.previousEmbedding = config.previousToken ? v('prev', [vocabSize, dModel], 'normal') : null;
     this.numberCode = config.numberTokens ? numberCode(vocabSize, dModel, config.numberTokens) : null;
+    this.deltaEmbedding = config.valueDeltas ? v('delta', [2 * config.valueDeltas.max + 4, dModel], 'normal') : null;
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
     for (let i = 0; i < layers; i++) {
@@ -163,7 +173,17 @@ export class TransformerPolicy {
     const pos = tf.matMul(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
     let x = tok.add(pos);
     if (this.previousEmbedding) x = x.add(tf.matMul(tf.oneHot(previous.reshape([B * T]), vocabSize), coded(this.previousEmbedding))); // [B*T, d]
+    if (this.deltaEmbedding) x = x.add(tf.matMul(tf.oneHot(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding.shape[0]), this.deltaEmbedding));
     return x.reshape([B, T, dModel]);
+  }
+
+  /** Row of the difference table for each token [N]: its difference from the previous number, or the last row. */
+  private deltaIndex(tokens: tf.Tensor1D, previous: tf.Tensor1D): tf.Tensor1D {
+    const { first, count, max } = this.config.valueDeltas!;
+    const int = (value: number) => tf.scalar(value, 'int32');
+    const isNumber = (t: tf.Tensor1D) => t.greaterEqual(int(first)).logicalAnd(t.less(int(first + count)));
+    const clipped = tf.minimum(tf.maximum(tokens.sub(previous), int(-max - 1)), int(max + 1)).add(int(max + 1)); // 0 .. 2 max + 2
+    return tf.where(isNumber(tokens).logicalAnd(isNumber(previous)), clipped, tf.fill(tokens.shape, 2 * max + 3, 'int32')) as tf.Tensor1D;
   }
 
   /** Each token's predecessor in its row, [B, T]: the tokens shifted right by one, PAD (0) first. */
