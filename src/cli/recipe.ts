@@ -21,7 +21,7 @@ const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'out', doc: 'directory of the checkpoints, logs and recipe.json', defaultValue: 'runs/recipe' },
   { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '12000' },
-  { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '60' },
+  { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '600' },
   { name: 'k', doc: 'programs sampled per sequence for best-of-k', defaultValue: '4' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
   { name: 'ship', doc: 'copy the warm start to public/pretrained.prl, with its regression record', boolean: true },
@@ -34,11 +34,14 @@ const SHIPPED_CHECK_RECORDS = 40;
 
 /** The model and both stages' hyper-parameters; every flag is a config field (`--help` of train). */
 const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--context', '160', '--max-sequence-length', '64', '--max-program-tokens', '64', '--batch-size', '4'];
-const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96'];
+const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96', '--value-deltas'];
 const pretrainFlags = ['--learning-rate', '0.003', '--batch-size', '32', '--warmup', '100', '--max-train-length', '64', '--threads', '2', '--eval-every', '500', '--eval-limit', '100'];
 const rlFlags = [
   '--learning-rate', '0.0001', '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
   '--length-penalty', '0.002', '--temperature', '1', '--checkpoint-freq', '0', '--eval-samples', '50',
+  // Sequences the warm start can write: on longer ones every sample of a group fails, so the
+  // group-mean advantage is zero and the step only pays for sampling.
+  '--max-train-length', '64',
 ];
 
 function stage(name: string, script: string, args: string[]): number {
