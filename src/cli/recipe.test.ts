@@ -3,7 +3,7 @@
  * evaluations run as the real CLI stages, and the table and recipe.json report every method
  * beside gzip and LZMA. (The real recipe's figures are in the README; this checks the pipeline.)
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,5 +31,14 @@ describe('npm run recipe', () => {
     }
     expect(existsSync(join(out, 'pretrained.prl'))).toBe(true);
     expect(existsSync(join(out, 'rl', 'latest.prl'))).toBe(true);
+
+    // Again on the same warm start: only RL and the evaluations run, the warm start's bytes stay.
+    const warm = readFileSync(join(out, 'pretrained.prl'));
+    const again = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--rl-steps', '1', '--k', '2', '--limit', '3', '--out', out], { encoding: 'utf8' });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`== warm start: reusing ${join(out, 'pretrained.prl')}`);
+    expect(again.stderr).not.toContain('src/cli/pretrain.ts');
+    expect(again.stdout).toContain('warm start + RL, best-of-2');
+    expect(readFileSync(join(out, 'pretrained.prl')).equals(warm)).toBe(true);
   }, 300_000);
 });
