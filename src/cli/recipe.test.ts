@@ -40,5 +40,9 @@ describe('npm run recipe', () => {
     expect(again.stderr).not.toContain('src/cli/pretrain.ts');
     expect(again.stdout).toContain('warm start + RL, best-of-2');
     expect(readFileSync(join(out, 'pretrained.prl')).equals(warm)).toBe(true);
+
+    const empty = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--out', mkdtempSync(join(tmpdir(), 'prl-recipe-'))], { encoding: 'utf8' });
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/--reuse-warm-start: .* holds no earlier run/);
   }, 300_000);
 });

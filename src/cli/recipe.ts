@@ -11,11 +11,12 @@
  * checkpoints. Flags size each stage; the defaults are the ones the README's figures come from.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { parseConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { formatTable } from './report';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -82,9 +83,7 @@ function lengthTable(scores: Record<string, EvalJson>): string[] {
     b.lzma_rate.toFixed(3),
     ...stages.map(([, s]) => `${s.by_length![i].accuracy.toFixed(3)} / ${s.by_length![i].compression_rate.toFixed(3)}`),
   ]);
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
-  return ['', 'by sequence length (accuracy / compression rate; each range scored on its own):', line(header), ...rows.map(line)];
+  return ['', 'by sequence length (accuracy / compression rate; each range scored on its own):', formatTable(header, rows)];
 }
 
 async function main(): Promise<void> {
@@ -111,6 +110,9 @@ async function main(): Promise<void> {
   const smoke = extra.smoke ? smokeModel : [];
   if (extra['reuse-warm-start']) {
     // The warm start is deterministic given its flags, so an earlier run's is the one this run would make.
+    if (!existsSync(warm) || !existsSync(join(out, 'recipe.json'))) {
+      throw new Error(`--reuse-warm-start: ${out} holds no earlier run (its pretrained.prl and recipe.json); run the recipe once without the flag`);
+    }
     const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { seconds: Record<string, number> };
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);

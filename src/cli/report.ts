@@ -63,7 +63,8 @@ export function formatLengthTable(buckets: LengthBucketMetrics[]): string {
   );
 }
 
-function formatTable(header: string[], body: string[][]): string {
+/** Columns padded to their widest cell: the first left-aligned, the rest right-aligned. */
+export function formatTable(header: string[], body: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
