@@ -140,11 +140,9 @@ async function main(): Promise<void> {
     ['LZMA', '-', first.lzma_rate.toFixed(3)],
     ...Object.entries(scores).map(([label, s]): [string, string, string] => [label, s.accuracy.toFixed(3), s.compression_rate.toFixed(3)]),
   ];
-  const width = Math.max(...rows.map((r) => r[0].length));
   const table = [
     `held-out: ${first.n} sequences of datasets/heldout.jsonl`,
-    `${'method'.padEnd(width)}  accuracy  compression rate`,
-    ...rows.map(([label, accuracy, rate]) => `${label.padEnd(width)}  ${accuracy.padStart(8)}  ${rate.padStart(16)}`),
+    formatTable(['method', 'accuracy', 'compression rate'], rows),
     ...lengthTable(scores),
     `wall time: warm start ${(seconds.pretrain / 60).toFixed(1)} min, RL ${(seconds.rl / 60).toFixed(1)} min, evaluation ${(seconds.eval / 60).toFixed(1)} min`,
   ].join('\n');
