@@ -7,7 +7,7 @@ import globals from 'globals';
 const uiOnly = ['react', 'react-dom', 'react-dom/*', 'zustand', 'zustand/*', 'recharts'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'runs/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'runs/**', 'scratch/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

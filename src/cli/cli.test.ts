@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 
@@ -59,5 +59,27 @@ describe('CLI', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/cannot read checkpoint \/nonexistent.prl/);
     expect(existsSync('/nonexistent.prl')).toBe(false);
+    const cold = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--k', '4', '--temperature', '0'], { encoding: 'utf8' });
+    expect(cold.status).toBe(1);
+    expect(cold.stderr).toMatch(/--temperature: expected a positive number, got "0"/);
   });
+
+  it('pretrain --init-from continues from a checkpoint of the same architecture and refuses another', () => {
+    const missing = spawnSync(tsx, ['src/cli/pretrain.ts', '--init-from', '/nonexistent.prl'], { encoding: 'utf8' });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/--init-from: cannot read checkpoint \/nonexistent.prl/);
+    const out = join(mkdtempSync(join(tmpdir(), 'prl-pretrain-')), 'next.prl');
+    const other = spawnSync(tsx, ['src/cli/pretrain.ts', '--init-from', 'public/pretrained.prl', '--d-model', '16', '--out', out], { encoding: 'utf8' });
+    expect(other.status).toBe(1);
+    expect(other.stderr).toMatch(/checkpoint architecture differs: dModel 64 \(this model 16\)/);
+    expect(existsSync(out)).toBe(false);
+
+    const tiny = ['--d-model', '16', '--layers', '1', '--heads', '2', '--context', '160', '--max-sequence-length', '64', '--max-program-tokens', '64', '--batch-size', '4', '--steps', '1', '--eval-limit', '2', '--threads', '1'];
+    const first = join(dirname(out), 'first.prl');
+    execFileSync(tsx, ['src/cli/pretrain.ts', ...tiny, '--out', first], { stdio: 'ignore' });
+    const next = spawnSync(tsx, ['src/cli/pretrain.ts', ...tiny, '--init-from', first, '--out', out], { encoding: 'utf8' });
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`policy initialised from ${first}`);
+    expect(existsSync(out)).toBe(true);
+  }, 120_000);
 });

@@ -27,6 +27,7 @@ const extras: ExtraFlag[] = [
   { name: 'programs', doc: 'JSONL of {"sequence", "program"} to score instead of a policy' },
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
   { name: 'k', doc: 'programs sampled per sequence; the shortest correct one counts', defaultValue: '1' },
+  { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -76,7 +77,13 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
   }
 }
 
-async function scoreCheckpoint(path: string, dataPath: string, k: number, limit: number | undefined, backendName: string): Promise<EvalMetrics> {
+interface SearchOptions {
+  k: number;
+  temperature: number;
+  limit: number | undefined;
+}
+
+async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(readFileSync(path));
@@ -93,6 +100,7 @@ async function scoreCheckpoint(path: string, dataPath: string, k: number, limit:
     await runner.loadCheckpoint(bytes);
     const { rows, ...metrics } = await runner.evaluate(records, {
       k,
+      temperature,
       limit,
       onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
     });
@@ -116,6 +124,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive integer, got "${extra.k}"`);
   const limit = extra.limit === undefined ? undefined : Number(extra.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new Error(`--limit: expected a positive integer, got "${extra.limit}"`);
+  const temperature = Number(extra.temperature);
+  if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
 
   let label: string;
@@ -125,7 +135,7 @@ async function main(): Promise<void> {
     metrics = await scorePrograms(extra.programs, extra.prior, limit);
   } else if (typeof extra.checkpoint === 'string') {
     label = k > 1 ? `policy best-of-${k}` : 'policy greedy';
-    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), k, limit, String(extra.backend));
+    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, limit }, String(extra.backend));
   } else {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }

@@ -10,7 +10,7 @@
  * appends them to metrics.jsonl. The result is a checkpoint that `npm run train --
  * --init-from FILE` starts RL from.
  */
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
@@ -33,8 +33,17 @@ const extras: ExtraFlag[] = [
   { name: 'warmup', doc: 'steps of linear learning-rate warm-up before the cosine decay', defaultValue: '50' },
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
   { name: 'eval-limit', doc: 'held-out sequences used for the periodic accuracy', defaultValue: '100' },
+  { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences)' },
   { name: 'out', doc: 'checkpoint to write', defaultValue: 'runs/pretrain/pretrained.prl' },
 ];
+
+function readCheckpoint(path: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (error) {
+    throw new Error(`--init-from: cannot read checkpoint ${path}: ${(error as Error).message}`);
+  }
+}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -66,7 +75,9 @@ async function main(): Promise<void> {
   const heldoutPairs = heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256);
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
-  const runner = await createRunner(config, { train: [], heldout }, { pool });
+  const initFrom = typeof extra['init-from'] === 'string' ? readCheckpoint(extra['init-from']) : undefined;
+  const runner = await createRunner(config, { train: [], heldout }, { pool, initFrom });
+  if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker
   // with its own engine that computes the gradients of a share of every batch.
   const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, kolmogorovPolicyConfig(config), backend.backend as 'wasm' | 'cpu') : null;

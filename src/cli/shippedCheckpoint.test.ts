@@ -42,6 +42,16 @@ describe('the shipped pretrained checkpoint', () => {
       expect(result.accuracy).toBeCloseTo(record.check.accuracy, 6);
       expect(result.compressionRate).toBeCloseTo(record.check.compression_rate, 6);
       expect(result.accuracy).toBeGreaterThan(0);
+      // Best-of-k keeps the greedy program among its k: it never loses a sequence greedy solves,
+      // and its kept program is never longer than greedy's correct one.
+      const greedy = record.check.k === 1 ? result : await runner.evaluate(records, { k: 1 });
+      const best = await runner.evaluate(records, { k: 3 });
+      greedy.rows.forEach((row, i) => {
+        if (row.outcome !== 'ok') return;
+        expect(best.rows[i].outcome).toBe('ok');
+        expect(best.rows[i].bits).toBeLessThanOrEqual(row.bits);
+      });
+      expect(best.accuracy).toBeGreaterThanOrEqual(greedy.accuracy);
     } finally {
       runner.dispose();
     }

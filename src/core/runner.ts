@@ -50,9 +50,13 @@ export interface RunnerData {
 export interface EvaluateOptions {
   /** Evaluate only the first `limit` records. */
   limit?: number;
-  /** Programs sampled per sequence; the shortest correct one counts (best-of-k). 1 = greedy. */
+  /**
+   * Programs per sequence; the shortest correct one counts (best-of-k). The first is the
+   * greedy program and the other k - 1 are sampled, so best-of-k never scores below greedy.
+   * 1 = greedy only.
+   */
   k?: number;
-  /** Sampling temperature for k > 1. */
+  /** Sampling temperature of the k - 1 sampled programs. */
   temperature?: number;
   /** Called after each chunk with the number of records done. */
   onProgress?: (done: number, total: number) => void;
@@ -297,7 +301,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         maxTokens: config.model.maxProgramTokens,
         temperature: options.temperature ?? 1,
         rng: evalRng,
-        greedy: k === 1,
+        greedy: prompts.map((_, i) => i % k === 0),
       });
       const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
       const outcomes = await evaluateCandidates(

@@ -23,7 +23,8 @@ export interface SampleOptions {
   maxTokens: number;
   temperature: number;
   rng: Rng;
-  greedy?: boolean;
+  /** Argmax instead of sampling: for every row, or per row (e.g. one greedy row among k samples). */
+  greedy?: boolean | readonly boolean[];
   /** Token fed to finished rows. */
   padToken?: number;
 }
@@ -82,6 +83,7 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const states = prompts.map(() => grammar.initial());
   const results: SampledSequence[] = prompts.map(() => ({ tokens: [], logProbs: [], lineEnds: [], complete: false }));
   const mask = new Uint8Array(V);
+  const greedy = prompts.map((_, b) => (typeof options.greedy === 'boolean' || options.greedy === undefined ? (options.greedy ?? false) : (options.greedy[b] ?? false)));
 
   const promptTensor = tf.tensor2d(data, [B, length], 'int32');
   const { cache, logits: first } = policy.prefill(promptTensor, starts);
@@ -96,7 +98,7 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
       for (let b = 0; b < B; b++) {
         if (results[b].complete) continue;
         grammar.allowed(states[b], mask);
-        const [token, logProb] = pickToken(host, b * V, mask, options.temperature, options.greedy ?? false, options.rng);
+        const [token, logProb] = pickToken(host, b * V, mask, options.temperature, greedy[b], options.rng);
         states[b] = grammar.advance(states[b], token);
         const result = results[b];
         if (grammar.endsLine(token)) result.lineEnds.push(result.tokens.length);

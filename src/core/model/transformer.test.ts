@@ -129,6 +129,9 @@ describe('constrained sampling', () => {
     const g1 = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(1), greedy: true });
     const g2 = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(2), greedy: true });
     expect(g1.map((s) => s.tokens)).toEqual(g2.map((s) => s.tokens));
+    // Per-row greedy: the greedy rows write the all-greedy programs whatever the seed.
+    const mixed = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(3), greedy: [true, false, true] });
+    expect([mixed[0].tokens, mixed[2].tokens]).toEqual([g1[0].tokens, g1[2].tokens]);
     policy.dispose();
   });
 
