@@ -8,7 +8,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { bestOfK, createRunner, preludes, trainingRecords } from '../core/runner';
+import { bestOfK, createRunner, kolmogorovReward, preludes, trainingRecords } from '../core/runner';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -33,6 +33,23 @@ describe('trainingRecords (task.maxTrainLength)', () => {
     expect(trainingRecords(config, records).map((r) => r.sequence.length)).toEqual([3, 10, 64]);
     config.task.maxTrainLength = 2;
     expect(() => trainingRecords(config, records)).toThrow(/maxTrainLength 2: none of the 5 training sequences/);
+  });
+});
+
+describe('kolmogorovReward', () => {
+  const target = [1, 2, 3, 4];
+  const algorithm = { rewardConstant: 1, lengthPenalty: 0.01, prefixCredit: 0 };
+  it('pays C - penalty * bits for a correct program and nothing for a wrong one by default', () => {
+    expect(kolmogorovReward(algorithm, { kind: 'ok', output: target }, 30, target)).toBeCloseTo(0.7, 12);
+    expect(kolmogorovReward(algorithm, { kind: 'wrong', output: [1, 2, 9] }, 10, target)).toBe(0);
+  });
+  it('with prefixCredit, pays for the share of the sequence a wrong output gets right from the start', () => {
+    const credit = { ...algorithm, prefixCredit: 0.4 };
+    expect(kolmogorovReward(credit, { kind: 'wrong', output: [1, 2, 9, 4] }, 10, target)).toBeCloseTo(0.2, 12);
+    expect(kolmogorovReward(credit, { kind: 'wrong', output: [1, 2, 3, 4, 5] }, 10, target)).toBeCloseTo(0.4, 12);
+    expect(kolmogorovReward(credit, { kind: 'wrong', output: [7] }, 10, target)).toBe(0);
+    expect(kolmogorovReward(credit, { kind: 'runtime_error' }, 10, target)).toBe(0);
+    expect(kolmogorovReward(credit, { kind: 'ok', output: target }, 30, target)).toBeCloseTo(0.7, 12);
   });
 });
 

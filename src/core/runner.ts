@@ -6,7 +6,8 @@
  *
  * Reward (seed "Reinforcement Learning Training for Kolmogorov Complexity"):
  * rewardConstant - lengthPenalty * bits when the program's output equals the sequence, 0
- * otherwise; bits come from the prior (KOLMOGOROV.md), not from characters.
+ * otherwise (or, with prefixCredit, partial credit for the prefix a wrong output gets right);
+ * bits come from the prior (KOLMOGOROV.md), not from characters.
  *
  * Pipelining: while the sandbox pool evaluates batch n, nothing else runs on the policy;
  * sampling of batch n+1 needs the weights after update n, so the loop is on-policy and
@@ -19,7 +20,7 @@ import { Reinforce, type Episode } from './algorithms/reinforce';
 import { kolmogorovPrelude } from './kolmogorov/prelude';
 import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
-import { ktMetrics, type ScoredSample } from './kolmogorov/metrics';
+import { ktMetrics, prefixShare, type ScoredSample } from './kolmogorov/metrics';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -104,6 +105,22 @@ async function evaluateCandidates(pool: SandboxPool, jobs: (SandboxJob | null)[]
   return jobs.map((job) =>
     job ? outcomes[next++] : { kind: 'output_invalid', message: 'program incomplete: token budget exhausted', elapsedMs: 0 },
   );
+}
+
+/**
+ * The reward of one program: rewardConstant - lengthPenalty * bits when correct; when it runs
+ * but is wrong, prefixCredit times the share of the sequence its output gets right from the
+ * start (at most prefixCredit, which should stay below a correct program's reward); else 0.
+ */
+export function kolmogorovReward(
+  algorithm: Pick<LabConfig['algorithm'], 'rewardConstant' | 'lengthPenalty' | 'prefixCredit'>,
+  outcome: { kind: OutcomeKind; output?: readonly number[] | null },
+  bits: number,
+  target: readonly number[],
+): number {
+  if (outcome.kind === 'ok') return algorithm.rewardConstant - algorithm.lengthPenalty * bits;
+  if (outcome.kind === 'wrong' && algorithm.prefixCredit > 0) return algorithm.prefixCredit * prefixShare(outcome.output, target);
+  return 0;
 }
 
 /** Best-of-k (the benchmark's search at evaluation): the shortest correct sample, else the first. */
@@ -218,8 +235,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     );
     const evalMs = performance.now() - evalStart;
 
-    const { rewardConstant, lengthPenalty } = config.algorithm;
-    const rewards = outcomes.map((outcome, i) => (outcome.kind === 'ok' ? rewardConstant - lengthPenalty * candidates[i].bits : 0));
+    const rewards = outcomes.map((outcome, i) => kolmogorovReward(config.algorithm, outcome, candidates[i].bits, data.train[itemIndices[i]].sequence));
     const episodes: Episode[] = samples.map((sample, i) => ({
       prompt: prompts[i],
       tokens: sample.tokens,

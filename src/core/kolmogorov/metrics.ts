@@ -44,6 +44,15 @@ export function perSampleCompression(bits: number, length: number): number {
   return length > 0 ? bits / (8 * length) : 0;
 }
 
+/** Share of the target that `output` reproduces from its start (the common prefix over the target's length). */
+export function prefixShare(output: readonly number[] | null | undefined, target: readonly number[]): number {
+  if (!output || target.length === 0) return 0;
+  const n = Math.min(output.length, target.length);
+  let i = 0;
+  while (i < n && output[i] === target[i]) i++;
+  return i / target.length;
+}
+
 function prefixEqual(output: readonly number[] | null | undefined, target: readonly number[], k: number): boolean {
   if (!output) return false;
   const n = Math.min(k, target.length);
