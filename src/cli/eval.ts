@@ -28,6 +28,8 @@ const extras: ExtraFlag[] = [
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
   { name: 'k', doc: 'programs sampled per sequence; the shortest correct one counts', defaultValue: '1' },
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
+  { name: 'repair', doc: 'when no program is correct, also try the greedy one with one token swapped for one of its M runner-ups (0: off)', defaultValue: '0' },
+  { name: 'repair-rounds', doc: 'rounds of repair: each swaps one more token in the closest wrong programs of the last', defaultValue: '1' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -80,10 +82,12 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
 interface SearchOptions {
   k: number;
   temperature: number;
+  repair: number;
+  repairRounds: number;
   limit: number | undefined;
 }
 
-async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
+async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(readFileSync(path));
@@ -101,10 +105,13 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
     const { rows, ...metrics } = await runner.evaluate(records, {
       k,
       temperature,
+      repair,
+      repairRounds,
       limit,
       onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
     });
     process.stderr.write('\n');
+    if (repair > 0) console.error(`repair: ${rows.filter((row) => row.repaired).length} of ${rows.length} sequences solved by swapping tokens of the greedy program`);
     const scored = rows.map((row, i): ScoredSample => ({ sequence: records[i].sequence, correct: row.outcome === 'ok', bits: row.bits }));
     return { ...metrics, byLength: ktMetricsByLength(scored) };
   } finally {
@@ -124,6 +131,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive integer, got "${extra.k}"`);
   const limit = extra.limit === undefined ? undefined : Number(extra.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new Error(`--limit: expected a positive integer, got "${extra.limit}"`);
+  const repair = Number(extra.repair);
+  if (!Number.isInteger(repair) || repair < 0) throw new Error(`--repair: expected a whole number, got "${extra.repair}"`);
+  const repairRounds = Number(extra['repair-rounds']);
+  if (!Number.isInteger(repairRounds) || repairRounds < 1) throw new Error(`--repair-rounds: expected a positive integer, got "${extra['repair-rounds']}"`);
   const temperature = Number(extra.temperature);
   if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
@@ -134,8 +145,8 @@ async function main(): Promise<void> {
     label = `programs (${extra.programs})`;
     metrics = await scorePrograms(extra.programs, extra.prior, limit);
   } else if (typeof extra.checkpoint === 'string') {
-    label = k > 1 ? `policy best-of-${k}` : 'policy greedy';
-    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, limit }, String(extra.backend));
+    label = (k > 1 ? `policy best-of-${k}` : 'policy greedy') + (repair > 0 ? ` + repair ${repair}` : '');
+    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, repair, repairRounds, limit }, String(extra.backend));
   } else {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }

@@ -15,7 +15,7 @@ import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
 interface ShippedRecord {
-  check: { data: string; records: number; k: number; accuracy: number; compression_rate: number };
+  check: { data: string; records: number; k: number; accuracy: number; compression_rate: number; repair: { runners_up: number; rounds: number; accuracy: number } };
 }
 
 const record = JSON.parse(readFileSync('public/pretrained.json', 'utf8')) as ShippedRecord;
@@ -52,6 +52,16 @@ describe('the shipped pretrained checkpoint', () => {
         expect(best.rows[i].bits).toBeLessThanOrEqual(row.bits);
       });
       expect(best.accuracy).toBeGreaterThanOrEqual(greedy.accuracy);
+      // Repair swaps tokens of the greedy program where it is wrong: it keeps every greedy
+      // solve, and the sequences it adds are solved (by the sandbox's check), not assumed.
+      const { runners_up, rounds, accuracy } = record.check.repair;
+      const repaired = await runner.evaluate(records, { k: 1, repair: runners_up, repairRounds: rounds });
+      expect(repaired.accuracy).toBeCloseTo(accuracy, 6);
+      expect(repaired.accuracy).toBeGreaterThan(greedy.accuracy);
+      repaired.rows.forEach((row, i) => {
+        expect(row.repaired).toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
+        if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
+      });
     } finally {
       runner.dispose();
     }

@@ -21,6 +21,7 @@ import { kolmogorovPrelude } from './kolmogorov/prelude';
 import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, prefixShare, type ScoredSample } from './kolmogorov/metrics';
+import { closeness, oneSwapAway } from './kolmogorov/repair';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -59,13 +60,21 @@ export interface EvaluateOptions {
   k?: number;
   /** Sampling temperature of the k - 1 sampled programs. */
   temperature?: number;
+  /**
+   * Repair (kolmogorov/repair.ts): when none of the k programs is correct, also try the greedy
+   * program with one token swapped for one of its `repair` runner-ups. 0 = off.
+   */
+  repair?: number;
+  /** Rounds of repair: each swaps one more token in the `repairBeam` closest wrong programs of the last. */
+  repairRounds?: number;
+  repairBeam?: number;
   /** Called after each chunk with the number of records done. */
   onProgress?: (done: number, total: number) => void;
 }
 
 export interface EvaluationResult extends KtMetrics {
   /** One row per record: the kept program and its outcome. */
-  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number }[];
+  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number; repaired: boolean }[];
 }
 
 export interface Runner {
@@ -91,6 +100,29 @@ function toCandidate(sample: SampledSequence, prior: LabConfig['task']['prior'])
   if (!sample.complete) return { program: null, text: '', bits: 0, lines: 0 };
   const program = tokensToProgram(sample.tokens);
   return { program, text: printProgram(program), bits: programBits(program, prior), lines: program.lines.length };
+}
+
+/** The well-formed programs one runner-up swap away from `tokens` not `seen` before (kolmogorov/repair.ts). */
+function repairsOf(
+  tokens: readonly number[],
+  alternatives: readonly (readonly number[])[],
+  seen: Set<string>,
+  prior: LabConfig['task']['prior'],
+): { tokens: number[]; candidate: Candidate }[] {
+  const out: { tokens: number[]; candidate: Candidate }[] = [];
+  for (const swapped of oneSwapAway(tokens, alternatives)) {
+    let program: Program;
+    try {
+      program = tokensToProgram(swapped);
+    } catch {
+      continue; // the swap breaks the grammar (e.g. a reference to a later line)
+    }
+    const text = printProgram(program);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    out.push({ tokens: swapped, candidate: { program, text, bits: programBits(program, prior), lines: program.lines.length } });
+  }
+  return out;
 }
 
 function jobFor(candidate: Candidate, expected: readonly number[], seed: number): SandboxJob | null {
@@ -307,6 +339,9 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const selected = records.slice(0, options.limit ?? records.length);
     const k = Math.max(1, options.k ?? 1);
     const chunk = Math.max(1, Math.floor(64 / k));
+    const repair = Math.max(0, options.repair ?? 0);
+    const repairRounds = Math.max(1, options.repairRounds ?? 1);
+    const repairBeam = Math.max(1, options.repairBeam ?? 4);
     const evalRng = new Rng(config.run.seed ^ 0x5eed);
     const rows: EvaluationResult['rows'] = [];
     const scored: ScoredSample[] = [];
@@ -318,15 +353,46 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         temperature: options.temperature ?? 1,
         rng: evalRng,
         greedy: prompts.map((_, i) => i % k === 0),
+        alternatives: repair,
       });
-      const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
+      // Each record's candidates: its k samples, then (when none is correct) the repairs of its greedy one.
+      const perRecord: Candidate[][] = part.map((_, r) => samples.slice(r * k, (r + 1) * k).map((sample) => toCandidate(sample, config.task.prior)));
       const outcomes = await evaluateCandidates(
         deps.pool,
-        candidates.map((candidate, i) => jobFor(candidate, part[Math.floor(i / k)].sequence, config.run.seed)),
+        perRecord.flatMap((candidates, r) => candidates.map((candidate) => jobFor(candidate, part[r].sequence, config.run.seed))),
       );
+      const perOutcomes = part.map((_, r) => outcomes.slice(r * k, (r + 1) * k));
+      if (repair > 0) {
+        // Climb from each unsolved record's greedy program: every single swap of the kept
+        // programs, then the `repairBeam` wrong ones closest to the sequence go on to the next round.
+        const frontier = part.map((_, r) => (perOutcomes[r].some((o) => o.kind === 'ok') || !samples[r * k].complete ? [] : [samples[r * k].tokens]));
+        const seen = part.map(() => new Set<string>());
+        for (let round = 0; round < repairRounds && frontier.some((f) => f.length > 0); round++) {
+          const tries = frontier.map((programs, r) => programs.flatMap((tokens) => repairsOf(tokens, samples[r * k].alternatives ?? [], seen[r], config.task.prior)));
+          const outcomes = await evaluateCandidates(
+            deps.pool,
+            tries.flatMap((candidates, r) => candidates.map(({ candidate }) => jobFor(candidate, part[r].sequence, config.run.seed))),
+          );
+          let next = 0;
+          tries.forEach((candidates, r) => {
+            const got = outcomes.slice(next, (next += candidates.length));
+            perRecord[r].push(...candidates.map((c) => c.candidate));
+            perOutcomes[r].push(...got);
+            frontier[r] = got.some((o) => o.kind === 'ok')
+              ? []
+              : candidates
+                  .map((c, j) => ({ tokens: c.tokens, score: closeness(got[j].output, part[r].sequence) }))
+                  .filter((c) => c.score >= 0)
+                  .sort((a, b) => b.score - a.score)
+                  .slice(0, repairBeam)
+                  .map((c) => c.tokens);
+          });
+        }
+      }
       part.forEach((record, r) => {
-        const kept = r * k + bestOfK(outcomes.slice(r * k, (r + 1) * k).map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[r * k + j].bits })));
-        const outcome = outcomes[kept];
+        const candidates = perRecord[r];
+        const kept = bestOfK(perOutcomes[r].map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[j].bits })));
+        const outcome = perOutcomes[r][kept];
         scored.push({
           sequence: record.sequence,
           output: outcome.output ?? null,
@@ -338,6 +404,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
           program: candidates[kept].program ? candidates[kept].text : null,
           outcome: candidates[kept].program ? outcome.kind : 'incomplete',
           bits: candidates[kept].bits,
+          repaired: kept >= k,
         });
       });
       options.onProgress?.(Math.min(start + chunk, selected.length), selected.length);

@@ -17,6 +17,8 @@ export interface SampledSequence {
   /** Indices into tokens of the tokens that end a line. */
   lineEnds: number[];
   complete: boolean;
+  /** With options.alternatives = m: per token, the m next most likely tokens the grammar allowed there, best first. */
+  alternatives?: number[][];
 }
 
 export interface SampleOptions {
@@ -27,6 +29,8 @@ export interface SampleOptions {
   greedy?: boolean | readonly boolean[];
   /** Token fed to finished rows. */
   padToken?: number;
+  /** Also record, per token, this many runner-up tokens (for search around a program). */
+  alternatives?: number;
 }
 
 /** Left-pads prompts into one [B, T] batch; returns the tokens and where each row starts. */
@@ -72,6 +76,22 @@ export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array
   return [chosen, logits[offset + chosen] / temperature - max - logTotal];
 }
 
+/** The `m` allowed tokens with the highest logits other than `chosen`, best first. */
+export function runnersUp(logits: Float32Array, offset: number, mask: Uint8Array, chosen: number, m: number): number[] {
+  const best: number[] = [];
+  if (m <= 0) return best;
+  for (let v = 0; v < mask.length; v++) {
+    if (!mask[v] || v === chosen) continue;
+    const z = logits[offset + v];
+    if (best.length === m && z <= logits[offset + best[m - 1]]) continue;
+    let at = best.length < m ? best.length : m - 1;
+    while (at > 0 && logits[offset + best[at - 1]] < z) at--;
+    best.splice(at, 0, v);
+    if (best.length > m) best.pop();
+  }
+  return best;
+}
+
 export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar<S>, prompts: readonly number[][], options: SampleOptions): Promise<SampledSequence[]> {
   const B = prompts.length;
   if (B === 0) return [];
@@ -81,7 +101,8 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const budget = Math.min(options.maxTokens, policy.config.context - length);
   if (budget <= 0) throw new Error(`prompts of ${length} tokens leave no room in a context of ${policy.config.context}`);
   const states = prompts.map(() => grammar.initial());
-  const results: SampledSequence[] = prompts.map(() => ({ tokens: [], logProbs: [], lineEnds: [], complete: false }));
+  const alternatives = options.alternatives ?? 0;
+  const results: SampledSequence[] = prompts.map(() => ({ tokens: [], logProbs: [], lineEnds: [], complete: false, ...(alternatives > 0 ? { alternatives: [] } : {}) }));
   const mask = new Uint8Array(V);
   const greedy = prompts.map((_, b) => (typeof options.greedy === 'boolean' || options.greedy === undefined ? (options.greedy ?? false) : (options.greedy[b] ?? false)));
 
@@ -104,6 +125,7 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
         if (grammar.endsLine(token)) result.lineEnds.push(result.tokens.length);
         result.tokens.push(token);
         result.logProbs.push(logProb);
+        if (alternatives > 0) result.alternatives!.push(runnersUp(host, b * V, mask, token, alternatives));
         if (grammar.isDone(states[b])) result.complete = true;
         else active += 1;
         next[b] = token;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { KolmogorovGrammar, encodePrompt, tokensToProgram, vocabSize } from '../kolmogorov/grammar';
 import { parseProgram, printProgram } from '../kolmogorov/program';
 import { Rng } from '../rng';
-import { sampleBatch } from './sampler';
+import { runnersUp, sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
 import { TransformerPolicy } from './transformer';
 import { scheduledRate } from './schedule';
@@ -132,7 +132,22 @@ describe('constrained sampling', () => {
     // Per-row greedy: the greedy rows write the all-greedy programs whatever the seed.
     const mixed = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(3), greedy: [true, false, true] });
     expect([mixed[0].tokens, mixed[2].tokens]).toEqual([g1[0].tokens, g1[2].tokens]);
+    // Runner-ups: per token, the next most likely allowed tokens, best first, never the token itself.
+    const withAlternatives = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(1), greedy: true, alternatives: 2 });
+    expect(withAlternatives.map((s) => s.tokens)).toEqual(g1.map((s) => s.tokens));
+    for (const sample of withAlternatives) {
+      expect(sample.alternatives).toHaveLength(sample.tokens.length);
+      sample.alternatives!.forEach((others, i) => expect(others).not.toContain(sample.tokens[i]));
+    }
     policy.dispose();
+  });
+
+  it('ranks runner-ups by logit among the allowed tokens', () => {
+    const logits = new Float32Array([0.5, 3, -1, 2, 9, 1]);
+    const mask = new Uint8Array([1, 1, 1, 1, 0, 1]);
+    expect(runnersUp(logits, 0, mask, 1, 3)).toEqual([3, 5, 0]);
+    expect(runnersUp(logits, 0, mask, 3, 10)).toEqual([1, 5, 0, 2]);
+    expect(runnersUp(logits, 0, mask, 1, 0)).toEqual([]);
   });
 
   it('makes an untrained Kolmogorov policy write only programs that parse', async () => {

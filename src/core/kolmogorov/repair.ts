@@ -1,0 +1,56 @@
+/**
+ * Repair: search around a program the policy wrote. Most wrong programs of the warm start
+ * have the right lines with one literal off: a repeat count of 16 for 18, a range ending at
+ * 76 for 42, a reference to the wrong line. The policy usually ranks the right token second
+ * or third at that position, so the programs one token away, with that token swapped for
+ * one of the policy's runner-ups, are few and likely; the sandbox checks each.
+ *
+ * Programs two or three swaps away are too many to try all, so the search climbs: each round
+ * tries every single swap of the programs it keeps, and keeps the `beam` wrong ones whose
+ * output is closest to the sequence (the longest agreeing start plus end), so a round can fix
+ * one literal and the next another.
+ *
+ * A swap keeps the token's kind (a number for a number, a line reference for a reference),
+ * so every other token keeps its place and meaning. Candidates still pass the grammar when
+ * turned into programs, which drops the rest (a reference to a line that does not exist yet).
+ */
+import { REF0, isValue } from './vocab';
+
+const isRef = (token: number) => token >= REF0;
+
+function sameKind(a: number, b: number): boolean {
+  return (isValue(a) && isValue(b)) || (isRef(a) && isRef(b));
+}
+
+/**
+ * The token sequences one swap away from `tokens`: at each position, each runner-up of the
+ * same kind, in order of position then rank. `alternatives[i]` are position i's runner-ups,
+ * best first (as the sampler records them).
+ */
+export function oneSwapAway(tokens: readonly number[], alternatives: readonly (readonly number[])[]): number[][] {
+  const out: number[][] = [];
+  tokens.forEach((token, i) => {
+    for (const other of alternatives[i] ?? []) {
+      if (!sameKind(token, other)) continue;
+      const swapped = tokens.slice();
+      swapped[i] = other;
+      out.push(swapped);
+    }
+  });
+  return out;
+}
+
+/**
+ * How much of `target` an output already reproduces: the length of the common prefix plus
+ * that of the common suffix, at most the target's length. Fixing a count in the first line of
+ * a concatenation raises the prefix; fixing one in the last raises the suffix.
+ */
+export function closeness(output: readonly number[] | null | undefined, target: readonly number[]): number {
+  if (!output) return -1;
+  const n = Math.min(output.length, target.length);
+  let prefix = 0;
+  while (prefix < n && output[prefix] === target[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < n && output[output.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
+  return Math.min(target.length, prefix + suffix);
+}
