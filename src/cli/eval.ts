@@ -28,8 +28,8 @@ const extras: ExtraFlag[] = [
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
   { name: 'k', doc: 'programs sampled per sequence; the shortest correct one counts', defaultValue: '1' },
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
-  { name: 'repair', doc: 'when no program is correct, also try the greedy one with one token swapped for one of its M runner-ups (0: off)', defaultValue: '0' },
-  { name: 'repair-rounds', doc: 'rounds of repair: each swaps one more token in the closest wrong programs of the last', defaultValue: '1' },
+  { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
+  { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -111,7 +111,7 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
       onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
     });
     process.stderr.write('\n');
-    if (repair > 0) console.error(`repair: ${rows.filter((row) => row.repaired).length} of ${rows.length} sequences solved by swapping tokens of the greedy program`);
+    if (repair > 0) console.error(`repair: ${rows.filter((row) => row.repaired).length} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
     const scored = rows.map((row, i): ScoredSample => ({ sequence: records[i].sequence, correct: row.outcome === 'ok', bits: row.bits }));
     return { ...metrics, byLength: ktMetricsByLength(scored) };
   } finally {

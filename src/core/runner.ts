@@ -21,7 +21,7 @@ import { kolmogorovPrelude } from './kolmogorov/prelude';
 import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, prefixShare, type ScoredSample } from './kolmogorov/metrics';
-import { closeness, oneSwapAway } from './kolmogorov/repair';
+import { closeness, oneEditAway, type Annotated } from './kolmogorov/repair';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -61,11 +61,11 @@ export interface EvaluateOptions {
   /** Sampling temperature of the k - 1 sampled programs. */
   temperature?: number;
   /**
-   * Repair (kolmogorov/repair.ts): when none of the k programs is correct, also try the greedy
-   * program with one token swapped for one of its `repair` runner-ups. 0 = off.
+   * Repair (kolmogorov/repair.ts): when none of the k programs is correct, search the programs
+   * one edit away from the `repairBeam` closest ones, using `repair` runner-ups per token. 0 = off.
    */
   repair?: number;
-  /** Rounds of repair: each swaps one more token in the `repairBeam` closest wrong programs of the last. */
+  /** Rounds of repair: each edits the `repairBeam` closest wrong programs of the last once more. */
   repairRounds?: number;
   repairBeam?: number;
   /** Called after each chunk with the number of records done. */
@@ -102,25 +102,20 @@ function toCandidate(sample: SampledSequence, prior: LabConfig['task']['prior'])
   return { program, text: printProgram(program), bits: programBits(program, prior), lines: program.lines.length };
 }
 
-/** The well-formed programs one runner-up swap away from `tokens` not `seen` before (kolmogorov/repair.ts). */
-function repairsOf(
-  tokens: readonly number[],
-  alternatives: readonly (readonly number[])[],
-  seen: Set<string>,
-  prior: LabConfig['task']['prior'],
-): { tokens: number[]; candidate: Candidate }[] {
-  const out: { tokens: number[]; candidate: Candidate }[] = [];
-  for (const swapped of oneSwapAway(tokens, alternatives)) {
-    let program: Program;
+/** The well-formed programs one edit away from `program` not `seen` before (kolmogorov/repair.ts). */
+function editsOf(program: Annotated, seen: Set<string>, prior: LabConfig['task']['prior']): { program: Annotated; candidate: Candidate }[] {
+  const out: { program: Annotated; candidate: Candidate }[] = [];
+  for (const edited of oneEditAway(program)) {
+    let parsed: Program;
     try {
-      program = tokensToProgram(swapped);
+      parsed = tokensToProgram(edited.tokens);
     } catch {
-      continue; // the swap breaks the grammar (e.g. a reference to a later line)
+      continue; // the edit breaks the grammar (a reference to a later line, a missing argument)
     }
-    const text = printProgram(program);
+    const text = printProgram(parsed);
     if (seen.has(text)) continue;
     seen.add(text);
-    out.push({ tokens: swapped, candidate: { program, text, bits: programBits(program, prior), lines: program.lines.length } });
+    out.push({ program: edited, candidate: { program: parsed, text, bits: programBits(parsed, prior), lines: parsed.lines.length } });
   }
   return out;
 }
@@ -335,6 +330,42 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     return { step: globalStep, metrics, samples: sampleRecords, skipped: update.skipped, reason: update.reason };
   }
 
+  /**
+   * Repair search (kolmogorov/repair.ts) for a batch of records at once: each round tries every
+   * program one edit away from the ones kept, in the sandbox; a record stops at its first
+   * correct program, else keeps the `beam` wrong ones closest to its sequence for the next round.
+   */
+  async function climb(
+    seeds: Annotated[][],
+    targets: readonly (readonly number[])[],
+    seen: Set<string>[],
+    { rounds, beam }: { rounds: number; beam: number },
+  ): Promise<{ candidates: Candidate[]; outcomes: SandboxOutcome[] }[]> {
+    const found = targets.map(() => ({ candidates: [] as Candidate[], outcomes: [] as SandboxOutcome[] }));
+    let frontier = seeds;
+    for (let round = 0; round < rounds && frontier.some((f) => f.length > 0); round++) {
+      const tries = frontier.map((programs, r) => programs.flatMap((program) => editsOf(program, seen[r], config.task.prior)));
+      const outcomes = await evaluateCandidates(
+        deps.pool,
+        tries.flatMap((edits, r) => edits.map(({ candidate }) => jobFor(candidate, targets[r], config.run.seed))),
+      );
+      let next = 0;
+      frontier = tries.map((edits, r) => {
+        const got = outcomes.slice(next, (next += edits.length));
+        found[r].candidates.push(...edits.map((edit) => edit.candidate));
+        found[r].outcomes.push(...got);
+        if (got.some((o) => o.kind === 'ok')) return [];
+        return edits
+          .map((edit, j) => ({ edit, score: closeness(got[j].output, targets[r]) }))
+          .filter(({ score }) => score >= 0)
+          .sort((a, b) => b.score - a.score)
+          .slice(0, beam)
+          .map(({ edit }) => edit.program);
+      });
+    }
+    return found;
+  }
+
   async function evaluate(records: KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
     const selected = records.slice(0, options.limit ?? records.length);
     const k = Math.max(1, options.k ?? 1);
@@ -363,31 +394,26 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       );
       const perOutcomes = part.map((_, r) => outcomes.slice(r * k, (r + 1) * k));
       if (repair > 0) {
-        // Climb from each unsolved record's greedy program: every single swap of the kept
-        // programs, then the `repairBeam` wrong ones closest to the sequence go on to the next round.
-        const frontier = part.map((_, r) => (perOutcomes[r].some((o) => o.kind === 'ok') || !samples[r * k].complete ? [] : [samples[r * k].tokens]));
-        const seen = part.map(() => new Set<string>());
-        for (let round = 0; round < repairRounds && frontier.some((f) => f.length > 0); round++) {
-          const tries = frontier.map((programs, r) => programs.flatMap((tokens) => repairsOf(tokens, samples[r * k].alternatives ?? [], seen[r], config.task.prior)));
-          const outcomes = await evaluateCandidates(
-            deps.pool,
-            tries.flatMap((candidates, r) => candidates.map(({ candidate }) => jobFor(candidate, part[r].sequence, config.run.seed))),
-          );
-          let next = 0;
-          tries.forEach((candidates, r) => {
-            const got = outcomes.slice(next, (next += candidates.length));
-            perRecord[r].push(...candidates.map((c) => c.candidate));
-            perOutcomes[r].push(...got);
-            frontier[r] = got.some((o) => o.kind === 'ok')
-              ? []
-              : candidates
-                  .map((c, j) => ({ tokens: c.tokens, score: closeness(got[j].output, part[r].sequence) }))
-                  .filter((c) => c.score >= 0)
-                  .sort((a, b) => b.score - a.score)
-                  .slice(0, repairBeam)
-                  .map((c) => c.tokens);
-          });
-        }
+        const unsolved = part.map((_, r) => !perOutcomes[r].some((o) => o.kind === 'ok'));
+        // Start from the k samples whose outputs come closest to the sequence.
+        const seeds = part.map((record, r) =>
+          !unsolved[r]
+            ? []
+            : samples
+                .slice(r * k, (r + 1) * k)
+                .map((sample, j) => ({ sample, score: sample.complete ? closeness(perOutcomes[r][j].output, record.sequence) : -1 }))
+                .filter(({ score }) => score >= 0)
+                .sort((a, b) => b.score - a.score)
+                .slice(0, repairBeam)
+                .map(({ sample }) => ({ tokens: sample.tokens, alternatives: sample.alternatives ?? [] })),
+        );
+        const targets = part.map((record) => record.sequence);
+        const seen = perRecord.map((candidates) => new Set(candidates.map((c) => c.text)));
+        const found = await climb(seeds, targets, seen, { rounds: repairRounds, beam: repairBeam });
+        found.forEach(({ candidates, outcomes }, r) => {
+          perRecord[r].push(...candidates);
+          perOutcomes[r].push(...outcomes);
+        });
       }
       part.forEach((record, r) => {
         const candidates = perRecord[r];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { programToTokens, tokensToProgram } from './grammar';
 import { parseProgram, printProgram } from './program';
-import { closeness, oneSwapAway } from './repair';
+import { closeness, oneEditAway, oneSwapAway } from './repair';
 import { FN0, REF0, valueToken } from './vocab';
 
 describe('repair', () => {
@@ -20,6 +20,24 @@ describe('repair', () => {
       'sequence_3 = concatenate(sequence_1, sequence_1)',
     ]);
     expect(oneSwapAway(tokens, [])).toEqual([]);
+  });
+
+  it('also drops a number or inserts a runner-up number before one, moving the runner-ups along', () => {
+    const tokens = programToTokens(parseProgram('sequence_1 = set_list([4, 6])\noutput = sequence_1'));
+    const alternatives = tokens.map(() => [] as number[]);
+    alternatives[tokens.indexOf(valueToken(6))] = [valueToken(5)];
+    const edits = oneEditAway({ tokens, alternatives });
+    const texts = edits.map((edit) => {
+      try {
+        return printProgram(tokensToProgram(edit.tokens)).split('\n')[0];
+      } catch {
+        return 'invalid';
+      }
+    });
+    expect(texts).toEqual(['sequence_1 = set_list([4, 5])', 'sequence_1 = set_list([6])', 'sequence_1 = set_list([4])', 'sequence_1 = set_list([4, 5, 6])']);
+    edits.forEach((edit) => expect(edit.alternatives).toHaveLength(edit.tokens.length));
+    const inserted = edits[3];
+    expect(inserted.alternatives[inserted.tokens.indexOf(valueToken(6))]).toEqual([valueToken(5)]);
   });
 
   it('measures closeness as the agreeing start plus end, at most the target, and -1 without output', () => {

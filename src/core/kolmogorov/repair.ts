@@ -1,12 +1,13 @@
 /**
- * Repair: search around a program the policy wrote. Most wrong programs of the warm start
+ * Repair: search around the programs the policy wrote. Many wrong programs of the warm start
  * have the right lines with one literal off: a repeat count of 16 for 18, a range ending at
- * 76 for 42, a reference to the wrong line. The policy usually ranks the right token second
- * or third at that position, so the programs one token away, with that token swapped for
- * one of the policy's runner-ups, are few and likely; the sandbox checks each.
+ * 76 for 42, a reference to the wrong line, a set_list that skipped or repeated a value. The
+ * policy usually ranks the right token second or third at that position, so the programs one
+ * edit away (a token swapped for one of the policy's runner-ups, a runner-up inserted, a
+ * number dropped) are few and likely; the sandbox checks each.
  *
- * Programs two or three swaps away are too many to try all, so the search climbs: each round
- * tries every single swap of the programs it keeps, and keeps the `beam` wrong ones whose
+ * Programs two or three edits away are too many to try all, so the search climbs: each round
+ * tries every single edit of the programs it keeps, and keeps the `beam` wrong ones whose
  * output is closest to the sequence (the longest agreeing start plus end), so a round can fix
  * one literal and the next another.
  *
@@ -22,10 +23,15 @@ function sameKind(a: number, b: number): boolean {
   return (isValue(a) && isValue(b)) || (isRef(a) && isRef(b));
 }
 
+/** A program as tokens, with the policy's runner-ups at each position (best first, as the sampler records them). */
+export interface Annotated {
+  tokens: number[];
+  alternatives: readonly (readonly number[])[];
+}
+
 /**
  * The token sequences one swap away from `tokens`: at each position, each runner-up of the
- * same kind, in order of position then rank. `alternatives[i]` are position i's runner-ups,
- * best first (as the sampler records them).
+ * same kind, in order of position then rank. `alternatives[i]` are position i's runner-ups.
  */
 export function oneSwapAway(tokens: readonly number[], alternatives: readonly (readonly number[])[]): number[][] {
   const out: number[][] = [];
@@ -35,6 +41,28 @@ export function oneSwapAway(tokens: readonly number[], alternatives: readonly (r
       const swapped = tokens.slice();
       swapped[i] = other;
       out.push(swapped);
+    }
+  });
+  return out;
+}
+
+/**
+ * One edit away: every swap (oneSwapAway), then every number dropped, then every runner-up
+ * number inserted before a number. Dropping or inserting a number changes a list's length (a
+ * set_list that skipped or repeated a value); where the grammar wants exactly one number the
+ * candidate fails to parse and is skipped by the caller. The runner-ups move with their tokens.
+ */
+export function oneEditAway({ tokens, alternatives }: Annotated): Annotated[] {
+  const out: Annotated[] = oneSwapAway(tokens, alternatives).map((swapped) => ({ tokens: swapped, alternatives }));
+  tokens.forEach((token, i) => {
+    if (!isValue(token)) return;
+    out.push({ tokens: [...tokens.slice(0, i), ...tokens.slice(i + 1)], alternatives: [...alternatives.slice(0, i), ...alternatives.slice(i + 1)] });
+  });
+  tokens.forEach((token, i) => {
+    if (!isValue(token)) return;
+    for (const other of alternatives[i] ?? []) {
+      if (!isValue(other)) continue;
+      out.push({ tokens: [...tokens.slice(0, i), other, ...tokens.slice(i)], alternatives: [...alternatives.slice(0, i), [], ...alternatives.slice(i)] });
     }
   });
   return out;
