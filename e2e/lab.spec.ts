@@ -174,6 +174,15 @@ test('the default pretrained checkpoint: the shipped one loads; missing means a 
   expect(await lab.state<number>('config.model.dModel')).toBe(64);
   await lab.button('Step').click(); // one RL step of the shipped policy, as a newcomer's Train starts
   await expect(page.getByTestId('step')).toHaveText('step 1', { timeout: 60_000 });
+  // Greedy, then greedy + repair on the same 50 held-out sequences: repair keeps every greedy solve.
+  await lab.button('Evaluate held-out').click();
+  await expect(page.getByTestId('evaluations')).toContainText('greedy @ step 1', { timeout: 60_000 });
+  await page.getByTestId('eval-search').selectOption('greedy + repair');
+  await lab.button('Evaluate held-out').click();
+  await expect(page.getByTestId('evaluations')).toContainText('greedy + repair @ step 1', { timeout: 120_000 });
+  const accuracy = async (label: string) => Number(await page.getByTestId('evaluations').locator('tr', { hasText: label }).locator('td').nth(2).textContent());
+  expect(await accuracy('greedy + repair @ step 1')).toBeGreaterThanOrEqual(await accuracy('greedy @ step 1'));
+  expect(await accuracy('greedy @ step 1')).toBeGreaterThan(0);
 
   // Missing: vite preview answers a file it does not have with the page itself.
   await page.goto('about:blank');

@@ -356,7 +356,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
-  evaluate({ limit, k }) {
+  evaluate({ limit, k, repair = 0 }) {
     return serial(async () => {
       if (digits) {
         const previous = phase;
@@ -375,9 +375,11 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         const { rows: _rows, ...metrics } = await active.evaluate(data.heldout, {
           limit,
           k,
+          repair,
+          repairRounds: repair > 0 ? 2 : undefined,
           onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
         });
-        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'} @ step ${active.globalStep}`, step: active.globalStep, k };
+        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair > 0 ? ' + repair' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
         send({ type: 'evaluation', row });
         return row;
       } finally {

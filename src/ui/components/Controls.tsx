@@ -26,7 +26,17 @@ function PretrainControls(props: { disabled: boolean }) {
   );
 }
 
+/** Search at evaluation: greedy or best-of-8, each with or without repair (edits of the closest wrong programs). */
+const searches = {
+  greedy: { k: 1, repair: 0 },
+  'greedy + repair': { k: 1, repair: 8 },
+  'best-of-8': { k: 8, repair: 0 },
+  'best-of-8 + repair': { k: 8, repair: 8 },
+} as const;
+type Search = keyof typeof searches;
+
 export function Controls() {
+  const [search, setSearch] = useState<Search>('greedy');
   const phase = useLab((s) => s.phase);
   const step = useLab((s) => s.step);
   const busy = phase === 'loading' || phase === 'evaluating' || phase === 'saving';
@@ -38,7 +48,15 @@ export function Controls() {
       <button onClick={() => void attempt('resume', () => trainer().resume())} disabled={phase !== 'paused'}>Resume</button>
       <button onClick={() => void attempt('stop', () => trainer().stop())} disabled={!running && phase !== 'paused'}>Stop</button>
       <button onClick={() => void attempt('step', () => trainer().step())} disabled={busy || running}>Step</button>
-      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, k: 1 }))} disabled={busy || running}>Evaluate held-out</button>
+      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, ...searches[search] }))} disabled={busy || running}>Evaluate held-out</button>
+      <select
+        value={search}
+        onChange={(e) => setSearch(e.target.value as Search)}
+        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens)"
+        data-testid="eval-search"
+      >
+        {Object.keys(searches).map((name) => <option key={name} value={name}>{name}</option>)}
+      </select>
       <button
         onClick={() =>
           void attempt('download checkpoint', async () => {
