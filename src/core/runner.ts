@@ -120,6 +120,16 @@ function editsOf(program: Annotated, seen: Set<string>, prior: LabConfig['task']
   return out;
 }
 
+/** The `beam` programs whose outputs come closest to `target` (kolmogorov/repair.ts), closest first; those without output are dropped. */
+function closest(tried: readonly { program: Annotated; output?: readonly number[] | null }[], target: readonly number[], beam: number): Annotated[] {
+  return tried
+    .map(({ program, output }) => ({ program, score: closeness(output, target) }))
+    .filter(({ score }) => score >= 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, beam)
+    .map(({ program }) => program);
+}
+
 function jobFor(candidate: Candidate, expected: readonly number[], seed: number): SandboxJob | null {
   return candidate.program ? { source: candidate.text, expected, seed, prelude: 'kolmogorov' } : null;
 }
@@ -355,12 +365,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         found[r].candidates.push(...edits.map((edit) => edit.candidate));
         found[r].outcomes.push(...got);
         if (got.some((o) => o.kind === 'ok')) return [];
-        return edits
-          .map((edit, j) => ({ edit, score: closeness(got[j].output, targets[r]) }))
-          .filter(({ score }) => score >= 0)
-          .sort((a, b) => b.score - a.score)
-          .slice(0, beam)
-          .map(({ edit }) => edit.program);
+        return closest(edits.map((edit, j) => ({ program: edit.program, output: got[j].output })), targets[r], beam);
       });
     }
     return found;
@@ -386,7 +391,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         greedy: prompts.map((_, i) => i % k === 0),
         alternatives: repair,
       });
-      // Each record's candidates: its k samples, then (when none is correct) the repairs of its greedy one.
+      // Each record's candidates: its k samples, then (when none is correct) the repair search's.
       const perRecord: Candidate[][] = part.map((_, r) => samples.slice(r * k, (r + 1) * k).map((sample) => toCandidate(sample, config.task.prior)));
       const outcomes = await evaluateCandidates(
         deps.pool,
@@ -394,18 +399,17 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       );
       const perOutcomes = part.map((_, r) => outcomes.slice(r * k, (r + 1) * k));
       if (repair > 0) {
-        const unsolved = part.map((_, r) => !perOutcomes[r].some((o) => o.kind === 'ok'));
         // Start from the k samples whose outputs come closest to the sequence.
         const seeds = part.map((record, r) =>
-          !unsolved[r]
+          perOutcomes[r].some((o) => o.kind === 'ok')
             ? []
-            : samples
-                .slice(r * k, (r + 1) * k)
-                .map((sample, j) => ({ sample, score: sample.complete ? closeness(perOutcomes[r][j].output, record.sequence) : -1 }))
-                .filter(({ score }) => score >= 0)
-                .sort((a, b) => b.score - a.score)
-                .slice(0, repairBeam)
-                .map(({ sample }) => ({ tokens: sample.tokens, alternatives: sample.alternatives ?? [] })),
+            : closest(
+                samples
+                  .slice(r * k, (r + 1) * k)
+                  .map((sample, j) => ({ program: { tokens: sample.tokens, alternatives: sample.alternatives ?? [] }, output: sample.complete ? perOutcomes[r][j].output : null })),
+                record.sequence,
+                repairBeam,
+              ),
         );
         const targets = part.map((record) => record.sequence);
         const seen = perRecord.map((candidates) => new Set(candidates.map((c) => c.text)));
