@@ -39,6 +39,7 @@ export const algorithmSchema = z.object({
   rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
   lengthPenalty: z.number().min(0).default(0.001).describe('Reward lost per bit of a correct program (bits from the prior).'),
   prefixCredit: z.number().min(0).max(1).default(0).describe('Reward of a wrong program that runs: this times the share of the sequence its output reproduces from the start. A denser signal where no sample of a group is correct; 0 = all or nothing.'),
+  repairDemos: int(0, 32).default(0).describe('RL with demonstrations: for each group whose samples all fail, search repairs of its closest samples (this many runner-ups per token, 2 rounds) and add the correct program found as one more episode. 0 = off.'),
   gamma: z.number().min(0).max(1).default(0.99).describe('Discount of returns over program lines.'),
   normalizeReturns: z.boolean().default(true).describe('Normalise returns to zero mean and unit variance per batch.'),
   baselineMomentum: z.number().min(0).max(1).default(0.9).describe('EMA momentum of the reward baseline.'),

@@ -256,10 +256,12 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const prompts = itemIndices.map((index) => promptOf(data.train[index]));
 
     const sampleStart = performance.now();
+    const { repairDemos } = config.algorithm;
     const samples = await sampleBatch(policy, grammar, prompts, {
       maxTokens: config.model.maxProgramTokens,
       temperature: config.algorithm.temperature,
       rng,
+      alternatives: repairDemos,
     });
     const sampleMs = performance.now() - sampleStart;
     const tokensSampled = samples.reduce((sum, s) => sum + s.tokens.length, 0);
@@ -280,6 +282,8 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       reward: rewards[i],
       group: Math.floor(i / groupSize),
     }));
+    const demos = repairDemos > 0 ? await repairDemonstrations(itemIndices, prompts, samples, outcomes, groupSize) : [];
+    episodes.push(...demos);
     const updateStart = performance.now();
     const update = await algorithm.step(episodes);
     const updateMs = performance.now() - updateStart;
@@ -306,6 +310,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const stepMs = performance.now() - stepStart;
     const metrics: Record<string, number> = {
       avg_reward: mean(rewards),
+      ...(repairDemos > 0 ? { repair_demos: demos.length } : {}),
       accuracy: outcomes.filter((o) => o.kind === 'ok').length / outcomes.length,
       compression_rate: batchMetrics.compressionRate,
       gzip_rate: batchMetrics.gzipRate,
@@ -350,8 +355,8 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     targets: readonly (readonly number[])[],
     seen: Set<string>[],
     { rounds, beam }: { rounds: number; beam: number },
-  ): Promise<{ candidates: Candidate[]; outcomes: SandboxOutcome[] }[]> {
-    const found = targets.map(() => ({ candidates: [] as Candidate[], outcomes: [] as SandboxOutcome[] }));
+  ): Promise<{ candidates: Candidate[]; outcomes: SandboxOutcome[]; tokens: number[][] }[]> {
+    const found = targets.map(() => ({ candidates: [] as Candidate[], outcomes: [] as SandboxOutcome[], tokens: [] as number[][] }));
     let frontier = seeds;
     for (let round = 0; round < rounds && frontier.some((f) => f.length > 0); round++) {
       const tries = frontier.map((programs, r) => programs.flatMap((program) => editsOf(program, seen[r], config.task.prior)));
@@ -363,12 +368,55 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       frontier = tries.map((edits, r) => {
         const got = outcomes.slice(next, (next += edits.length));
         found[r].candidates.push(...edits.map((edit) => edit.candidate));
+        found[r].tokens.push(...edits.map((edit) => edit.program.tokens));
         found[r].outcomes.push(...got);
         if (got.some((o) => o.kind === 'ok')) return [];
         return closest(edits.map((edit, j) => ({ program: edit.program, output: got[j].output })), targets[r], beam);
       });
     }
     return found;
+  }
+
+  /**
+   * RL with repair demonstrations (algorithm.repairDemos): for each group whose samples all
+   * fail, the repair search runs from its closest samples, and the shortest correct program it
+   * finds joins the group as one more episode with its own reward. The group-mean baseline then
+   * gives it a positive advantage where the group had none to learn from. It is off-policy (no
+   * importance weight): a demonstration found by search around the policy's own programs.
+   */
+  async function repairDemonstrations(
+    itemIndices: readonly number[],
+    prompts: readonly number[][],
+    samples: readonly SampledSequence[],
+    outcomes: readonly SandboxOutcome[],
+    groupSize: number,
+  ): Promise<Episode[]> {
+    const groups = Array.from({ length: samples.length / groupSize }, (_, g) => g);
+    const failing = groups.filter((g) => !outcomes.slice(g * groupSize, (g + 1) * groupSize).some((o) => o.kind === 'ok'));
+    const targets = failing.map((g) => data.train[itemIndices[g * groupSize]].sequence);
+    const seeds = failing.map((g, r) =>
+      closest(
+        samples
+          .slice(g * groupSize, (g + 1) * groupSize)
+          .map((sample, j) => ({ program: { tokens: sample.tokens, alternatives: sample.alternatives ?? [] }, output: sample.complete ? outcomes[g * groupSize + j].output : null })),
+        targets[r],
+        4,
+      ),
+    );
+    const found = await climb(seeds, targets, failing.map(() => new Set<string>()), { rounds: 2, beam: 4 });
+    return found.flatMap(({ candidates, outcomes: got, tokens }, r) => {
+      const solved = got.map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[j].bits }));
+      if (!solved.some((x) => x.correct)) return [];
+      const best = bestOfK(solved);
+      const g = failing[r];
+      return [{
+        prompt: prompts[g * groupSize],
+        tokens: tokens[best],
+        lineEnds: tokens[best].flatMap((token, i) => (grammar.endsLine(token) ? [i] : [])),
+        reward: kolmogorovReward(config.algorithm, got[best], candidates[best].bits, targets[r]),
+        group: g,
+      }];
+    });
   }
 
   async function evaluate(records: KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
