@@ -14,7 +14,7 @@ describe('Kolmogorov grammar', () => {
     }
   });
 
-  it('makes every random walk a program that parses', () => {
+  it('makes every random walk a program that parses, and permits agrees with the mask at every step', () => {
     const grammar = new KolmogorovGrammar();
     const rng = new Rng(4);
     const mask = new Uint8Array(vocabSize);
@@ -25,6 +25,8 @@ describe('Kolmogorov grammar', () => {
         grammar.allowed(state, mask);
         const allowed = [...mask.keys()].filter((t) => mask[t]);
         expect(allowed.length).toBeGreaterThan(0);
+        // permits (one token, used to validate programs) answers as the mask does (used to sample).
+        expect([...mask.keys()].filter((t) => grammar.permits(state, t))).toEqual(allowed);
         // Bias towards finishing so walks stay short.
         const finishing = allowed.filter((t) => grammar.endsLine(t) || t === 4);
         const token = finishing.length && rng.chance(0.3) ? rng.pick(finishing) : rng.pick(allowed);

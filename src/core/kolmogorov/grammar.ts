@@ -38,8 +38,43 @@ export interface GrammarState {
 
 const start: GrammarState = { lines: 0, fn: null, arg: 0, items: 0, output: false, outputRef: false, done: false };
 
-function allowRange(mask: Uint8Array, from: number, to: number): void {
-  for (let t = from; t <= to; t++) mask[t] = 1;
+/** Tokens as inclusive ranges [from, to]; an empty range (from > to) allows nothing. */
+type Ranges = readonly (readonly [number, number])[];
+
+const needsRef = (fn: DslName) => signatures[fn].some((kind) => kind === 'ref' || kind === 'refs');
+const fnRange = (fn: DslName): [number, number] => [FN0 + dslFunctions.indexOf(fn), FN0 + dslFunctions.indexOf(fn)];
+/** Line starts: with no earlier line, only the functions that take no reference. */
+const firstLineFunctions: Ranges = dslFunctions.filter((fn) => !needsRef(fn)).map(fnRange);
+const laterLineStarts: Ranges = [[FN0, FN0 + dslFunctions.length - 1], [OUTPUT, OUTPUT]];
+
+/** What the grammar allows in `state`: the one rule that both `allowed` (a mask) and `permits` (one token) read. */
+function allowedRanges(state: GrammarState): Ranges {
+  if (state.done) return [];
+  const refs: [number, number] = [REF0, REF0 + state.lines - 1];
+  if (state.output) return state.outputRef ? [[EOL, EOL]] : [refs];
+  if (state.fn === null) {
+    if (state.lines === 0) return firstLineFunctions;
+    return state.lines < MAX_LINES ? laterLineStarts : [[OUTPUT, OUTPUT]];
+  }
+  const kinds = signatures[state.fn];
+  if (state.arg >= kinds.length) return [[EOL, EOL]];
+  const kind: ArgKind = kinds[state.arg];
+  const values: [number, number] = [VALUE0, VALUE0 + 255];
+  switch (kind) {
+    case 'value':
+    case 'count':
+      return [values];
+    case 'small':
+      return [[VALUE0 + SMALL_MIN, VALUE0 + SMALL_MAX]];
+    case 'ref':
+      return [refs];
+    case 'pred':
+      return [[PRED0, PRED0 + predicates.length - 1]];
+    case 'list':
+      return [...(state.items < MAX_LIST ? [values] : []), ...(state.items >= 1 ? [[EOL, EOL] as const] : [])];
+    case 'refs':
+      return [...(state.items < MAX_CONCAT ? [refs] : []), ...(state.items >= 2 ? [[EOL, EOL] as const] : [])];
+  }
 }
 
 export class KolmogorovGrammar implements Grammar<GrammarState> {
@@ -59,53 +94,12 @@ export class KolmogorovGrammar implements Grammar<GrammarState> {
 
   allowed(state: GrammarState, mask: Uint8Array): void {
     mask.fill(0);
-    if (state.done) return;
-    if (state.output) {
-      if (state.outputRef) mask[EOL] = 1;
-      else allowRange(mask, REF0, REF0 + state.lines - 1);
-      return;
-    }
-    if (state.fn === null) {
-      if (state.lines < MAX_LINES) {
-        for (let i = 0; i < dslFunctions.length; i++) {
-          const kinds = signatures[dslFunctions[i]];
-          // A function that needs references is only allowed once there are enough lines.
-          const refsNeeded = kinds[0] === 'refs' ? 1 : kinds.includes('ref') ? 1 : 0;
-          if (state.lines >= refsNeeded) mask[FN0 + i] = 1;
-        }
-      }
-      if (state.lines > 0) mask[OUTPUT] = 1;
-      return;
-    }
-    const kinds = signatures[state.fn];
-    if (state.arg >= kinds.length) {
-      mask[EOL] = 1;
-      return;
-    }
-    const kind: ArgKind = kinds[state.arg];
-    switch (kind) {
-      case 'value':
-      case 'count':
-        allowRange(mask, VALUE0, VALUE0 + 255);
-        return;
-      case 'small':
-        allowRange(mask, VALUE0 + SMALL_MIN, VALUE0 + SMALL_MAX);
-        return;
-      case 'ref':
-        allowRange(mask, REF0, REF0 + state.lines - 1);
-        return;
-      case 'pred':
-        allowRange(mask, PRED0, PRED0 + predicates.length - 1);
-        return;
-      case 'list':
-        if (state.items < MAX_LIST) allowRange(mask, VALUE0, VALUE0 + 255);
-        if (state.items >= 1) mask[EOL] = 1;
-        return;
-      case 'refs':
-        if (state.items < MAX_CONCAT) allowRange(mask, REF0, REF0 + state.lines - 1);
-        if (state.items >= 2) mask[EOL] = 1;
-        return;
-    }
+    for (const [from, to] of allowedRanges(state)) mask.fill(1, from, to + 1);
+  }
+
+  /** Whether `token` may come next: `allowed`'s answer for one token, without building a mask. */
+  permits(state: GrammarState, token: number): boolean {
+    return allowedRanges(state).some(([from, to]) => token >= from && token <= to);
   }
 
   advance(state: GrammarState, token: number): GrammarState {
@@ -126,11 +120,9 @@ export class KolmogorovGrammar implements Grammar<GrammarState> {
 
 /** Checks every token against the grammar; throws with the position of the first bad one. */
 export function validateTokens(tokens: readonly number[], grammar = new KolmogorovGrammar()): void {
-  const mask = new Uint8Array(vocabSize);
   let state = grammar.initial();
   tokens.forEach((token, i) => {
-    grammar.allowed(state, mask);
-    if (!mask[token]) throw new Error(`token ${i} (${tokenText(token)}) is not allowed here`);
+    if (!grammar.permits(state, token)) throw new Error(`token ${i} (${tokenText(token)}) is not allowed here`);
     state = grammar.advance(state, token);
   });
   if (!grammar.isDone(state)) throw new Error('the program is incomplete');
