@@ -26,7 +26,7 @@ const extras: ExtraFlag[] = [
   { name: 'checkpoint', doc: 'checkpoint file of the policy to evaluate' },
   { name: 'programs', doc: 'JSONL of {"sequence", "program"} to score instead of a policy' },
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
-  { name: 'k', doc: 'programs sampled per sequence; the shortest correct one counts', defaultValue: '1' },
+  { name: 'k', doc: 'programs per sequence, the greedy one and k - 1 samples; the shortest correct one counts', defaultValue: '1' },
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },

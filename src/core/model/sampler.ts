@@ -104,7 +104,8 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const alternatives = options.alternatives ?? 0;
   const results: SampledSequence[] = prompts.map(() => ({ tokens: [], logProbs: [], lineEnds: [], complete: false, ...(alternatives > 0 ? { alternatives: [] } : {}) }));
   const mask = new Uint8Array(V);
-  const greedy = prompts.map((_, b) => (typeof options.greedy === 'boolean' || options.greedy === undefined ? (options.greedy ?? false) : (options.greedy[b] ?? false)));
+  const rowsGreedy = options.greedy ?? false;
+  const greedy = prompts.map((_, b) => (typeof rowsGreedy === 'boolean' ? rowsGreedy : (rowsGreedy[b] ?? false)));
 
   const promptTensor = tf.tensor2d(data, [B, length], 'int32');
   const { cache, logits: first } = policy.prefill(promptTensor, starts);
