@@ -5,7 +5,7 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (README, "Benchmarks").
  *
- * Flags: --only policy,warmstart,sandbox,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only policy,warmstart,sandbox,repair,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -19,6 +19,10 @@ import type { SequencePair } from '../src/core/model/training';
 import { TransformerPolicy, type PolicyConfig } from '../src/core/model/transformer';
 import { SupervisedTrainer } from '../src/core/algorithms/supervised';
 import { PairStream } from '../src/core/kolmogorov/pairs';
+import { generateProgram } from '../src/core/kolmogorov/generator';
+import { REF0, VALUE0, isValue, programToTokens, tokensToProgram } from '../src/core/kolmogorov/grammar';
+import { printProgram } from '../src/core/kolmogorov/program';
+import { oneEditAway } from '../src/core/kolmogorov/repair';
 import { kolmogorovPolicyConfig } from '../src/core/runner';
 import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
@@ -205,6 +209,45 @@ async function sandboxFigures(runs: number): Promise<void> {
   }
 }
 
+/**
+ * The repair search's side of the host: programs one edit away from 200 generated programs,
+ * each token with 8 runner-ups (the next 8 numbers, or the other line references), turned into
+ * checked programs and printed, as runner.ts does before the sandbox runs them. Edits the
+ * grammar refuses count as work too: the search pays for them.
+ */
+async function repairFigures(runs: number): Promise<void> {
+  const rng = new Rng(1);
+  const programs = Array.from({ length: 200 }, () => {
+    const tokens = programToTokens(generateProgram(rng));
+    const alternatives = tokens.map((token) =>
+      isValue(token)
+        ? Array.from({ length: 8 }, (_, j) => VALUE0 + ((token - VALUE0 + j + 1) % 256))
+        : token >= REF0
+          ? Array.from({ length: 8 }, (_, j) => REF0 + j).filter((ref) => ref !== token)
+          : [],
+    );
+    return { tokens, alternatives };
+  });
+  let edits = 0;
+  let parsed = 0;
+  const durations = await time(() => {
+    edits = 0;
+    parsed = 0;
+    for (const program of programs) {
+      for (const edit of oneEditAway(program)) {
+        edits += 1;
+        try {
+          printProgram(tokensToProgram(edit.tokens));
+          parsed += 1;
+        } catch {
+          // refused by the grammar
+        }
+      }
+    }
+  }, runs, 1);
+  report(rate('repair_edits_prepared_per_s', 'edits/s', edits, durations, { edits, well_formed: parsed }));
+}
+
 async function jsonlFigures(runs: number): Promise<void> {
   const bytes = new Uint8Array(readFileSync('datasets/train.jsonl'));
   async function* chunks() {
@@ -296,6 +339,7 @@ async function main(): Promise<void> {
   }
   if (wanted('warmstart')) await warmStartFigures(runs);
   if (wanted('sandbox')) await sandboxFigures(Math.max(3, Math.floor(runs / 2)));
+  if (wanted('repair')) await repairFigures(Math.max(3, Math.floor(runs / 2)));
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
 }
