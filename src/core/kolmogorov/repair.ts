@@ -12,8 +12,9 @@
  * one literal and the next another.
  *
  * A swap keeps the token's kind (a number for a number, a line reference for a reference),
- * so every other token keeps its place and meaning. Candidates still pass the grammar when
- * turned into programs, which drops the rest (a reference to a line that does not exist yet).
+ * so every other token keeps its place and meaning. The grammar still checks each candidate
+ * when it becomes a program, and the ones it refuses are dropped (a reference to a line that
+ * does not exist yet, a number where the grammar wants exactly one).
  */
 import { REF0, isValue } from './vocab';
 
