@@ -4,8 +4,8 @@
  *   1. supervised warm start on generator pairs (never a held-out sequence): `pretrain`
  *   2. REINFORCE from the warm start, KL to it, group baseline, length penalty: `train --init-from`
  *   3. the held-out file scored six ways: warm start and warm start + RL, each greedy, best-of-k,
- *      and best-of-k + repair (token swaps around the greedy program), beside gzip and LZMA on
- *      the same sequences: `eval --json`
+ *      and best-of-k + repair (edits around the closest wrong programs), beside gzip and LZMA
+ *      on the same sequences: `eval --json`
  *
  * Each stage is the same CLI a user runs by hand (so the recipe exercises exactly what ships),
  * started as a child process; the recipe prints the table and writes recipe.json beside the
@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { parseConfig } from '../core/config';
+import { repairSearch } from '../core/kolmogorov/repair';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 
@@ -50,13 +51,8 @@ const rlFlags = [
   '--max-train-length', '32',
 ];
 
-/**
- * Repair at evaluation (kolmogorov/repair.ts): 8 runner-ups per token, 2 rounds. Chosen on the
- * seed-3 validation file (not the held-out file): the warm start went greedy 0.174 -> 0.250 and
- * best-of-8 0.210 -> 0.272. With swaps alone, one round gave greedy 0.230, two 0.244, three
- * 0.246 at 1.7x the time of two.
- */
-const repairFlags = ['--repair', '8', '--repair-rounds', '2'];
+/** Repair at evaluation: the search kolmogorov/repair.ts settles on (and says why). */
+const repairFlags = ['--repair', String(repairSearch.runnersUp), '--repair-rounds', String(repairSearch.rounds)];
 
 function stage(name: string, script: string, args: string[]): number {
   const started = performance.now();
@@ -195,7 +191,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
       k: 1,
       accuracy: measured.accuracy,
       compression_rate: measured.compression_rate,
-      repair: { runners_up: Number(repairFlags[1]), rounds: Number(repairFlags[3]), accuracy: repaired.accuracy },
+      repair: { runners_up: repairSearch.runnersUp, rounds: repairSearch.rounds, accuracy: repaired.accuracy },
     },
     heldout: scores,
   };

@@ -21,7 +21,7 @@ import { kolmogorovPrelude } from './kolmogorov/prelude';
 import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, prefixShare, type ScoredSample } from './kolmogorov/metrics';
-import { closeness, oneEditAway, type Annotated } from './kolmogorov/repair';
+import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -128,6 +128,15 @@ function closest(tried: readonly { program: Annotated; output?: readonly number[
     .sort((a, b) => b.score - a.score)
     .slice(0, beam)
     .map(({ program }) => program);
+}
+
+/** The `beam` sampled programs (with their runner-ups) whose outputs come closest to `target`: where repair starts. */
+function closestSamples(samples: readonly SampledSequence[], outcomes: readonly SandboxOutcome[], target: readonly number[], beam: number): Annotated[] {
+  const tried = samples.map((sample, j) => ({
+    program: { tokens: sample.tokens, alternatives: sample.alternatives ?? [] },
+    output: sample.complete ? outcomes[j].output : null,
+  }));
+  return closest(tried, target, beam);
 }
 
 function jobFor(candidate: Candidate, expected: readonly number[], seed: number): SandboxJob | null {
@@ -395,15 +404,9 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const failing = groups.filter((g) => !outcomes.slice(g * groupSize, (g + 1) * groupSize).some((o) => o.kind === 'ok'));
     const targets = failing.map((g) => data.train[itemIndices[g * groupSize]].sequence);
     const seeds = failing.map((g, r) =>
-      closest(
-        samples
-          .slice(g * groupSize, (g + 1) * groupSize)
-          .map((sample, j) => ({ program: { tokens: sample.tokens, alternatives: sample.alternatives ?? [] }, output: sample.complete ? outcomes[g * groupSize + j].output : null })),
-        targets[r],
-        4,
-      ),
+      closestSamples(samples.slice(g * groupSize, (g + 1) * groupSize), outcomes.slice(g * groupSize, (g + 1) * groupSize), targets[r], repairSearch.beam),
     );
-    const found = await climb(seeds, targets, failing.map(() => new Set<string>()), { rounds: 2, beam: 4 });
+    const found = await climb(seeds, targets, failing.map(() => new Set<string>()), repairSearch);
     return found.flatMap(({ candidates, outcomes: got, tokens }, r) => {
       const solved = got.map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[j].bits }));
       if (!solved.some((x) => x.correct)) return [];
@@ -425,7 +428,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const chunk = Math.max(1, Math.floor(64 / k));
     const repair = Math.max(0, options.repair ?? 0);
     const repairRounds = Math.max(1, options.repairRounds ?? 1);
-    const repairBeam = Math.max(1, options.repairBeam ?? 4);
+    const repairBeam = Math.max(1, options.repairBeam ?? repairSearch.beam);
     const evalRng = new Rng(config.run.seed ^ 0x5eed);
     const rows: EvaluationResult['rows'] = [];
     const scored: ScoredSample[] = [];
@@ -449,15 +452,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       if (repair > 0) {
         // Start from the k samples whose outputs come closest to the sequence.
         const seeds = part.map((record, r) =>
-          perOutcomes[r].some((o) => o.kind === 'ok')
-            ? []
-            : closest(
-                samples
-                  .slice(r * k, (r + 1) * k)
-                  .map((sample, j) => ({ program: { tokens: sample.tokens, alternatives: sample.alternatives ?? [] }, output: sample.complete ? perOutcomes[r][j].output : null })),
-                record.sequence,
-                repairBeam,
-              ),
+          perOutcomes[r].some((o) => o.kind === 'ok') ? [] : closestSamples(samples.slice(r * k, (r + 1) * k), perOutcomes[r], record.sequence, repairBeam),
         );
         const targets = part.map((record) => record.sequence);
         const seen = perRecord.map((candidates) => new Set(candidates.map((c) => c.text)));

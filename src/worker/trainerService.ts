@@ -15,6 +15,7 @@ import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/recor
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { gzipBits, lzmaBits, sequencesText } from '../core/kolmogorov/metrics';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
+import { repairSearch } from '../core/kolmogorov/repair';
 import { scheduledRate } from '../core/model/schedule';
 import { createRunner, preludes, type Runner } from '../core/runner';
 import type { MetricEvent, RunPhase } from '../core/runnerTypes';
@@ -356,7 +357,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
-  evaluate({ limit, k, repair = 0 }) {
+  evaluate({ limit, k, repair = false }) {
     return serial(async () => {
       if (digits) {
         const previous = phase;
@@ -375,11 +376,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         const { rows: _rows, ...metrics } = await active.evaluate(data.heldout, {
           limit,
           k,
-          repair,
-          repairRounds: repair > 0 ? 2 : undefined,
+          ...(repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),
           onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
         });
-        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair > 0 ? ' + repair' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
+        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair ? ' + repair' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
         send({ type: 'evaluation', row });
         return row;
       } finally {

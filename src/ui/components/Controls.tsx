@@ -28,10 +28,10 @@ function PretrainControls(props: { disabled: boolean }) {
 
 /** Search at evaluation: greedy or best-of-8, each with or without repair (edits of the closest wrong programs). */
 const searches = {
-  greedy: { k: 1, repair: 0 },
-  'greedy + repair': { k: 1, repair: 8 },
-  'best-of-8': { k: 8, repair: 0 },
-  'best-of-8 + repair': { k: 8, repair: 8 },
+  greedy: { k: 1, repair: false },
+  'greedy + repair': { k: 1, repair: true },
+  'best-of-8': { k: 8, repair: false },
+  'best-of-8 + repair': { k: 8, repair: true },
 } as const;
 type Search = keyof typeof searches;
 
