@@ -44,21 +44,23 @@ export function perSampleCompression(bits: number, length: number): number {
   return length > 0 ? bits / (8 * length) : 0;
 }
 
+/** How many values `a` and `b` share from their start. */
+export function commonPrefixLength(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
 /** Share of the target that `output` reproduces from its start (the common prefix over the target's length). */
 export function prefixShare(output: readonly number[] | null | undefined, target: readonly number[]): number {
   if (!output || target.length === 0) return 0;
-  const n = Math.min(output.length, target.length);
-  let i = 0;
-  while (i < n && output[i] === target[i]) i++;
-  return i / target.length;
+  return commonPrefixLength(output, target) / target.length;
 }
 
 function prefixEqual(output: readonly number[] | null | undefined, target: readonly number[], k: number): boolean {
   if (!output) return false;
-  const n = Math.min(k, target.length);
-  if (output.length < n) return false;
-  for (let i = 0; i < n; i++) if (output[i] !== target[i]) return false;
-  return true;
+  return commonPrefixLength(output, target) >= Math.min(k, target.length);
 }
 
 export function ktMetrics(samples: readonly ScoredSample[]): KtMetrics {

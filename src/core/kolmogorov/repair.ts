@@ -16,6 +16,7 @@
  * when it becomes a program, and the ones it refuses are dropped (a reference to a line that
  * does not exist yet, a number where the grammar wants exactly one).
  */
+import { commonPrefixLength } from './metrics';
 import { REF0, isValue } from './vocab';
 
 /**
@@ -85,9 +86,7 @@ export function oneEditAway({ tokens, alternatives }: Annotated): Annotated[] {
 export function closeness(output: readonly number[] | null | undefined, target: readonly number[]): number {
   if (!output) return -1;
   const n = Math.min(output.length, target.length);
-  let prefix = 0;
-  while (prefix < n && output[prefix] === target[prefix]) prefix++;
   let suffix = 0;
   while (suffix < n && output[output.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
-  return Math.min(target.length, prefix + suffix);
+  return Math.min(target.length, commonPrefixLength(output, target) + suffix);
 }
