@@ -42,38 +42,46 @@ const start: GrammarState = { lines: 0, fn: null, arg: 0, items: 0, output: fals
 type Ranges = readonly (readonly [number, number])[];
 
 const needsRef = (fn: DslName) => signatures[fn].some((kind) => kind === 'ref' || kind === 'refs');
-const fnRange = (fn: DslName): [number, number] => [FN0 + dslFunctions.indexOf(fn), FN0 + dslFunctions.indexOf(fn)];
 /** Line starts: with no earlier line, only the functions that take no reference. */
-const firstLineFunctions: Ranges = dslFunctions.filter((fn) => !needsRef(fn)).map(fnRange);
+const firstLineFunctions: Ranges = dslFunctions.flatMap((fn, i) => (needsRef(fn) ? [] : [[FN0 + i, FN0 + i] as const]));
 const laterLineStarts: Ranges = [[FN0, FN0 + dslFunctions.length - 1], [OUTPUT, OUTPUT]];
+// The ranges that do not depend on the state, made once: the sampler asks for every token.
+const values = [VALUE0, VALUE0 + 255] as const;
+const eol = [EOL, EOL] as const;
+const onlyEol: Ranges = [eol];
+const onlyOutput: Ranges = [[OUTPUT, OUTPUT]];
+const onlyValues: Ranges = [values];
+const valuesOrEol: Ranges = [values, eol];
+const small: Ranges = [[VALUE0 + SMALL_MIN, VALUE0 + SMALL_MAX]];
+const predicateNames: Ranges = [[PRED0, PRED0 + predicates.length - 1]];
 
 /** What the grammar allows in `state`: the one rule that both `allowed` (a mask) and `permits` (one token) read. */
 function allowedRanges(state: GrammarState): Ranges {
   if (state.done) return [];
-  const refs: [number, number] = [REF0, REF0 + state.lines - 1];
-  if (state.output) return state.outputRef ? [[EOL, EOL]] : [refs];
+  const refs = [REF0, REF0 + state.lines - 1] as const;
+  if (state.output) return state.outputRef ? onlyEol : [refs];
   if (state.fn === null) {
     if (state.lines === 0) return firstLineFunctions;
-    return state.lines < MAX_LINES ? laterLineStarts : [[OUTPUT, OUTPUT]];
+    return state.lines < MAX_LINES ? laterLineStarts : onlyOutput;
   }
   const kinds = signatures[state.fn];
-  if (state.arg >= kinds.length) return [[EOL, EOL]];
+  if (state.arg >= kinds.length) return onlyEol;
   const kind: ArgKind = kinds[state.arg];
-  const values: [number, number] = [VALUE0, VALUE0 + 255];
   switch (kind) {
     case 'value':
     case 'count':
-      return [values];
+      return onlyValues;
     case 'small':
-      return [[VALUE0 + SMALL_MIN, VALUE0 + SMALL_MAX]];
+      return small;
     case 'ref':
       return [refs];
     case 'pred':
-      return [[PRED0, PRED0 + predicates.length - 1]];
+      return predicateNames;
     case 'list':
-      return [...(state.items < MAX_LIST ? [values] : []), ...(state.items >= 1 ? [[EOL, EOL] as const] : [])];
+      if (state.items === 0) return onlyValues;
+      return state.items < MAX_LIST ? valuesOrEol : onlyEol;
     case 'refs':
-      return [...(state.items < MAX_CONCAT ? [refs] : []), ...(state.items >= 2 ? [[EOL, EOL] as const] : [])];
+      return [...(state.items < MAX_CONCAT ? [refs] : []), ...(state.items >= 2 ? [eol] : [])];
   }
 }
 
