@@ -1,10 +1,20 @@
 /**
- * Loading JSONL datasets from disk for the CLI: the core's streaming loader over a Node file
- * stream, with bad lines reported on stderr (line number and reason) and good lines kept.
+ * Loading files from disk for the CLI: JSONL datasets through the core's streaming loader over
+ * a Node file stream, with bad lines reported on stderr (line number and reason) and good lines
+ * kept; checkpoint bytes, with a message that names the file (and the flag that gave it).
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
+
+/** The bytes of a checkpoint file; `flag` (e.g. "init-from") prefixes the error when it cannot be read. */
+export function readCheckpointFile(path: string, flag?: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (error) {
+    throw new Error(`${flag ? `--${flag}: ` : ''}cannot read checkpoint ${path}: ${(error as Error).message}`);
+  }
+}
 
 export async function loadKolmogorovFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<KolmogorovRecord[]> {
   try {

@@ -6,7 +6,7 @@
  * the same metrics. `--json` prints one JSON object with snake_case keys; `--out FILE`
  * also writes it to a file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
@@ -16,7 +16,7 @@ import { createRunner, preludes } from '../core/runner';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile } from './data';
+import { loadKolmogorovFile, readCheckpointFile } from './data';
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -88,12 +88,7 @@ interface SearchOptions {
 }
 
 async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(readFileSync(path));
-  } catch (error) {
-    throw new Error(`cannot read checkpoint ${path}: ${(error as Error).message}`);
-  }
+  const bytes = readCheckpointFile(path);
   const { meta } = await decodeCheckpoint(bytes);
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);

@@ -10,7 +10,7 @@
  * appends them to metrics.jsonl. The result is a checkpoint that `npm run train --
  * --init-from FILE` starts RL from.
  */
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
@@ -18,7 +18,7 @@ import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/p
 import { scheduledRate } from '../core/model/schedule';
 import { createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile } from './data';
+import { loadKolmogorovFile, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards } from './gradientHost';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -36,14 +36,6 @@ const extras: ExtraFlag[] = [
   { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences)' },
   { name: 'out', doc: 'checkpoint to write', defaultValue: 'runs/pretrain/pretrained.prl' },
 ];
-
-function readCheckpoint(path: string): Uint8Array {
-  try {
-    return new Uint8Array(readFileSync(path));
-  } catch (error) {
-    throw new Error(`--init-from: cannot read checkpoint ${path}: ${(error as Error).message}`);
-  }
-}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -75,7 +67,7 @@ async function main(): Promise<void> {
   const heldoutPairs = heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256);
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
-  const initFrom = typeof extra['init-from'] === 'string' ? readCheckpoint(extra['init-from']) : undefined;
+  const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
   const runner = await createRunner(config, { train: [], heldout }, { pool, initFrom });
   if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker

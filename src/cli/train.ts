@@ -10,12 +10,12 @@
  * (written to a temporary name, then renamed, so a crash mid-save keeps the previous one),
  * eval_results.json after the final evaluation. Ctrl-C saves a checkpoint before leaving.
  */
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunner, preludes, trainingRecords, type Runner } from '../core/runner';
 import type { KtMetrics, StepResult } from '../core/runnerTypes';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile } from './data';
+import { loadKolmogorovFile, readCheckpointFile } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { formatMetricsTable, sandboxLimits } from './report';
@@ -92,12 +92,12 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
 
   try {
-    const initFrom = typeof extra['init-from'] === 'string' ? new Uint8Array(readFileSync(extra['init-from'])) : undefined;
+    const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
     runner = await createRunner(config, { train, heldout }, { pool, initFrom, onLog: (text) => console.error(text) });
     if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
     if (config.task.maxTrainLength) console.error(`RL trains on the ${trainingRecords(config, train).length} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values`);
     if (typeof extra.resume === 'string') {
-      await runner.loadCheckpoint(new Uint8Array(readFileSync(extra.resume)));
+      await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
       console.error(`resumed from ${extra.resume} at step ${runner.globalStep}`);
     } else {
       writeFileSync(metricsPath, '');
