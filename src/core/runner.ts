@@ -98,7 +98,10 @@ interface Candidate {
 
 function toCandidate(sample: SampledSequence, prior: LabConfig['task']['prior']): Candidate {
   if (!sample.complete) return { program: null, text: '', bits: 0, lines: 0 };
-  const program = tokensToProgram(sample.tokens);
+  return candidateOf(tokensToProgram(sample.tokens), prior);
+}
+
+function candidateOf(program: Program, prior: LabConfig['task']['prior']): Candidate {
   return { program, text: printProgram(program), bits: programBits(program, prior), lines: program.lines.length };
 }
 
@@ -112,10 +115,10 @@ function editsOf(program: Annotated, seen: Set<string>, prior: LabConfig['task']
     } catch {
       continue; // the edit breaks the grammar (a reference to a later line, a missing argument)
     }
-    const text = printProgram(parsed);
-    if (seen.has(text)) continue;
-    seen.add(text);
-    out.push({ program: edited, candidate: { program: parsed, text, bits: programBits(parsed, prior), lines: parsed.lines.length } });
+    const candidate = candidateOf(parsed, prior);
+    if (seen.has(candidate.text)) continue;
+    seen.add(candidate.text);
+    out.push({ program: edited, candidate });
   }
   return out;
 }
