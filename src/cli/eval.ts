@@ -12,7 +12,7 @@ import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
-import { createRunner, preludes } from '../core/runner';
+import { createRunner, preludes, type FoundBy } from '../core/runner';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
@@ -30,6 +30,7 @@ const extras: ExtraFlag[] = [
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
+  { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with one concatenate (0: off)', defaultValue: '0' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -84,10 +85,11 @@ interface SearchOptions {
   temperature: number;
   repair: number;
   repairRounds: number;
+  split: number;
   limit: number | undefined;
 }
 
-async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
+async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, split, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
   const bytes = readCheckpointFile(path);
   const { meta } = await decodeCheckpoint(bytes);
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
@@ -102,11 +104,14 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
       temperature,
       repair,
       repairRounds,
+      split,
       limit,
       onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
     });
     process.stderr.write('\n');
-    if (repair > 0) console.error(`repair: ${rows.filter((row) => row.repaired).length} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
+    const solvedBy = (search: FoundBy) => rows.filter((row) => row.outcome === 'ok' && row.foundBy === search).length;
+    if (repair > 0) console.error(`repair: ${solvedBy('repair')} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
+    if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate)`);
     const scored = rows.map((row, i): ScoredSample => ({ sequence: records[i].sequence, correct: row.outcome === 'ok', bits: row.bits }));
     return { ...metrics, byLength: ktMetricsByLength(scored) };
   } finally {
@@ -130,6 +135,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(repair) || repair < 0) throw new Error(`--repair: expected a whole number, got "${extra.repair}"`);
   const repairRounds = Number(extra['repair-rounds']);
   if (!Number.isInteger(repairRounds) || repairRounds < 1) throw new Error(`--repair-rounds: expected a positive integer, got "${extra['repair-rounds']}"`);
+  const split = Number(extra.split);
+  if (!Number.isInteger(split) || split < 0) throw new Error(`--split: expected a whole number of rounds, got "${extra.split}"`);
   const temperature = Number(extra.temperature);
   if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
@@ -140,8 +147,8 @@ async function main(): Promise<void> {
     label = `programs (${extra.programs})`;
     metrics = await scorePrograms(extra.programs, extra.prior, limit);
   } else if (typeof extra.checkpoint === 'string') {
-    label = (k > 1 ? `policy best-of-${k}` : 'policy greedy') + (repair > 0 ? ` + repair ${repair}` : '');
-    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, repair, repairRounds, limit }, String(extra.backend));
+    label = (k > 1 ? `policy best-of-${k}` : 'policy greedy') + (repair > 0 ? ` + repair ${repair}` : '') + (split > 0 ? ` + split ${split}` : '');
+    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, repair, repairRounds, split, limit }, String(extra.backend));
   } else {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }

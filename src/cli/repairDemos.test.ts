@@ -31,7 +31,7 @@ describe('RL with repair demonstrations', () => {
     await probe.loadCheckpoint(bytes);
     const found = await probe.evaluate(heldout, { k: 4, repair: 8, repairRounds: 2 });
     probe.dispose();
-    const train = heldout.filter((_, i) => found.rows[i].repaired);
+    const train = heldout.filter((_, i) => found.rows[i].foundBy === 'repair');
     expect(train.length).toBeGreaterThan(0);
 
     for (const repairDemos of [0, 8]) {

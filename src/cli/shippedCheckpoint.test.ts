@@ -59,7 +59,7 @@ describe('the shipped pretrained checkpoint', () => {
       expect(repaired.accuracy).toBeCloseTo(accuracy, 6);
       expect(repaired.accuracy).toBeGreaterThan(greedy.accuracy);
       repaired.rows.forEach((row, i) => {
-        expect(row.repaired).toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
+        expect(row.foundBy === 'repair').toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
         if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
       });
     } finally {

@@ -22,6 +22,7 @@ import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, prefixShare, type ScoredSample } from './kolmogorov/metrics';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
+import { SplitSearch, splitSearch, type Segment } from './kolmogorov/split';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -68,13 +69,22 @@ export interface EvaluateOptions {
   /** Rounds of repair: each edits the `repairBeam` closest wrong programs of the last once more. */
   repairRounds?: number;
   repairBeam?: number;
+  /**
+   * Split search (kolmogorov/split.ts): when no program is correct after sampling and repair,
+   * the policy writes the sequence piece by piece (greedy, one program per piece) for up to
+   * `split` rounds, and the cheapest confirmed cover is joined with one concatenate. 0 = off.
+   */
+  split?: number;
   /** Called after each chunk with the number of records done. */
   onProgress?: (done: number, total: number) => void;
 }
 
+/** Which search found the kept program: the k samples, repair around them, or split search. */
+export type FoundBy = 'sample' | 'repair' | 'split';
+
 export interface EvaluationResult extends KtMetrics {
   /** One row per record: the kept program and its outcome. */
-  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number; repaired: boolean }[];
+  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number; foundBy: FoundBy }[];
 }
 
 export interface Runner {
@@ -425,6 +435,36 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     });
   }
 
+  /**
+   * Split search (kolmogorov/split.ts) for a batch of sequences at once: each round asks the
+   * policy for the greedy program of every segment the searches propose and confirms those the
+   * sandbox says reproduce their segment. Returns each sequence's joined program, or null.
+   */
+  async function splitPrograms(targets: readonly (readonly number[])[], rounds: number, rng: Rng): Promise<(Program | null)[]> {
+    const searches = targets.map((target) => new SplitSearch(target));
+    for (let round = 0; round < rounds; round++) {
+      const segments = searches.flatMap((search, r) => search.next().map((segment): [number, Segment] => [r, segment]));
+      if (segments.length === 0) break;
+      for (let at = 0; at < segments.length; at += 64) {
+        const batch = segments.slice(at, at + 64);
+        const pieces = batch.map(([r, { start, end }]) => targets[r].slice(start, end));
+        const samples = await sampleBatch(policy, grammar, pieces.map((piece) => encodePrompt(piece, config.task.maxSequenceLength)), {
+          maxTokens: config.model.maxProgramTokens,
+          temperature: 1,
+          rng,
+          greedy: true,
+        });
+        const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
+        const outcomes = await evaluateCandidates(deps.pool, candidates.map((candidate, j) => jobFor(candidate, pieces[j], config.run.seed)));
+        outcomes.forEach((outcome, j) => {
+          const [r, segment] = batch[j];
+          if (outcome.kind === 'ok') searches[r].confirm(segment, candidates[j].program!, candidates[j].bits);
+        });
+      }
+    }
+    return searches.map((search) => search.result());
+  }
+
   async function evaluate(records: KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
     const selected = records.slice(0, options.limit ?? records.length);
     const k = Math.max(1, options.k ?? 1);
@@ -432,6 +472,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const repair = Math.max(0, options.repair ?? 0);
     const repairRounds = Math.max(1, options.repairRounds ?? 1);
     const repairBeam = Math.max(1, options.repairBeam ?? repairSearch.beam);
+    const split = Math.max(0, options.split ?? 0);
     const evalRng = new Rng(config.run.seed ^ 0x5eed);
     const rows: EvaluationResult['rows'] = [];
     const scored: ScoredSample[] = [];
@@ -452,6 +493,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         perRecord.flatMap((candidates, r) => candidates.map((candidate) => jobFor(candidate, part[r].sequence, config.run.seed))),
       );
       const perOutcomes = part.map((_, r) => outcomes.slice(r * k, (r + 1) * k));
+      const foundBy: FoundBy[][] = part.map(() => Array<FoundBy>(k).fill('sample'));
       if (repair > 0) {
         // Start from the k samples whose outputs come closest to the sequence.
         const seeds = part.map((record, r) =>
@@ -463,6 +505,19 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         found.forEach(({ candidates, outcomes }, r) => {
           perRecord[r].push(...candidates);
           perOutcomes[r].push(...outcomes);
+          foundBy[r].push(...candidates.map((): FoundBy => 'repair'));
+        });
+      }
+      if (split > 0) {
+        const failing = part.flatMap((_, r) => (perOutcomes[r].some((o) => o.kind === 'ok') ? [] : [r]));
+        const joined = await splitPrograms(failing.map((r) => part[r].sequence), split, evalRng);
+        const tries = failing.flatMap((r, j) => (joined[j] ? [{ r, candidate: candidateOf(joined[j], config.task.prior) }] : []));
+        // The joined program counts only if the sandbox says it reproduces the whole sequence.
+        const got = await evaluateCandidates(deps.pool, tries.map(({ r, candidate }) => jobFor(candidate, part[r].sequence, config.run.seed)));
+        tries.forEach(({ r, candidate }, j) => {
+          perRecord[r].push(candidate);
+          perOutcomes[r].push(got[j]);
+          foundBy[r].push('split');
         });
       }
       part.forEach((record, r) => {
@@ -480,7 +535,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
           program: candidates[kept].program ? candidates[kept].text : null,
           outcome: candidates[kept].program ? outcome.kind : 'incomplete',
           bits: candidates[kept].bits,
-          repaired: kept >= k,
+          foundBy: foundBy[r][kept],
         });
       });
       options.onProgress?.(Math.min(start + chunk, selected.length), selected.length);

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { runProgram } from './dsl';
+import { parseProgram, printProgram } from './program';
+import { programBits } from './prior';
+import { SplitSearch, concatenatePrograms, segmentEnds, splitSearch } from './split';
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('split search', () => {
+  it('proposes fixed widths, the end of the sequence when near, and the ends of runs of constant difference', () => {
+    // 10..29 (a run of 20), then 7 seven times (a run of 7), then 3 values with no run.
+    const sequence = [...range(10, 29), ...Array(7).fill(7), 200, 3, 90];
+    const settings = { ...splitSearch, widths: [8, 32] };
+    // 32 is past the end, but the end (30) is within the widest width.
+    expect(segmentEnds(sequence, 0, settings)).toEqual([8, 20, 27, 30]);
+    expect(segmentEnds(sequence, 20, settings)).toEqual([27, 28, 30]);
+    // Runs are looked for within the widest width only.
+    expect(segmentEnds(sequence, 0, { ...splitSearch, widths: [8, 16] })).toEqual([8, 16]);
+    // A segment never ends where it starts or beyond the sequence.
+    for (const start of [0, 5, 29]) for (const end of segmentEnds(sequence, start)) expect(end > start && end <= sequence.length).toBe(true);
+  });
+
+  it('joins programs with one concatenate, references moved to their new lines', () => {
+    const a = parseProgram('sequence_1 = range_func_up(1, 5)\nsequence_2 = reverse_list(sequence_1)\noutput = sequence_2');
+    const b = parseProgram('sequence_1 = repeat_num(3, 9)\noutput = sequence_1');
+    const c = parseProgram('sequence_1 = set_list([4, 2])\nsequence_2 = add_item_list(sequence_1, 1)\noutput = sequence_2');
+    const joined = concatenatePrograms([a, b, c]);
+    expect(printProgram(joined)).toBe(
+      [
+        'sequence_1 = range_func_up(1, 5)',
+        'sequence_2 = reverse_list(sequence_1)',
+        'sequence_3 = repeat_num(3, 9)',
+        'sequence_4 = set_list([4, 2])',
+        'sequence_5 = add_item_list(sequence_4, 1)',
+        'sequence_6 = concatenate(sequence_2, sequence_3, sequence_5)',
+        'output = sequence_6',
+      ].join('\n'),
+    );
+    expect(runProgram(joined)).toEqual([5, 4, 3, 2, 1, 9, 9, 9, 5, 3]);
+    expect(concatenatePrograms([b])).toBe(b);
+    expect(() => concatenatePrograms([])).toThrow(/at least one/);
+  });
+
+  it('covers the sequence from confirmed pieces, keeps the cheapest cover, and stops when covered', () => {
+    const sequence = [...range(1, 20), ...Array(12).fill(5)];
+    const search = new SplitSearch(sequence);
+    const first = search.next();
+    expect(first.every(({ start }) => start === 0)).toBe(true);
+    expect(first.map(({ end }) => end)).toContain(20);
+    // A piece that stops short of the run's end reaches 16; the whole run reaches 20.
+    const upTo16 = parseProgram('sequence_1 = range_func_up(1, 16)\noutput = sequence_1');
+    const upTo20 = parseProgram('sequence_1 = range_func_up(1, 20)\noutput = sequence_1');
+    search.confirm({ start: 0, end: 16 }, upTo16, programBits(upTo16, 'kt'));
+    search.confirm({ start: 0, end: 20 }, upTo20, programBits(upTo20, 'kt'));
+    expect(search.solved).toBe(false);
+    expect(search.result()).toBeNull();
+    // The next round starts from the furthest reached positions, each once.
+    const second = search.next();
+    expect([...new Set(second.map(({ start }) => start))]).toEqual([20, 16]);
+    expect(search.next().every(({ start }) => start !== 20 && start !== 16)).toBe(true);
+    // Two covers of the whole sequence: the cheaper one is kept.
+    const repeat = parseProgram('sequence_1 = repeat_num(12, 5)\noutput = sequence_1');
+    const literal = parseProgram(`sequence_1 = set_list([${Array(12).fill(5).join(', ')}])\noutput = sequence_1`);
+    search.confirm({ start: 20, end: 32 }, literal, programBits(literal, 'kt'));
+    search.confirm({ start: 20, end: 32 }, repeat, programBits(repeat, 'kt'));
+    expect(search.solved).toBe(true);
+    expect(search.next()).toEqual([]);
+    const joined = search.result()!;
+    expect(runProgram(joined)).toEqual(sequence);
+    expect(printProgram(joined)).toContain('repeat_num(12, 5)');
+    expect(() => search.confirm({ start: 3, end: 8 }, repeat, 1)).toThrow(/not reached/);
+  });
+});
