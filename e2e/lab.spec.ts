@@ -183,6 +183,11 @@ test('the default pretrained checkpoint: the shipped one loads; missing means a 
   const accuracy = async (label: string) => Number(await page.getByTestId('evaluations').locator('tr', { hasText: label }).locator('td').nth(2).textContent());
   expect(await accuracy('greedy + repair @ step 1')).toBeGreaterThanOrEqual(await accuracy('greedy @ step 1'));
   expect(await accuracy('greedy @ step 1')).toBeGreaterThan(0);
+  // Split search writes sequences greedy misses piece by piece: on these 50 it solves more.
+  await page.getByTestId('eval-search').selectOption('greedy + split');
+  await lab.button('Evaluate held-out').click();
+  await expect(page.getByTestId('evaluations')).toContainText('greedy + split @ step 1', { timeout: 120_000 });
+  expect(await accuracy('greedy + split @ step 1')).toBeGreaterThan(await accuracy('greedy @ step 1'));
 
   // Missing: vite preview answers a file it does not have with the page itself.
   await page.goto('about:blank');

@@ -99,7 +99,7 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
   const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
   try {
     await runner.loadCheckpoint(bytes);
-    const { rows, ...metrics } = await runner.evaluate(records, {
+    const { rows, searches, ...metrics } = await runner.evaluate(records, {
       k,
       temperature,
       repair,
@@ -112,8 +112,7 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
     const solvedBy = (search: FoundBy) => rows.filter((row) => row.outcome === 'ok' && row.foundBy === search).length;
     if (repair > 0) console.error(`repair: ${solvedBy('repair')} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
     if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate)`);
-    const scored = rows.map((row, i): ScoredSample => ({ sequence: records[i].sequence, correct: row.outcome === 'ok', bits: row.bits }));
-    return { ...metrics, byLength: ktMetricsByLength(scored) };
+    return { ...metrics, searches: searches.length > 1 ? searches : undefined };
   } finally {
     runner.dispose();
     await pool.close();
@@ -156,7 +155,8 @@ async function main(): Promise<void> {
   if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(json, null, 2) + '\n');
   if (extra.json) console.log(JSON.stringify(json));
   else {
-    console.log(formatMetricsTable([{ label, metrics }], metrics));
+    const searches = metrics.searches?.map((level) => ({ label: `policy ${level.search}`, metrics: level })) ?? [{ label, metrics }];
+    console.log(formatMetricsTable(searches, metrics));
     if (metrics.byLength) console.log(`\nby sequence length (each range scored on its own)\n${formatLengthTable(metrics.byLength)}`);
   }
 }

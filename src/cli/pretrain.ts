@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       }
       if (step % evalEvery === 0 || step === steps) {
         const heldoutLoss = await trainer.loss(heldoutPairs);
-        const { rows: _rows, ...metrics } = await runner.evaluate(heldout, { limit: evalLimit });
+        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit: evalLimit });
         log(step, { heldout_loss: heldoutLoss, heldout_accuracy: metrics.accuracy, heldout_compression_rate: metrics.compressionRate });
         console.error(
           `  held-out @${step}: loss ${heldoutLoss.toFixed(4)}  accuracy ${metrics.accuracy.toFixed(3)}  ` +

@@ -3,9 +3,10 @@
  *
  *   1. supervised warm start on generator pairs (never a held-out sequence): `pretrain`
  *   2. REINFORCE from the warm start, KL to it, group baseline, length penalty: `train --init-from`
- *   3. the held-out file scored six ways: warm start and warm start + RL, each greedy, best-of-k,
- *      and best-of-k + repair (edits around the closest wrong programs), beside gzip and LZMA
- *      on the same sequences: `eval --json`
+ *   3. the held-out file scored eight ways: warm start and warm start + RL, each greedy, best-of-k,
+ *      + repair (edits around the closest wrong programs) and + split (the sequence written piece
+ *      by piece), beside gzip and LZMA on the same sequences. One `eval` per policy runs the whole
+ *      search and scores each narrower search from the same programs (its `searches`).
  *
  * Each stage is the same CLI a user runs by hand (so the recipe exercises exactly what ships),
  * started as a child process; the recipe prints the table and writes recipe.json beside the
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { parseConfig } from '../core/config';
 import { repairSearch } from '../core/kolmogorov/repair';
+import { splitSearch } from '../core/kolmogorov/split';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 
@@ -51,8 +53,9 @@ const rlFlags = [
   '--max-train-length', '32',
 ];
 
-/** Repair at evaluation: the search kolmogorov/repair.ts settles on (and says why). */
+/** Repair and split search at evaluation: the searches kolmogorov/repair.ts and split.ts settle on (and say why). */
 const repairFlags = ['--repair', String(repairSearch.runnersUp), '--repair-rounds', String(repairSearch.rounds)];
+const splitFlags = ['--split', String(splitSearch.rounds)];
 
 function stage(name: string, script: string, args: string[]): number {
   const started = performance.now();
@@ -126,19 +129,13 @@ async function main(): Promise<void> {
   }
   seconds.rl = stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
   const scores: Record<string, EvalJson> = {};
-  const evaluations: [string, string, string[]][] = [
-    ['warm start, greedy', warm, ['--k', '1']],
-    [`warm start, best-of-${k}`, warm, ['--k', k]],
-    [`warm start, best-of-${k} + repair`, warm, ['--k', k, ...repairFlags]],
-    ['warm start + RL, greedy', rl, ['--k', '1']],
-    [`warm start + RL, best-of-${k}`, rl, ['--k', k]],
-    [`warm start + RL, best-of-${k} + repair`, rl, ['--k', k, ...repairFlags]],
-  ];
+  const policies: [string, string][] = [['warm start', warm], ['warm start + RL', rl]];
   seconds.eval = 0;
-  for (const [label, checkpoint, search] of evaluations) {
-    const file = join(out, `eval-${label.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`);
-    seconds.eval += stage(`eval: ${label}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, ...search, ...limit, '--out', file]);
-    scores[label] = JSON.parse(readFileSync(file, 'utf8')) as EvalJson;
+  for (const [name, checkpoint] of policies) {
+    const file = join(out, `eval-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`);
+    seconds.eval += stage(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', file]);
+    const { searches } = JSON.parse(readFileSync(file, 'utf8')) as { searches: Record<string, EvalJson> };
+    for (const [search, score] of Object.entries(searches)) scores[`${name}, ${search}`] = score;
   }
 
   const first = Object.values(scores)[0];
@@ -164,7 +161,8 @@ async function main(): Promise<void> {
  * start's weights with the RL stage's config (learning rate, group sampling, KL, length
  * penalty) at step 0 and no optimizer state, so Train in the page continues as the recipe's RL
  * does rather than at the warm start's learning rate. Beside it goes what the regression test
- * checks: greedy accuracy on the first held-out records, measured on the shipped file.
+ * checks: greedy accuracy on the first held-out records, measured on the shipped file, alone,
+ * with repair and with split search.
  */
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
@@ -182,6 +180,9 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   const repairCheck = join(out, 'shipped-check-repair.json');
   stage('shipped checkpoint check, with repair', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...repairFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', repairCheck]);
   const repaired = JSON.parse(readFileSync(repairCheck, 'utf8')) as EvalJson;
+  const splitCheck = join(out, 'shipped-check-split.json');
+  stage('shipped checkpoint check, with split', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...splitFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', splitCheck]);
+  const split = JSON.parse(readFileSync(splitCheck, 'utf8')) as EvalJson;
   const record = {
     made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
     warm_start_steps: warmStartSteps,
@@ -192,6 +193,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
       accuracy: measured.accuracy,
       compression_rate: measured.compression_rate,
       repair: { runners_up: repairSearch.runnersUp, rounds: repairSearch.rounds, accuracy: repaired.accuracy },
+      split: { rounds: splitSearch.rounds, accuracy: split.accuracy, compression_rate: split.compression_rate },
     },
     heldout: scores,
   };

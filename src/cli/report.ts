@@ -13,9 +13,13 @@ export function sandboxLimits(config: LabConfig): SandboxLimits {
 }
 
 /** The whole file's metrics and, from `eval`, the same per sequence-length range. */
-export type EvalMetrics = KtMetrics & { byLength?: LengthBucketMetrics[] };
+export type EvalMetrics = KtMetrics & {
+  byLength?: LengthBucketMetrics[];
+  /** A policy's evaluation scored as each narrower search would have (runner's `searches`), the whole search last. */
+  searches?: (KtMetrics & { search: string; byLength?: LengthBucketMetrics[] })[];
+};
 
-/** snake_case form of the metrics, as `eval --json` prints them. */
+/** snake_case form of the metrics, as `eval --json` prints them; `searches` keyed by search. */
 export function metricsJson(metrics: EvalMetrics): Record<string, unknown> {
   const byLength = metrics.byLength?.map((b) => ({ length: b.label, n: b.n, values: b.values, accuracy: b.accuracy, compression_rate: b.compressionRate, gzip_rate: b.gzipRate, lzma_rate: b.lzmaRate }));
   return {
@@ -27,6 +31,7 @@ export function metricsJson(metrics: EvalMetrics): Record<string, unknown> {
     gzip_rate: metrics.gzipRate,
     lzma_rate: metrics.lzmaRate,
     ...(byLength ? { by_length: byLength } : {}),
+    ...(metrics.searches ? { searches: Object.fromEntries(metrics.searches.map(({ search, ...level }) => [search, metricsJson(level)])) } : {}),
   };
 }
 

@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     };
     const evaluate = async (): Promise<KtMetrics> => {
       const result = await runner!.evaluate(heldout, { limit: config.run.evalSamples, k: evalK });
-      const { rows: _rows, ...metrics } = result;
+      const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = result;
       const wallMs = performance.now() - started;
       const events = [
         ['eval_accuracy', metrics.accuracy],

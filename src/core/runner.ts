@@ -20,9 +20,9 @@ import { Reinforce, type Episode } from './algorithms/reinforce';
 import { kolmogorovPrelude } from './kolmogorov/prelude';
 import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
-import { ktMetrics, prefixShare, type ScoredSample } from './kolmogorov/metrics';
+import { ktMetrics, ktMetricsByLength, prefixShare, type LengthBucketMetrics, type ScoredSample } from './kolmogorov/metrics';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
-import { SplitSearch, splitSearch, type Segment } from './kolmogorov/split';
+import { SplitSearch, type Segment } from './kolmogorov/split';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -83,6 +83,13 @@ export interface EvaluateOptions {
 export type FoundBy = 'sample' | 'repair' | 'split';
 
 export interface EvaluationResult extends KtMetrics {
+  byLength: LengthBucketMetrics[];
+  /**
+   * The same programs scored as each narrower search would have kept them, narrowest first:
+   * greedy (the first program), best-of-k, + repair, + split, as far as the options go. The
+   * last is this result itself.
+   */
+  searches: (KtMetrics & { search: string; byLength: LengthBucketMetrics[] })[];
   /** One row per record: the kept program and its outcome. */
   rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number; foundBy: FoundBy }[];
 }
@@ -475,7 +482,14 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const split = Math.max(0, options.split ?? 0);
     const evalRng = new Rng(config.run.seed ^ 0x5eed);
     const rows: EvaluationResult['rows'] = [];
-    const scored: ScoredSample[] = [];
+    // Each narrower search scored from the same programs: the first (greedy), the k samples, then
+    // repair's, then split's; the last level is the whole search and gives the rows.
+    let name = k > 1 ? `best-of-${k}` : 'greedy';
+    const levels: { search: string; includes: (j: number, found: FoundBy) => boolean; samples: ScoredSample[] }[] = [];
+    if (k > 1) levels.push({ search: 'greedy', includes: (j) => j === 0, samples: [] });
+    levels.push({ search: name, includes: (_, found) => found === 'sample', samples: [] });
+    if (repair > 0) levels.push({ search: (name += ' + repair'), includes: (_, found) => found !== 'split', samples: [] });
+    if (split > 0) levels.push({ search: (name += ' + split'), includes: () => true, samples: [] });
     for (let start = 0; start < selected.length; start += chunk) {
       const part = selected.slice(start, start + chunk);
       const prompts = part.flatMap((record) => Array(k).fill(promptOf(record)) as number[][]);
@@ -522,25 +536,32 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       }
       part.forEach((record, r) => {
         const candidates = perRecord[r];
-        const kept = bestOfK(perOutcomes[r].map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[j].bits })));
-        const outcome = perOutcomes[r][kept];
-        scored.push({
-          sequence: record.sequence,
-          output: outcome.output ?? null,
-          correct: outcome.kind === 'ok',
-          bits: candidates[kept].bits,
-          program: candidates[kept].text,
-        });
-        rows.push({
-          program: candidates[kept].program ? candidates[kept].text : null,
-          outcome: candidates[kept].program ? outcome.kind : 'incomplete',
-          bits: candidates[kept].bits,
-          foundBy: foundBy[r][kept],
+        const tried = perOutcomes[r].map((o, j) => ({ correct: o.kind === 'ok', bits: candidates[j].bits }));
+        levels.forEach((level, l) => {
+          const within = tried.flatMap((_, j) => (level.includes(j, foundBy[r][j]) ? [j] : []));
+          const kept = within[bestOfK(within.map((j) => tried[j]))];
+          const outcome = perOutcomes[r][kept];
+          level.samples.push({
+            sequence: record.sequence,
+            output: outcome.output ?? null,
+            correct: outcome.kind === 'ok',
+            bits: candidates[kept].bits,
+            program: candidates[kept].text,
+          });
+          if (l < levels.length - 1) return;
+          rows.push({
+            program: candidates[kept].program ? candidates[kept].text : null,
+            outcome: candidates[kept].program ? outcome.kind : 'incomplete',
+            bits: candidates[kept].bits,
+            foundBy: foundBy[r][kept],
+          });
         });
       });
       options.onProgress?.(Math.min(start + chunk, selected.length), selected.length);
     }
-    return { ...ktMetrics(scored), rows };
+    const searches = levels.map(({ search, samples }) => ({ search, ...ktMetrics(samples), byLength: ktMetricsByLength(samples) }));
+    const { search: _widest, ...widest } = searches[searches.length - 1];
+    return { ...widest, rows, searches };
   }
 
   async function saveCheckpoint(): Promise<Uint8Array> {

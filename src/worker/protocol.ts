@@ -78,8 +78,11 @@ export interface TrainerApi {
   /** Stops training; stopping pretraining keeps the weights so far and hands them to RL. */
   stop(): Promise<void>;
   step(): Promise<void>;
-  /** Held-out evaluation: best-of-k (k = 1: greedy); `repair` adds the repair search (kolmogorov/repair.ts). */
-  evaluate(options: { limit: number; k: number; repair?: boolean }): Promise<EvaluationRow>;
+  /**
+   * Held-out evaluation: best-of-k (k = 1: greedy); `repair` adds the repair search
+   * (kolmogorov/repair.ts), `split` the split search (kolmogorov/split.ts).
+   */
+  evaluate(options: { limit: number; k: number; repair?: boolean; split?: boolean }): Promise<EvaluationRow>;
   /** The current checkpoint's bytes (transferred). */
   getCheckpoint(): Promise<Uint8Array>;
   /**

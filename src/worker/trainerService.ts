@@ -16,6 +16,7 @@ import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { gzipBits, lzmaBits, sequencesText } from '../core/kolmogorov/metrics';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
 import { repairSearch } from '../core/kolmogorov/repair';
+import { splitSearch } from '../core/kolmogorov/split';
 import { scheduledRate } from '../core/model/schedule';
 import { createRunner, preludes, type Runner } from '../core/runner';
 import type { MetricEvent, RunPhase } from '../core/runnerTypes';
@@ -357,7 +358,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
-  evaluate({ limit, k, repair = false }) {
+  evaluate({ limit, k, repair = false, split = false }) {
     return serial(async () => {
       if (digits) {
         const previous = phase;
@@ -373,13 +374,14 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       const previous = phase;
       setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
       try {
-        const { rows: _rows, ...metrics } = await active.evaluate(data.heldout, {
+        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await active.evaluate(data.heldout, {
           limit,
           k,
           ...(repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),
+          ...(split ? { split: splitSearch.rounds } : {}),
           onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
         });
-        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair ? ' + repair' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
+        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair ? ' + repair' : ''}${split ? ' + split' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
         send({ type: 'evaluation', row });
         return row;
       } finally {

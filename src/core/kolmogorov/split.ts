@@ -21,21 +21,23 @@
  */
 import type { Program, ProgramLine } from './program';
 
+export interface SplitSettings {
+  /** Rounds: each tries the segments from `expand` reached positions. */
+  rounds: number;
+  expand: number;
+  /** Segment widths tried from each position; the widest also bounds where runs are looked for. */
+  widths: readonly number[];
+  /** Run ends considered per position, nearest first. */
+  runEnds: number;
+  /** Runs of constant difference shorter than this do not suggest an end. */
+  minRun: number;
+}
+
 /**
  * The search the recipe and the page use. Chosen on the seed-3 validation file (not the held-out
  * file): see the README's recipe section for the figures.
  */
-export const splitSearch = {
-  rounds: 24,
-  expand: 2,
-  widths: [8, 12, 16, 20, 24, 32, 48, 64],
-  /** Run ends considered per position, nearest first. */
-  runEnds: 6,
-  /** Runs of constant difference shorter than this do not suggest an end. */
-  minRun: 3,
-} as const;
-
-export type SplitSettings = typeof splitSearch;
+export const splitSearch: SplitSettings = { rounds: 24, expand: 2, widths: [8, 12, 16, 20, 24, 32, 48, 64], runEnds: 6, minRun: 3 };
 
 /** A piece to ask the policy for: `sequence.slice(start, end)`. */
 export interface Segment {

@@ -26,12 +26,17 @@ function PretrainControls(props: { disabled: boolean }) {
   );
 }
 
-/** Search at evaluation: greedy or best-of-8, each with or without repair (edits of the closest wrong programs). */
+/**
+ * Search at evaluation: greedy or best-of-8; repair (edits of the closest wrong programs); split
+ * (the sequence written piece by piece, pieces joined with concatenate).
+ */
 const searches = {
-  greedy: { k: 1, repair: false },
-  'greedy + repair': { k: 1, repair: true },
-  'best-of-8': { k: 8, repair: false },
-  'best-of-8 + repair': { k: 8, repair: true },
+  greedy: { k: 1, repair: false, split: false },
+  'greedy + repair': { k: 1, repair: true, split: false },
+  'greedy + split': { k: 1, repair: false, split: true },
+  'best-of-8': { k: 8, repair: false, split: false },
+  'best-of-8 + repair': { k: 8, repair: true, split: false },
+  'best-of-8 + repair + split': { k: 8, repair: true, split: true },
 } as const;
 type Search = keyof typeof searches;
 
@@ -52,7 +57,7 @@ export function Controls() {
       <select
         value={search}
         onChange={(e) => setSearch(e.target.value as Search)}
-        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens)"
+        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate"
         data-testid="eval-search"
       >
         {Object.keys(searches).map((name) => <option key={name} value={name}>{name}</option>)}
