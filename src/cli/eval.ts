@@ -30,7 +30,7 @@ const extras: ExtraFlag[] = [
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
-  { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with one concatenate (0: off)', defaultValue: '0' },
+  { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -111,7 +111,7 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
     process.stderr.write('\n');
     const solvedBy = (search: FoundBy) => rows.filter((row) => row.outcome === 'ok' && row.foundBy === search).length;
     if (repair > 0) console.error(`repair: ${solvedBy('repair')} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
-    if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate)`);
+    if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate, or woven with interleave)`);
     return { ...metrics, searches: searches.length > 1 ? searches : undefined };
   } finally {
     runner.dispose();

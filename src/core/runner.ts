@@ -22,7 +22,7 @@ import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, ktMetricsByLength, prefixShare, type LengthBucketMetrics, type ScoredSample } from './kolmogorov/metrics';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
-import { SplitSearch, type Segment } from './kolmogorov/split';
+import { SplitSearch, interleavePrograms, splitSearch, unweave, unweaveLengths, type Segment } from './kolmogorov/split';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -72,7 +72,8 @@ export interface EvaluateOptions {
   /**
    * Split search (kolmogorov/split.ts): when no program is correct after sampling and repair,
    * the policy writes the sequence piece by piece (greedy, one program per piece) for up to
-   * `split` rounds, and the cheapest confirmed cover is joined with one concatenate. 0 = off.
+   * `split` rounds, pieces end to end or one woven in with interleave, and the cheapest
+   * confirmed cover is joined into one program. 0 = off.
    */
   split?: number;
   /** Called after each chunk with the number of records done. */
@@ -442,34 +443,66 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     });
   }
 
+  /** The greedy program of each piece, when the sandbox confirms it reproduces the piece; else null. */
+  async function writePieces(pieces: readonly (readonly number[])[], rng: Rng): Promise<(Candidate | null)[]> {
+    const written: (Candidate | null)[] = [];
+    for (let at = 0; at < pieces.length; at += 64) {
+      const batch = pieces.slice(at, at + 64);
+      const samples = await sampleBatch(policy, grammar, batch.map((piece) => encodePrompt(piece, config.task.maxSequenceLength)), {
+        maxTokens: config.model.maxProgramTokens,
+        temperature: 1,
+        rng,
+        greedy: true,
+      });
+      const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
+      const outcomes = await evaluateCandidates(deps.pool, candidates.map((candidate, j) => jobFor(candidate, batch[j], config.run.seed)));
+      written.push(...outcomes.map((outcome, j) => (outcome.kind === 'ok' ? candidates[j] : null)));
+    }
+    return written;
+  }
+
+  /** Runs split searches side by side, a round at a time, until each is solved or stuck. */
+  async function runSplit(searches: readonly SplitSearch[], rounds: number, rng: Rng): Promise<void> {
+    for (let round = 0; round < rounds; round++) {
+      const segments = searches.flatMap((search) => search.next().map((segment): [SplitSearch, Segment] => [search, segment]));
+      if (segments.length === 0) return;
+      const written = await writePieces(segments.map(([search, { start, end }]) => search.sequence.slice(start, end)), rng);
+      written.forEach((candidate, j) => {
+        if (candidate) segments[j][0].confirm(segments[j][1], candidate.program!, candidate.bits);
+      });
+    }
+  }
+
   /**
-   * Split search (kolmogorov/split.ts) for a batch of sequences at once: each round asks the
-   * policy for the greedy program of every segment the searches propose and confirms those the
-   * sandbox says reproduce their segment. Returns each sequence's joined program, or null.
+   * Split search (kolmogorov/split.ts) for a batch of sequences at once. First as pieces end to
+   * end; then, for the sequences still unsolved, as interleave(rest, woven): the policy writes
+   * the woven piece for each likely length, and the `unweave` cheapest per value get a split
+   * search of their rest. Returns each sequence's cheapest joined program, or null.
    */
   async function splitPrograms(targets: readonly (readonly number[])[], rounds: number, rng: Rng): Promise<(Program | null)[]> {
     const searches = targets.map((target) => new SplitSearch(target));
-    for (let round = 0; round < rounds; round++) {
-      const segments = searches.flatMap((search, r) => search.next().map((segment): [number, Segment] => [r, segment]));
-      if (segments.length === 0) break;
-      for (let at = 0; at < segments.length; at += 64) {
-        const batch = segments.slice(at, at + 64);
-        const pieces = batch.map(([r, { start, end }]) => targets[r].slice(start, end));
-        const samples = await sampleBatch(policy, grammar, pieces.map((piece) => encodePrompt(piece, config.task.maxSequenceLength)), {
-          maxTokens: config.model.maxProgramTokens,
-          temperature: 1,
-          rng,
-          greedy: true,
-        });
-        const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
-        const outcomes = await evaluateCandidates(deps.pool, candidates.map((candidate, j) => jobFor(candidate, pieces[j], config.run.seed)));
-        outcomes.forEach((outcome, j) => {
-          const [r, segment] = batch[j];
-          if (outcome.kind === 'ok') searches[r].confirm(segment, candidates[j].program!, candidates[j].bits);
-        });
-      }
+    await runSplit(searches, rounds, rng);
+    const found = searches.map((search) => search.result());
+    const unsolved = targets.flatMap((target, r) => (found[r] ? [] : [r]));
+    const lengths = unsolved.map((r) => unweaveLengths(targets[r]));
+    const tries = unsolved.flatMap((r, u) => lengths[u].map((m) => ({ r, m, ...unweave(targets[r], m) })));
+    const woven = await writePieces(tries.map(({ woven }) => woven), rng);
+    const chosen = unsolved.flatMap((r) =>
+      tries
+        .map((attempt, j) => ({ ...attempt, piece: woven[j] }))
+        .filter((attempt) => attempt.r === r && attempt.piece)
+        .sort((a, b) => a.piece!.bits / a.m - b.piece!.bits / b.m || b.m - a.m)
+        .slice(0, splitSearch.unweave)
+        .map((attempt) => ({ ...attempt, search: new SplitSearch(attempt.rest) })),
+    );
+    await runSplit(chosen.map(({ search }) => search), rounds, rng);
+    for (const { r, piece, search } of chosen) {
+      const rest = search.result();
+      if (!rest) continue;
+      const program = interleavePrograms(rest, piece!.program!);
+      if (!found[r] || programBits(program, config.task.prior) < programBits(found[r]!, config.task.prior)) found[r] = program;
     }
-    return searches.map((search) => search.result());
+    return found;
   }
 
   async function evaluate(records: KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {

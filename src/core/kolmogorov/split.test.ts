@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runProgram } from './dsl';
 import { parseProgram, printProgram } from './program';
 import { programBits } from './prior';
-import { SplitSearch, concatenatePrograms, segmentEnds, splitSearch } from './split';
+import { SplitSearch, concatenatePrograms, interleavePrograms, segmentEnds, splitSearch, unweave, unweaveLengths } from './split';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -69,5 +69,39 @@ describe('split search', () => {
     expect(runProgram(joined)).toEqual(sequence);
     expect(printProgram(joined)).toContain('repeat_num(12, 5)');
     expect(() => search.confirm({ start: 3, end: 8 }, repeat, 1)).toThrow(/not reached/);
+  });
+});
+
+describe('unweave', () => {
+  it('writes any sequence as interleave(rest, woven) for every m up to half its length', () => {
+    const sequence = [1, 50, 2, 51, 3, 52, 4, 5, 6];
+    expect(unweave(sequence, 3)).toEqual({ rest: [1, 2, 3, 4, 5, 6], woven: [50, 51, 52] });
+    for (let m = 1; m <= 4; m++) {
+      const { rest, woven } = unweave(sequence, m);
+      const program = interleavePrograms(
+        parseProgram(`sequence_1 = set_list([${rest.join(', ')}])\noutput = sequence_1`),
+        parseProgram(`sequence_1 = set_list([${woven.join(', ')}])\noutput = sequence_1`),
+      );
+      expect(runProgram(program)).toEqual(sequence);
+    }
+    expect(() => unweave(sequence, 5)).toThrow(/m = 5/);
+  });
+
+  it('joins the two programs with interleave, references moved, rest first', () => {
+    const rest = parseProgram('sequence_1 = range_func_up(1, 4)\nsequence_2 = range_func_up(5, 6)\nsequence_3 = concatenate(sequence_1, sequence_2)\noutput = sequence_3');
+    const woven = parseProgram('sequence_1 = repeat_num(3, 9)\noutput = sequence_1');
+    const program = interleavePrograms(rest, woven);
+    expect(printProgram(program).split('\n').slice(-2)).toEqual(['sequence_5 = interleave(sequence_3, sequence_4)', 'output = sequence_5']);
+    expect(runProgram(program)).toEqual([1, 9, 2, 9, 3, 9, 4, 5, 6]);
+  });
+
+  it('tries the ends of runs among the odd-indexed values and the fixed lengths, within half the sequence', () => {
+    // A range 0..9 woven into 100 values of 7: the woven piece's run ends at 10.
+    const sequence = [...Array.from({ length: 10 }, (_, i) => [7, i]).flat(), ...Array(80).fill(7)];
+    const lengths = unweaveLengths(sequence, { ...splitSearch, unweaveWidths: [4, 48] });
+    expect(lengths).toContain(10);
+    expect(lengths).toContain(4);
+    expect(lengths).toContain(48);
+    expect(unweaveLengths([1, 2, 3, 4, 5, 6, 7], { ...splitSearch, unweaveWidths: [4, 48] })).toEqual([3]);
   });
 });
