@@ -15,7 +15,9 @@ import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
 interface ShippedRecord {
-  check: { data: string; records: number; k: number; accuracy: number; compression_rate: number; repair: { runners_up: number; rounds: number; accuracy: number } };
+  check: { data: string; records: number; k: number; accuracy: number; compression_rate: number; repair: { runners_up: number; rounds: number; accuracy: number };
+    split: { rounds: number; accuracy: number; compression_rate: number };
+  };
 }
 
 const record = JSON.parse(readFileSync('public/pretrained.json', 'utf8')) as ShippedRecord;
@@ -62,8 +64,21 @@ describe('the shipped pretrained checkpoint', () => {
         expect(row.foundBy === 'repair').toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
         if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
       });
+      // Split search writes the sequences greedy misses piece by piece; the joined programs
+      // count only when the sandbox confirms them whole, and greedy's solves are kept as they are.
+      const split = await runner.evaluate(records, { k: 1, split: record.check.split.rounds });
+      expect(split.accuracy).toBeCloseTo(record.check.split.accuracy, 6);
+      expect(split.compressionRate).toBeCloseTo(record.check.split.compression_rate, 6);
+      expect(split.accuracy).toBeGreaterThan(repaired.accuracy);
+      split.rows.forEach((row, i) => {
+        expect(row.foundBy === 'split').toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
+        if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
+        if (row.foundBy === 'split') expect(row.program).toMatch(/= concatenate\(/);
+      });
+      expect(split.searches.map((level) => level.search)).toEqual(['greedy', 'greedy + split']);
+      expect(split.searches[0].accuracy).toBeCloseTo(greedy.accuracy, 6);
     } finally {
       runner.dispose();
     }
-  }, 120_000);
+  }, 240_000);
 });
