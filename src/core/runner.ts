@@ -483,24 +483,29 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const searches = targets.map((target) => new SplitSearch(target));
     await runSplit(searches, rounds, rng);
     const found = searches.map((search) => search.result());
-    const unsolved = targets.flatMap((target, r) => (found[r] ? [] : [r]));
-    const lengths = unsolved.map((r) => unweaveLengths(targets[r]));
-    const tries = unsolved.flatMap((r, u) => lengths[u].map((m) => ({ r, m, ...unweave(targets[r], m) })));
-    const woven = await writePieces(tries.map(({ woven }) => woven), rng);
-    const chosen = unsolved.flatMap((r) =>
-      tries
-        .map((attempt, j) => ({ ...attempt, piece: woven[j] }))
-        .filter((attempt) => attempt.r === r && attempt.piece)
-        .sort((a, b) => a.piece!.bits / a.m - b.piece!.bits / b.m || b.m - a.m)
+    const unsolved = targets.flatMap((_, r) => (found[r] ? [] : [r]));
+    const tries = unsolved.map((r) => unweaveLengths(targets[r]).map((m) => ({ m, ...unweave(targets[r], m) })));
+    const written = await writePieces(tries.flat().map(({ woven }) => woven), rng);
+    let next = 0;
+    const chosen = unsolved.flatMap((r, u) =>
+      tries[u]
+        .flatMap((attempt) => {
+          const piece = written[next++];
+          return piece ? [{ ...attempt, piece }] : [];
+        })
+        .sort((a, b) => a.piece.bits / a.m - b.piece.bits / b.m || b.m - a.m)
         .slice(0, splitSearch.unweave)
-        .map((attempt) => ({ ...attempt, search: new SplitSearch(attempt.rest) })),
+        .map(({ rest, piece }) => ({ r, piece, search: new SplitSearch(rest) })),
     );
     await runSplit(chosen.map(({ search }) => search), rounds, rng);
+    // Only unsolved sequences have interleave attempts: keep the cheapest whose rest was covered.
+    const bits = targets.map(() => Infinity);
     for (const { r, piece, search } of chosen) {
       const rest = search.result();
       if (!rest) continue;
-      const program = interleavePrograms(rest, piece!.program!);
-      if (!found[r] || programBits(program, config.task.prior) < programBits(found[r]!, config.task.prior)) found[r] = program;
+      const program = interleavePrograms(rest, piece.program!);
+      const joinedBits = programBits(program, config.task.prior);
+      if (joinedBits < bits[r]) [found[r], bits[r]] = [program, joinedBits];
     }
     return found;
   }

@@ -111,18 +111,8 @@ export function unweaveLengths(sequence: readonly number[], settings: SplitSetti
   return [...new Set([...runs, ...settings.unweaveWidths])].filter((m) => m >= 3 && 2 * m <= sequence.length).sort((a, b) => a - b);
 }
 
-/** `rest`'s program and `woven`'s, then one line interleaving their outputs. */
-export function interleavePrograms(rest: Program, woven: Program): Program {
-  const joined = concatenatePrograms([rest, woven]);
-  const lines = joined.lines.slice(0, -1);
-  lines.push({ fn: 'interleave', args: [{ kind: 'ref', line: rest.output }, { kind: 'ref', line: rest.lines.length + woven.output }] });
-  return { lines, output: lines.length - 1 };
-}
-
-/** The programs one after the other, then one line concatenating their outputs (the program itself when there is one). */
-export function concatenatePrograms(parts: readonly Program[]): Program {
-  if (parts.length === 0) throw new Error('concatenatePrograms needs at least one program');
-  if (parts.length === 1) return parts[0];
+/** The programs' lines one after the other, references moved to their new lines, and where each program's output now is. */
+function appendPrograms(parts: readonly Program[]): { lines: ProgramLine[]; outputs: number[] } {
   const lines: ProgramLine[] = [];
   const outputs: number[] = [];
   for (const part of parts) {
@@ -132,8 +122,25 @@ export function concatenatePrograms(parts: readonly Program[]): Program {
     }
     outputs.push(part.output + offset);
   }
-  lines.push({ fn: 'concatenate', args: outputs.map((line) => ({ kind: 'ref', line })) });
+  return { lines, outputs };
+}
+
+/** The programs' lines, then one line that calls `fn` on their outputs, which is the program's output. */
+function joinPrograms(parts: readonly Program[], fn: 'concatenate' | 'interleave'): Program {
+  const { lines, outputs } = appendPrograms(parts);
+  lines.push({ fn, args: outputs.map((line) => ({ kind: 'ref', line })) });
   return { lines, output: lines.length - 1 };
+}
+
+/** `rest`'s program and `woven`'s, then one line interleaving their outputs. */
+export function interleavePrograms(rest: Program, woven: Program): Program {
+  return joinPrograms([rest, woven], 'interleave');
+}
+
+/** The programs one after the other, then one line concatenating their outputs (the program itself when there is one). */
+export function concatenatePrograms(parts: readonly Program[]): Program {
+  if (parts.length === 0) throw new Error('concatenatePrograms needs at least one program');
+  return parts.length === 1 ? parts[0] : joinPrograms(parts, 'concatenate');
 }
 
 interface Cover {

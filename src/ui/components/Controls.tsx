@@ -28,7 +28,7 @@ function PretrainControls(props: { disabled: boolean }) {
 
 /**
  * Search at evaluation: greedy or best-of-8; repair (edits of the closest wrong programs); split
- * (the sequence written piece by piece, pieces joined with concatenate).
+ * (the sequence written piece by piece, pieces joined with concatenate or one woven in with interleave).
  */
 const searches = {
   greedy: { k: 1, repair: false, split: false },
@@ -57,7 +57,7 @@ export function Controls() {
       <select
         value={search}
         onChange={(e) => setSearch(e.target.value as Search)}
-        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate"
+        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate or interleave"
         data-testid="eval-search"
       >
         {Object.keys(searches).map((name) => <option key={name} value={name}>{name}</option>)}
