@@ -12,9 +12,10 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones the README's figures come from.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { parseConfig } from '../core/config';
 import { repairSearch } from '../core/kolmogorov/repair';
@@ -65,6 +66,28 @@ function stage(name: string, script: string, args: string[]): number {
   const seconds = (performance.now() - started) / 1000;
   console.error(`== ${name}: ${(seconds / 60).toFixed(1)} min`);
   return seconds;
+}
+
+/**
+ * A stage run beside others: the same child process as `stage`, its output lines prefixed with
+ * its name so that interleaved logs stay readable. Resolves to its seconds.
+ */
+function stageBeside(name: string, script: string, args: string[]): Promise<number> {
+  const started = performance.now();
+  console.error(`\n== ${name}: npx tsx ${script} ${args.join(' ')}`);
+  const child = spawn('npx', ['tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
+  }
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      if (status !== 0) return reject(new Error(`${name} failed (exit ${status ?? signal})`));
+      const seconds = (performance.now() - started) / 1000;
+      console.error(`== ${name}: ${(seconds / 60).toFixed(1)} min`);
+      resolve(seconds);
+    });
+  });
 }
 
 interface EvalJson {
@@ -130,13 +153,15 @@ async function main(): Promise<void> {
   seconds.rl = stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
   const scores: Record<string, EvalJson> = {};
   const policies: [string, string][] = [['warm start', warm], ['warm start + RL', rl]];
-  seconds.eval = 0;
-  for (const [name, checkpoint] of policies) {
-    const file = join(out, `eval-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`);
-    seconds.eval += stage(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', file]);
-    const { searches } = JSON.parse(readFileSync(file, 'utf8')) as { searches: Record<string, EvalJson> };
+  // tfjs-wasm in Node computes on one thread, so the two evaluations run side by side, one per core.
+  const files = policies.map(([name]) => join(out, `eval-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`));
+  const evalStarted = performance.now();
+  await Promise.all(policies.map(([name, checkpoint], i) => stageBeside(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', files[i]])));
+  seconds.eval = (performance.now() - evalStarted) / 1000;
+  policies.forEach(([name], i) => {
+    const { searches } = JSON.parse(readFileSync(files[i], 'utf8')) as { searches: Record<string, EvalJson> };
     for (const [search, score] of Object.entries(searches)) scores[`${name}, ${search}`] = score;
-  }
+  });
 
   const first = Object.values(scores)[0];
   const rows: [string, string, string][] = [

@@ -443,30 +443,41 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     });
   }
 
-  /** The greedy program of each piece, when the sandbox confirms it reproduces the piece; else null. */
-  async function writePieces(pieces: readonly (readonly number[])[], rng: Rng): Promise<(Candidate | null)[]> {
-    const written: (Candidate | null)[] = [];
-    for (let at = 0; at < pieces.length; at += 64) {
-      const batch = pieces.slice(at, at + 64);
-      const samples = await sampleBatch(policy, grammar, batch.map((piece) => encodePrompt(piece, config.task.maxSequenceLength)), {
+  /** Pieces decoded at once: on the validation file's first 120, 256 took 14% less time than 64 (same programs). */
+  const PIECE_BATCH = 256;
+  /** A piece's greedy program once the sandbox has checked it (null: it did not reproduce the piece), keyed by the piece's values. */
+  type PieceCache = Map<string, Candidate | null>;
+
+  /**
+   * The greedy program of each piece, when the sandbox confirms it reproduces the piece; else null.
+   * Greedy decoding and the check depend only on the piece, so a piece already in `cache` (the
+   * same segment of another search, or an interleave's rest sharing its tail with the end-to-end
+   * search) is not written again.
+   */
+  async function writePieces(pieces: readonly (readonly number[])[], cache: PieceCache): Promise<(Candidate | null)[]> {
+    const keys = pieces.map((piece) => piece.join(','));
+    const fresh = [...new Map(keys.flatMap((key, j) => (cache.has(key) ? [] : [[key, pieces[j]] as const]))).entries()];
+    for (let at = 0; at < fresh.length; at += PIECE_BATCH) {
+      const batch = fresh.slice(at, at + PIECE_BATCH);
+      const samples = await sampleBatch(policy, grammar, batch.map(([, piece]) => encodePrompt(piece, config.task.maxSequenceLength)), {
         maxTokens: config.model.maxProgramTokens,
         temperature: 1,
-        rng,
+        rng: new Rng(0), // unused: greedy decoding draws nothing
         greedy: true,
       });
       const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
-      const outcomes = await evaluateCandidates(deps.pool, candidates.map((candidate, j) => jobFor(candidate, batch[j], config.run.seed)));
-      written.push(...outcomes.map((outcome, j) => (outcome.kind === 'ok' ? candidates[j] : null)));
+      const outcomes = await evaluateCandidates(deps.pool, candidates.map((candidate, j) => jobFor(candidate, batch[j][1], config.run.seed)));
+      outcomes.forEach((outcome, j) => cache.set(batch[j][0], outcome.kind === 'ok' ? candidates[j] : null));
     }
-    return written;
+    return keys.map((key) => cache.get(key)!);
   }
 
   /** Runs split searches side by side, a round at a time, until each is solved or stuck. */
-  async function runSplit(searches: readonly SplitSearch[], rounds: number, rng: Rng): Promise<void> {
+  async function runSplit(searches: readonly SplitSearch[], rounds: number, cache: PieceCache): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       const segments = searches.flatMap((search) => search.next().map((segment): [SplitSearch, Segment] => [search, segment]));
       if (segments.length === 0) return;
-      const written = await writePieces(segments.map(([search, { start, end }]) => search.sequence.slice(start, end)), rng);
+      const written = await writePieces(segments.map(([search, { start, end }]) => search.sequence.slice(start, end)), cache);
       written.forEach((candidate, j) => {
         if (candidate) segments[j][0].confirm(segments[j][1], candidate.program!, candidate.bits);
       });
@@ -479,13 +490,13 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
    * the woven piece for each likely length, and the `unweave` cheapest per value get a split
    * search of their rest. Returns each sequence's cheapest joined program, or null.
    */
-  async function splitPrograms(targets: readonly (readonly number[])[], rounds: number, rng: Rng): Promise<(Program | null)[]> {
+  async function splitPrograms(targets: readonly (readonly number[])[], rounds: number, cache: PieceCache): Promise<(Program | null)[]> {
     const searches = targets.map((target) => new SplitSearch(target));
-    await runSplit(searches, rounds, rng);
+    await runSplit(searches, rounds, cache);
     const found = searches.map((search) => search.result());
     const unsolved = targets.flatMap((_, r) => (found[r] ? [] : [r]));
     const tries = unsolved.map((r) => unweaveLengths(targets[r]).map((m) => ({ m, ...unweave(targets[r], m) })));
-    const written = await writePieces(tries.flat().map(({ woven }) => woven), rng);
+    const written = await writePieces(tries.flat().map(({ woven }) => woven), cache);
     let next = 0;
     const chosen = unsolved.flatMap((r, u) =>
       tries[u]
@@ -497,7 +508,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         .slice(0, splitSearch.unweave)
         .map(({ rest, piece }) => ({ r, piece, search: new SplitSearch(rest) })),
     );
-    await runSplit(chosen.map(({ search }) => search), rounds, rng);
+    await runSplit(chosen.map(({ search }) => search), rounds, cache);
     // Only unsolved sequences have interleave attempts: keep the cheapest whose rest was covered.
     const bits = targets.map(() => Infinity);
     for (const { r, piece, search } of chosen) {
@@ -519,6 +530,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
     const repairBeam = Math.max(1, options.repairBeam ?? repairSearch.beam);
     const split = Math.max(0, options.split ?? 0);
     const evalRng = new Rng(config.run.seed ^ 0x5eed);
+    const pieces: PieceCache = new Map();
     const rows: EvaluationResult['rows'] = [];
     // Each narrower search scored from the same programs: the first (greedy), the k samples, then
     // repair's, then split's; the last level is the whole search and gives the rows.
@@ -562,7 +574,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       }
       if (split > 0) {
         const failing = part.flatMap((_, r) => (perOutcomes[r].some((o) => o.kind === 'ok') ? [] : [r]));
-        const joined = await splitPrograms(failing.map((r) => part[r].sequence), split, evalRng);
+        const joined = await splitPrograms(failing.map((r) => part[r].sequence), split, pieces);
         const tries = failing.flatMap((r, j) => (joined[j] ? [{ r, candidate: candidateOf(joined[j], config.task.prior) }] : []));
         // The joined program counts only if the sandbox says it reproduces the whole sequence.
         const got = await evaluateCandidates(deps.pool, tries.map(({ r, candidate }) => jobFor(candidate, part[r].sequence, config.run.seed)));

@@ -41,6 +41,24 @@ describe('split search', () => {
     expect(() => concatenatePrograms([])).toThrow(/at least one/);
   });
 
+  it('writes a repeated piece once and refers to it again, so it costs one reference', () => {
+    const a = parseProgram('sequence_1 = range_func_up(1, 5)\nsequence_2 = reverse_list(sequence_1)\noutput = sequence_2');
+    const b = parseProgram('sequence_1 = repeat_num(3, 9)\noutput = sequence_1');
+    const joined = concatenatePrograms([a, b, parseProgram(printProgram(a))]);
+    expect(printProgram(joined)).toBe(
+      [
+        'sequence_1 = range_func_up(1, 5)',
+        'sequence_2 = reverse_list(sequence_1)',
+        'sequence_3 = repeat_num(3, 9)',
+        'sequence_4 = concatenate(sequence_2, sequence_3, sequence_2)',
+        'output = sequence_4',
+      ].join('\n'),
+    );
+    expect(runProgram(joined)).toEqual([5, 4, 3, 2, 1, 9, 9, 9, 5, 4, 3, 2, 1]);
+    const twice = interleavePrograms(b, b);
+    expect(printProgram(twice)).toBe(['sequence_1 = repeat_num(3, 9)', 'sequence_2 = interleave(sequence_1, sequence_1)', 'output = sequence_2'].join('\n'));
+  });
+
   it('covers the sequence from confirmed pieces, keeps the cheapest cover, and stops when covered', () => {
     const sequence = [...range(1, 20), ...Array(12).fill(5)];
     const search = new SplitSearch(sequence);

@@ -111,17 +111,25 @@ export function unweaveLengths(sequence: readonly number[], settings: SplitSetti
   return [...new Set([...runs, ...settings.unweaveWidths])].filter((m) => m >= 3 && 2 * m <= sequence.length).sort((a, b) => a - b);
 }
 
-/** The programs' lines one after the other, references moved to their new lines, and where each program's output now is. */
+/**
+ * The programs' lines one after the other, references moved to their new lines, and where each
+ * program's output now is. A program equal to an earlier one is not written again: its output is
+ * the earlier one's line (a repeated piece costs one reference, not its lines twice).
+ */
 function appendPrograms(parts: readonly Program[]): { lines: ProgramLine[]; outputs: number[] } {
   const lines: ProgramLine[] = [];
-  const outputs: number[] = [];
-  for (const part of parts) {
+  const written = new Map<string, number>();
+  const outputs = parts.map((part) => {
+    const key = JSON.stringify(part);
+    const earlier = written.get(key);
+    if (earlier !== undefined) return earlier;
     const offset = lines.length;
     for (const line of part.lines) {
       lines.push({ fn: line.fn, args: line.args.map((arg) => (arg.kind === 'ref' ? { kind: 'ref', line: arg.line + offset } : arg)) });
     }
-    outputs.push(part.output + offset);
-  }
+    written.set(key, part.output + offset);
+    return part.output + offset;
+  });
   return { lines, outputs };
 }
 
