@@ -88,6 +88,22 @@ describe('split search', () => {
     expect(printProgram(joined)).toContain('repeat_num(12, 5)');
     expect(() => search.confirm({ start: 3, end: 8 }, repeat, 1)).toThrow(/not reached/);
   });
+  it('carries a cheaper cover found later on to the positions already reached from it', () => {
+    const sequence = [...range(1, 20), ...Array(12).fill(5)];
+    const search = new SplitSearch(sequence);
+    const literal = parseProgram(`sequence_1 = set_list([${range(1, 20).join(', ')}])\noutput = sequence_1`);
+    const upTo20 = parseProgram('sequence_1 = range_func_up(1, 20)\noutput = sequence_1');
+    const repeat = parseProgram('sequence_1 = repeat_num(12, 5)\noutput = sequence_1');
+    // 20 is first reached by the costly literal and the sequence covered from there...
+    search.confirm({ start: 0, end: 20 }, literal, programBits(literal, 'kt'));
+    search.confirm({ start: 20, end: 32 }, repeat, programBits(repeat, 'kt'));
+    expect(printProgram(search.result()!)).toContain('set_list');
+    // ...then a cheaper program of the first 20 values makes the whole cover cheaper too.
+    search.confirm({ start: 0, end: 20 }, upTo20, programBits(upTo20, 'kt'));
+    const joined = search.result()!;
+    expect(printProgram(joined)).not.toContain('set_list');
+    expect(runProgram(joined)).toEqual(sequence);
+  });
 });
 
 describe('unweave', () => {

@@ -54,7 +54,7 @@ export const splitSearch: SplitSettings = {
   widths: [8, 12, 16, 20, 24, 32, 48, 64],
   runEnds: 6,
   minRun: 3,
-  unweave: 3,
+  unweave: 5,
   unweaveWidths: [4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32, 40, 48],
 };
 
@@ -161,12 +161,15 @@ export class SplitSearch {
   /** covers[p]: the cheapest confirmed cover of the first p values, or null while p is not reached. */
   private readonly covers: (Cover | null)[];
   private readonly tried = new Set<number>();
+  /** pieces[p]: the confirmed pieces that start at p. */
+  private readonly pieces: { end: number; program: Program; bits: number }[][];
 
   constructor(
     readonly sequence: readonly number[],
     private readonly settings: SplitSettings = splitSearch,
   ) {
     this.covers = Array.from({ length: sequence.length + 1 }, (_, p) => (p === 0 ? { bits: 0, parts: [] } : null));
+    this.pieces = Array.from({ length: sequence.length + 1 }, () => []);
   }
 
   /** True once the whole sequence is covered. */
@@ -187,13 +190,24 @@ export class SplitSearch {
     });
   }
 
-  /** A program whose output the sandbox confirmed equals `sequence.slice(start, end)`, at `bits` under the prior. */
+  /**
+   * A program whose output the sandbox confirmed equals `sequence.slice(start, end)`, at `bits`
+   * under the prior. Every confirmed piece is kept, so when it makes a position's cover cheaper,
+   * the saving is carried on to the positions reached from there (pieces only go forward, so one
+   * pass in order of position settles every cover).
+   */
   confirm({ start, end }: Segment, program: Program, bits: number): void {
-    const before = this.covers[start];
-    if (!before) throw new Error(`position ${start} is not reached`);
-    const after = this.covers[end];
-    if (after && after.bits <= before.bits + bits) return;
-    this.covers[end] = { bits: before.bits + bits, parts: [...before.parts, program] };
+    if (!this.covers[start]) throw new Error(`position ${start} is not reached`);
+    this.pieces[start].push({ end, program, bits });
+    for (let p = start; p < this.sequence.length; p++) {
+      const before = this.covers[p];
+      if (!before) continue;
+      for (const piece of this.pieces[p]) {
+        const after = this.covers[piece.end];
+        if (after && after.bits <= before.bits + piece.bits) continue;
+        this.covers[piece.end] = { bits: before.bits + piece.bits, parts: [...before.parts, piece.program] };
+      }
+    }
   }
 
   /** The joined program of the cheapest whole cover, or null when none was found. */
