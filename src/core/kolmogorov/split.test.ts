@@ -88,6 +88,7 @@ describe('split search', () => {
     expect(printProgram(joined)).toContain('repeat_num(12, 5)');
     expect(() => search.confirm({ start: 3, end: 8 }, repeat, 1)).toThrow(/not reached/);
   });
+
   it('carries a cheaper cover found later on to the positions already reached from it', () => {
     const sequence = [...range(1, 20), ...Array(12).fill(5)];
     const search = new SplitSearch(sequence);
