@@ -5,7 +5,7 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (README, "Benchmarks").
  *
- * Flags: --only policy,warmstart,sandbox,repair,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,9 @@ import { generateProgram } from '../src/core/kolmogorov/generator';
 import { REF0, VALUE0, isValue, programToTokens, tokensToProgram } from '../src/core/kolmogorov/grammar';
 import { printProgram } from '../src/core/kolmogorov/program';
 import { oneEditAway } from '../src/core/kolmogorov/repair';
-import { kolmogorovPolicyConfig } from '../src/core/runner';
+import { createRunner, kolmogorovPolicyConfig, preludes } from '../src/core/runner';
+import { loadKolmogorovFile } from '../src/cli/data';
+import { sandboxLimits } from '../src/cli/report';
 import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
@@ -248,6 +250,28 @@ async function repairFigures(runs: number): Promise<void> {
   report(rate('repair_edits_prepared_per_s', 'edits/s', edits, durations, { edits, well_formed: parsed }));
 }
 
+/**
+ * Split search as the recipe's evaluation runs it (greedy + split, 24 rounds): the shipped
+ * checkpoint on the first held-out sequences, policy decoding and sandbox checks together. Each
+ * run is a fresh evaluation, so no piece is remembered from an earlier run.
+ */
+async function splitFigures(runs: number): Promise<void> {
+  const bytes = new Uint8Array(readFileSync('public/pretrained.prl'));
+  const { meta } = await decodeCheckpoint(bytes);
+  const records = (await loadKolmogorovFile('datasets/heldout.jsonl')).slice(0, 16);
+  const pool = createNodeSandboxPool({ size: meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
+  const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+  try {
+    await runner.loadCheckpoint(bytes);
+    let accuracy = 0;
+    const durations = await time(async () => void ({ accuracy } = await runner.evaluate(records, { split: 24 })), runs, 1);
+    report(rate('split_search_sequences_per_s/shipped_checkpoint', 'sequences/s', records.length, durations, { sequences: records.length, data: 'first 16 of datasets/heldout.jsonl', accuracy }));
+  } finally {
+    runner.dispose();
+    await pool.close();
+  }
+}
+
 async function jsonlFigures(runs: number): Promise<void> {
   const bytes = new Uint8Array(readFileSync('datasets/train.jsonl'));
   async function* chunks() {
@@ -340,6 +364,7 @@ async function main(): Promise<void> {
   if (wanted('warmstart')) await warmStartFigures(runs);
   if (wanted('sandbox')) await sandboxFigures(Math.max(3, Math.floor(runs / 2)));
   if (wanted('repair')) await repairFigures(Math.max(3, Math.floor(runs / 2)));
+  if (wanted('split')) await splitFigures(Math.max(3, Math.floor(runs / 3)));
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
 }
