@@ -12,7 +12,7 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones the README's figures come from.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -58,26 +58,19 @@ const rlFlags = [
 const repairFlags = ['--repair', String(repairSearch.runnersUp), '--repair-rounds', String(repairSearch.rounds)];
 const splitFlags = ['--split', String(splitSearch.rounds)];
 
-function stage(name: string, script: string, args: string[]): number {
-  const started = performance.now();
-  console.error(`\n== ${name}: npx tsx ${script} ${args.join(' ')}`);
-  const result = spawnSync('npx', ['tsx', script, ...args], { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`${name} failed (exit ${result.status ?? result.signal})`);
-  const seconds = (performance.now() - started) / 1000;
-  console.error(`== ${name}: ${(seconds / 60).toFixed(1)} min`);
-  return seconds;
-}
-
 /**
- * A stage run beside others: the same child process as `stage`, its output lines prefixed with
- * its name so that interleaved logs stay readable. Resolves to its seconds.
+ * Runs one stage, the same CLI a user runs by hand, as a child process; resolves to its seconds.
+ * A stage run `beside` others has its output lines prefixed with its name, so that interleaved
+ * logs stay readable; otherwise the child writes straight to this terminal.
  */
-function stageBeside(name: string, script: string, args: string[]): Promise<number> {
+function stage(name: string, script: string, args: string[], { beside = false } = {}): Promise<number> {
   const started = performance.now();
   console.error(`\n== ${name}: npx tsx ${script} ${args.join(' ')}`);
-  const child = spawn('npx', ['tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
-    createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
+  const child = spawn('npx', ['tsx', script, ...args], { stdio: beside ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  if (beside) {
+    for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+      createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
+    }
   }
   return new Promise((resolve, reject) => {
     child.on('error', reject);
@@ -148,15 +141,15 @@ async function main(): Promise<void> {
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
-    seconds.pretrain = stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm]);
+    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm]);
   }
-  seconds.rl = stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
   const scores: Record<string, EvalJson> = {};
   const policies: [string, string][] = [['warm start', warm], ['warm start + RL', rl]];
   // tfjs-wasm in Node computes on one thread, so the two evaluations run side by side, one per core.
   const files = policies.map(([name]) => join(out, `eval-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`));
   const evalStarted = performance.now();
-  await Promise.all(policies.map(([name, checkpoint], i) => stageBeside(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', files[i]])));
+  await Promise.all(policies.map(([name, checkpoint], i) => stage(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', files[i]], { beside: true })));
   seconds.eval = (performance.now() - evalStarted) / 1000;
   policies.forEach(([name], i) => {
     const { searches } = JSON.parse(readFileSync(files[i], 'utf8')) as { searches: Record<string, EvalJson> };
@@ -200,13 +193,13 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   );
   writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');
-  stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
+  await stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
   const measured = JSON.parse(readFileSync(check, 'utf8')) as EvalJson;
   const repairCheck = join(out, 'shipped-check-repair.json');
-  stage('shipped checkpoint check, with repair', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...repairFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', repairCheck]);
+  await stage('shipped checkpoint check, with repair', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...repairFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', repairCheck]);
   const repaired = JSON.parse(readFileSync(repairCheck, 'utf8')) as EvalJson;
   const splitCheck = join(out, 'shipped-check-split.json');
-  stage('shipped checkpoint check, with split', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...splitFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', splitCheck]);
+  await stage('shipped checkpoint check, with split', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...splitFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', splitCheck]);
   const split = JSON.parse(readFileSync(splitCheck, 'utf8')) as EvalJson;
   const record = {
     made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
