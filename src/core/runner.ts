@@ -22,7 +22,7 @@ import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, ktMetricsByLength, prefixShare, type LengthBucketMetrics, type ScoredSample } from './kolmogorov/metrics';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
-import { SplitSearch, interleavePrograms, splitSearch, unweave, unweaveLengths, type Segment } from './kolmogorov/split';
+import { splitPrograms, type WrittenPiece } from './kolmogorov/split';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -446,7 +446,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
   /** Pieces decoded at once: on the validation file's first 120, 256 took 14% less time than 64 (same programs). */
   const PIECE_BATCH = 256;
   /** A piece's greedy program once the sandbox has checked it (null: it did not reproduce the piece), keyed by the piece's values. */
-  type PieceCache = Map<string, Candidate | null>;
+  type PieceCache = Map<string, WrittenPiece>;
 
   /**
    * The greedy program of each piece, when the sandbox confirms it reproduces the piece; else null.
@@ -454,7 +454,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
    * same segment of another search, or an interleave's rest sharing its tail with the end-to-end
    * search) is not written again.
    */
-  async function writePieces(pieces: readonly (readonly number[])[], cache: PieceCache): Promise<(Candidate | null)[]> {
+  async function writePieces(pieces: readonly (readonly number[])[], cache: PieceCache): Promise<WrittenPiece[]> {
     const keys = pieces.map((piece) => piece.join(','));
     const fresh = [...new Map(keys.flatMap((key, j) => (cache.has(key) ? [] : [[key, pieces[j]] as const]))).entries()];
     for (let at = 0; at < fresh.length; at += PIECE_BATCH) {
@@ -467,58 +467,9 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       });
       const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
       const outcomes = await evaluateCandidates(deps.pool, candidates.map((candidate, j) => jobFor(candidate, batch[j][1], config.run.seed)));
-      outcomes.forEach((outcome, j) => cache.set(batch[j][0], outcome.kind === 'ok' ? candidates[j] : null));
+      outcomes.forEach((outcome, j) => cache.set(batch[j][0], outcome.kind === 'ok' ? { program: candidates[j].program!, bits: candidates[j].bits } : null));
     }
     return keys.map((key) => cache.get(key)!);
-  }
-
-  /** Runs split searches side by side, a round at a time, until each is solved or stuck. */
-  async function runSplit(searches: readonly SplitSearch[], rounds: number, cache: PieceCache): Promise<void> {
-    for (let round = 0; round < rounds; round++) {
-      const segments = searches.flatMap((search) => search.next().map((segment): [SplitSearch, Segment] => [search, segment]));
-      if (segments.length === 0) return;
-      const written = await writePieces(segments.map(([search, { start, end }]) => search.sequence.slice(start, end)), cache);
-      written.forEach((candidate, j) => {
-        if (candidate) segments[j][0].confirm(segments[j][1], candidate.program!, candidate.bits);
-      });
-    }
-  }
-
-  /**
-   * Split search (kolmogorov/split.ts) for a batch of sequences at once. First as pieces end to
-   * end; then, for the sequences still unsolved, as interleave(rest, woven): the policy writes
-   * the woven piece for each likely length, and the `unweave` cheapest per value get a split
-   * search of their rest. Returns each sequence's cheapest joined program, or null.
-   */
-  async function splitPrograms(targets: readonly (readonly number[])[], rounds: number, cache: PieceCache): Promise<(Program | null)[]> {
-    const searches = targets.map((target) => new SplitSearch(target));
-    await runSplit(searches, rounds, cache);
-    const found = searches.map((search) => search.result());
-    const unsolved = targets.flatMap((_, r) => (found[r] ? [] : [r]));
-    const tries = unsolved.map((r) => unweaveLengths(targets[r]).map((m) => ({ m, ...unweave(targets[r], m) })));
-    const written = await writePieces(tries.flat().map(({ woven }) => woven), cache);
-    let next = 0;
-    const chosen = unsolved.flatMap((r, u) =>
-      tries[u]
-        .flatMap((attempt) => {
-          const piece = written[next++];
-          return piece ? [{ ...attempt, piece }] : [];
-        })
-        .sort((a, b) => a.piece.bits / a.m - b.piece.bits / b.m || b.m - a.m)
-        .slice(0, splitSearch.unweave)
-        .map(({ rest, piece }) => ({ r, piece, search: new SplitSearch(rest) })),
-    );
-    await runSplit(chosen.map(({ search }) => search), rounds, cache);
-    // Only unsolved sequences have interleave attempts: keep the cheapest whose rest was covered.
-    const bits = targets.map(() => Infinity);
-    for (const { r, piece, search } of chosen) {
-      const rest = search.result();
-      if (!rest) continue;
-      const program = interleavePrograms(rest, piece.program!);
-      const joinedBits = programBits(program, config.task.prior);
-      if (joinedBits < bits[r]) [found[r], bits[r]] = [program, joinedBits];
-    }
-    return found;
   }
 
   async function evaluate(records: KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {
@@ -574,7 +525,11 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       }
       if (split > 0) {
         const failing = part.flatMap((_, r) => (perOutcomes[r].some((o) => o.kind === 'ok') ? [] : [r]));
-        const joined = await splitPrograms(failing.map((r) => part[r].sequence), split, pieces);
+        const joined = await splitPrograms(
+          failing.map((r) => part[r].sequence),
+          (wanted) => writePieces(wanted, pieces),
+          { rounds: split, prior: config.task.prior },
+        );
         const tries = failing.flatMap((r, j) => (joined[j] ? [{ r, candidate: candidateOf(joined[j], config.task.prior) }] : []));
         // The joined program counts only if the sandbox says it reproduces the whole sequence.
         const got = await evaluateCandidates(deps.pool, tries.map(({ r, candidate }) => jobFor(candidate, part[r].sequence, config.run.seed)));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runProgram } from './dsl';
 import { parseProgram, printProgram } from './program';
 import { programBits } from './prior';
-import { SplitSearch, concatenatePrograms, interleavePrograms, segmentEnds, splitSearch, unweave, unweaveLengths } from './split';
+import { SplitSearch, concatenatePrograms, interleavePrograms, segmentEnds, splitPrograms, splitSearch, unweave, unweaveLengths, type PieceWriter } from './split';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -138,5 +138,42 @@ describe('unweave', () => {
     expect(lengths).toContain(4);
     expect(lengths).toContain(48);
     expect(unweaveLengths([1, 2, 3, 4, 5, 6, 7], { ...splitSearch, unweaveWidths: [4, 48] })).toEqual([3]);
+  });
+});
+
+describe('splitPrograms', () => {
+  /** A writer that knows one kind of program, the range a..b, checked like the sandbox does: by running it. */
+  const asked: string[] = [];
+  const writeRanges: PieceWriter = async (pieces) =>
+    pieces.map((piece) => {
+      asked.push(piece.join(','));
+      const program = parseProgram(`sequence_1 = range_func_up(${piece[0]}, ${piece[piece.length - 1]})\noutput = sequence_1`);
+      return piece[0] <= 255 && piece[piece.length - 1] <= 255 && runProgram(program).join(',') === piece.join(',') ? { program, bits: programBits(program, 'kt') } : null;
+    });
+  const interleaved = (a: readonly number[], b: readonly number[]) =>
+    runProgram(interleavePrograms(parseProgram(`sequence_1 = set_list([${a.join(', ')}])\noutput = sequence_1`), parseProgram(`sequence_1 = set_list([${b.join(', ')}])\noutput = sequence_1`)));
+
+  it('covers pieces end to end, and a piece woven into the start of them', async () => {
+    const ends = [...range(10, 29), ...range(50, 61)];
+    const woven = interleaved([...range(10, 29), ...range(50, 61)], range(100, 107));
+    const [joined, wovenJoined] = await splitPrograms([ends, woven], writeRanges, { rounds: 24, prior: 'kt' });
+    expect(runProgram(joined!)).toEqual(ends);
+    expect(printProgram(joined!)).not.toContain('interleave');
+    expect(runProgram(wovenJoined!)).toEqual(woven);
+    expect(printProgram(wovenJoined!)).toContain('range_func_up(100, 107)');
+  });
+
+  it('finds an interleave woven into an interleave only when the rest is unwoven again', async () => {
+    // interleave(interleave(10..29, 100..107), 200..205): the second piece, then the third, woven into the start.
+    const twice = interleaved(interleaved(range(10, 29), range(100, 107)), range(200, 205));
+    const once = await splitPrograms([twice], writeRanges, { rounds: 24, prior: 'kt', settings: { ...splitSearch, unweave: [3] } });
+    expect(once).toEqual([null]);
+    const [nested] = await splitPrograms([twice], writeRanges, { rounds: 24, prior: 'kt', settings: { ...splitSearch, unweave: [3, 2] } });
+    expect(runProgram(nested!)).toEqual(twice);
+    expect(printProgram(nested!).match(/interleave/g)).toHaveLength(2);
+    // No unweave at all: pieces end to end only, and the woven pieces are never asked for.
+    asked.length = 0;
+    expect(await splitPrograms([twice], writeRanges, { rounds: 24, prior: 'kt', settings: { ...splitSearch, unweave: [] } })).toEqual([null]);
+    expect(asked).not.toContain(range(200, 205).join(','));
   });
 });
