@@ -462,7 +462,6 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
       const samples = await sampleBatch(policy, grammar, batch.map(([, piece]) => encodePrompt(piece, config.task.maxSequenceLength)), {
         maxTokens: config.model.maxProgramTokens,
         temperature: 1,
-        rng: new Rng(0), // unused: greedy decoding draws nothing
         greedy: true,
       });
       const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));

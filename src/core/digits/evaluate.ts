@@ -5,7 +5,6 @@
  */
 import { sampleBatch } from '../model/sampler';
 import type { TransformerPolicy } from '../model/transformer';
-import { Rng } from '../rng';
 import { scoreAnswer } from './extractAnswer';
 import type { DigitItem } from './tasks';
 import { DigitGrammar, SPECIAL, decodeText, digitPromptLength, promptTokens } from './vocab';
@@ -19,13 +18,12 @@ export interface DigitEvalResult {
 
 export async function evaluateDigits(policy: TransformerPolicy, items: readonly DigitItem[], maxResponseTokens: number, batchSize = 100): Promise<DigitEvalResult> {
   const grammar = new DigitGrammar(maxResponseTokens);
-  const rng = new Rng(0);
   let correct = 0;
   let tagged = 0;
   const samples: DigitEvalResult['samples'] = [];
   for (let i = 0; i < items.length; i += batchSize) {
     const part = items.slice(i, i + batchSize);
-    const results = await sampleBatch(policy, grammar, part.map((item) => promptTokens(item.question, digitPromptLength[item.task])), { maxTokens: maxResponseTokens, temperature: 1, rng, greedy: true, padToken: SPECIAL.PAD });
+    const results = await sampleBatch(policy, grammar, part.map((item) => promptTokens(item.question, digitPromptLength[item.task])), { maxTokens: maxResponseTokens, temperature: 1, greedy: true, padToken: SPECIAL.PAD });
     part.forEach((item, j) => {
       const text = decodeText(results[j].tokens);
       const score = scoreAnswer(text, item.answer, false);

@@ -21,17 +21,20 @@ export interface SampledSequence {
   alternatives?: number[][];
 }
 
-export interface SampleOptions {
+interface SampleSettings {
   maxTokens: number;
   temperature: number;
-  rng: Rng;
-  /** Argmax instead of sampling: for every row, or per row (e.g. one greedy row among k samples). */
-  greedy?: boolean | readonly boolean[];
   /** Token fed to finished rows. */
   padToken?: number;
   /** Also record, per token, this many runner-up tokens (for search around a program). */
   alternatives?: number;
 }
+
+/**
+ * `greedy`: argmax instead of sampling, for every row or per row (e.g. one greedy row among k
+ * samples). Decoding that is greedy for every row draws nothing, so it needs no `rng`.
+ */
+export type SampleOptions = SampleSettings & ({ greedy: true; rng?: Rng } | { greedy?: boolean | readonly boolean[]; rng: Rng });
 
 /** Left-pads prompts into one [B, T] batch; returns the tokens and where each row starts. */
 export function leftPad(prompts: readonly number[][], padToken = 0): { data: Int32Array; length: number; starts: number[] } {
@@ -46,7 +49,7 @@ export function leftPad(prompts: readonly number[][], padToken = 0): { data: Int
 }
 
 /** Picks a token from masked logits; returns the token and its log-probability. */
-export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array, temperature: number, greedy: boolean, rng: Rng): [number, number] {
+export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array, temperature: number, greedy: boolean, rng: Rng | undefined): [number, number] {
   const V = mask.length;
   let max = -Infinity;
   let argmax = -1;
@@ -63,6 +66,7 @@ export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array
   for (let v = 0; v < V; v++) if (mask[v]) total += Math.exp(logits[offset + v] / temperature - max);
   const logTotal = Math.log(total);
   if (greedy) return [argmax, -logTotal];
+  if (!rng) throw new Error('sampling (greedy: false) needs an rng');
   let u = rng.next() * total;
   let chosen = argmax;
   for (let v = 0; v < V; v++) {
@@ -106,6 +110,7 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const mask = new Uint8Array(V);
   const rowsGreedy = options.greedy ?? false;
   const greedy = prompts.map((_, b) => (typeof rowsGreedy === 'boolean' ? rowsGreedy : (rowsGreedy[b] ?? false)));
+  if (!options.rng && greedy.some((row) => !row)) throw new Error('sampling (greedy: false) needs an rng');
 
   const promptTensor = tf.tensor2d(data, [B, length], 'int32');
   const { cache, logits: first } = policy.prefill(promptTensor, starts);

@@ -129,6 +129,10 @@ describe('constrained sampling', () => {
     const g1 = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(1), greedy: true });
     const g2 = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(2), greedy: true });
     expect(g1.map((s) => s.tokens)).toEqual(g2.map((s) => s.tokens));
+    // Greedy for every row draws nothing, so it needs no rng; sampling without one is refused.
+    const noRng = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, greedy: true });
+    expect(noRng.map((s) => s.tokens)).toEqual(g1.map((s) => s.tokens));
+    await expect(sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, greedy: [true, false, true] } as never)).rejects.toThrow(/needs an rng/);
     // Per-row greedy: the greedy rows write the all-greedy programs whatever the seed.
     const mixed = await sampleBatch(policy, grammar, prompts, { maxTokens: 8, temperature: 1, rng: new Rng(3), greedy: [true, false, true] });
     expect([mixed[0].tokens, mixed[2].tokens]).toEqual([g1[0].tokens, g1[2].tokens]);
