@@ -23,9 +23,9 @@ import { generateProgram } from '../src/core/kolmogorov/generator';
 import { REF0, VALUE0, isValue, programToTokens, tokensToProgram } from '../src/core/kolmogorov/grammar';
 import { printProgram } from '../src/core/kolmogorov/program';
 import { oneEditAway } from '../src/core/kolmogorov/repair';
-import { createRunner, kolmogorovPolicyConfig, preludes } from '../src/core/runner';
+import { kolmogorovPolicyConfig } from '../src/core/runner';
+import { openCheckpointRunner } from '../src/cli/checkpointRunner';
 import { loadKolmogorovFile } from '../src/cli/data';
-import { sandboxLimits } from '../src/cli/report';
 import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
@@ -256,19 +256,14 @@ async function repairFigures(runs: number): Promise<void> {
  * run is a fresh evaluation, so no piece is remembered from an earlier run.
  */
 async function splitFigures(runs: number): Promise<void> {
-  const bytes = new Uint8Array(readFileSync('public/pretrained.prl'));
-  const { meta } = await decodeCheckpoint(bytes);
   const records = (await loadKolmogorovFile('datasets/heldout.jsonl')).slice(0, 16);
-  const pool = createNodeSandboxPool({ size: meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
-  const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+  const { runner, close } = await openCheckpointRunner(new Uint8Array(readFileSync('public/pretrained.prl')), records);
   try {
-    await runner.loadCheckpoint(bytes);
     let accuracy = 0;
     const durations = await time(async () => void ({ accuracy } = await runner.evaluate(records, { split: 24 })), runs, 1);
     report(rate('split_search_sequences_per_s/shipped_checkpoint', 'sequences/s', records.length, durations, { sequences: records.length, data: 'first 16 of datasets/heldout.jsonl', accuracy }));
   } finally {
-    runner.dispose();
-    await pool.close();
+    await close();
   }
 }
 

@@ -7,15 +7,15 @@
  * also writes it to a file.
  */
 import { writeFileSync } from 'node:fs';
-import { decodeCheckpoint } from '../core/checkpoint';
 import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
-import { createRunner, preludes, type FoundBy } from '../core/runner';
+import { preludes, type FoundBy } from '../core/runner';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { openCheckpointRunner } from './checkpointRunner';
 import { loadKolmogorovFile, readCheckpointFile } from './data';
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -91,14 +91,11 @@ interface SearchOptions {
 
 async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, split, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
   const bytes = readCheckpointFile(path);
-  const { meta } = await decodeCheckpoint(bytes);
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
-  console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   const records = await loadKolmogorovFile(dataPath);
-  const pool = createNodeSandboxPool({ size: meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
-  const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+  const { runner, meta, close } = await openCheckpointRunner(bytes, records);
+  console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   try {
-    await runner.loadCheckpoint(bytes);
     const { rows, searches, ...metrics } = await runner.evaluate(records, {
       k,
       temperature,
@@ -114,8 +111,7 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
     if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate, or woven with interleave)`);
     return { ...metrics, searches: searches.length > 1 ? searches : undefined };
   } finally {
-    runner.dispose();
-    await pool.close();
+    await close();
   }
 }
 

@@ -7,12 +7,9 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '../core/checkpoint';
-import { createRunner, preludes } from '../core/runner';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openCheckpointRunner } from './checkpointRunner';
 import { loadKolmogorovFile } from './data';
-import { sandboxLimits } from './report';
-import { createNodeSandboxPool } from './sandboxHost';
 
 interface ShippedRecord {
   check: { data: string; records: number; k: number; accuracy: number; compression_rate: number; repair: { runners_up: number; rounds: number; accuracy: number };
@@ -22,22 +19,17 @@ interface ShippedRecord {
 
 const record = JSON.parse(readFileSync('public/pretrained.json', 'utf8')) as ShippedRecord;
 const bytes = new Uint8Array(readFileSync('public/pretrained.prl'));
-let pool: ReturnType<typeof createNodeSandboxPool> | null = null;
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
 });
-afterAll(() => pool?.close());
 
 describe('the shipped pretrained checkpoint', () => {
   it('is small, loads, and reaches the held-out accuracy recorded beside it', async () => {
     expect(bytes.byteLength).toBeLessThan(4 << 20);
-    const { meta } = await decodeCheckpoint(bytes);
-    pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(meta.config), preludes });
     const records = (await loadKolmogorovFile(record.check.data)).slice(0, record.check.records);
-    const runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+    const { runner, close } = await openCheckpointRunner(bytes, records, { poolSize: 1 });
     try {
-      await runner.loadCheckpoint(bytes);
       const result = await runner.evaluate(records, { k: record.check.k });
       expect(result.n).toBe(record.check.records);
       // Greedy decoding on the same backend is deterministic: the same programs, the same score.
@@ -78,7 +70,7 @@ describe('the shipped pretrained checkpoint', () => {
       expect(split.searches.map((level) => level.search)).toEqual(['greedy', 'greedy + split']);
       expect(split.searches[0].accuracy).toBeCloseTo(greedy.accuracy, 6);
     } finally {
-      runner.dispose();
+      await close();
     }
   }, 240_000);
 });
