@@ -116,31 +116,41 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const { cache, logits: first } = policy.prefill(promptTensor, starts);
   promptTensor.dispose();
   let logits = first;
+  // live[i]: the row of the batch that row i of the cache and the logits decodes. Rows that
+  // finish are dropped from the cache once they are half of it, so a long program does not make
+  // every short one in its batch pay for its steps.
+  let live = prompts.map((_, b) => b);
   try {
     for (let step = 0; step < budget; step++) {
       const host = (await logits.data()) as Float32Array;
       logits.dispose();
-      const next = new Int32Array(B).fill(pad);
-      let active = 0;
-      for (let b = 0; b < B; b++) {
-        if (results[b].complete) continue;
+      const next = new Int32Array(live.length).fill(pad);
+      const active: number[] = [];
+      live.forEach((b, i) => {
+        if (results[b].complete) return;
         grammar.allowed(states[b], mask);
-        const [token, logProb] = pickToken(host, b * V, mask, options.temperature, greedy[b], options.rng);
+        const [token, logProb] = pickToken(host, i * V, mask, options.temperature, greedy[b], options.rng);
         states[b] = grammar.advance(states[b], token);
         const result = results[b];
         if (grammar.endsLine(token)) result.lineEnds.push(result.tokens.length);
         result.tokens.push(token);
         result.logProbs.push(logProb);
-        if (alternatives > 0) result.alternatives!.push(runnersUp(host, b * V, mask, token, alternatives));
+        if (alternatives > 0) result.alternatives!.push(runnersUp(host, i * V, mask, token, alternatives));
         if (grammar.isDone(states[b])) result.complete = true;
-        else active += 1;
-        next[b] = token;
-      }
-      if (active === 0 || step === budget - 1) {
+        else active.push(i);
+        next[i] = token;
+      });
+      if (active.length === 0 || step === budget - 1) {
         logits = tf.zeros([1, 1]);
         break;
       }
-      const input = tf.tensor1d(next, 'int32');
+      let fed = next;
+      if (2 * active.length <= live.length) {
+        policy.compactCache(cache, active);
+        fed = Int32Array.from(active, (i) => next[i]);
+        live = active.map((i) => live[i]);
+      }
+      const input = tf.tensor1d(fed, 'int32');
       logits = policy.decodeStep(cache, input);
       input.dispose();
     }

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KolmogorovGrammar, encodePrompt, tokensToProgram, vocabSize } from '../kolmogorov/grammar';
 import { parseProgram, printProgram } from '../kolmogorov/program';
 import { Rng } from '../rng';
@@ -152,6 +152,25 @@ describe('constrained sampling', () => {
     expect(runnersUp(logits, 0, mask, 1, 3)).toEqual([3, 5, 0]);
     expect(runnersUp(logits, 0, mask, 3, 10)).toEqual([1, 5, 0, 2]);
     expect(runnersUp(logits, 0, mask, 1, 0)).toEqual([]);
+  });
+
+  it('decodes each row as it would alone when rows finish early and leave the batch', async () => {
+    // With this seed, 5 of the 8 greedy programs end after one line and 3 after two.
+    const policy = new TransformerPolicy({ vocabSize: 10, layers: 1, dModel: 16, heads: 2, context: 32 }, 2);
+    const prompts = [[1, 6], [1, 7], [1, 8], [1, 9], [1, 6, 7], [1, 8, 9], [1, 9, 6], [1, 7, 7]];
+    const compact = vi.spyOn(policy, 'compactCache');
+    const batched = await sampleBatch(policy, new ToyGrammar(), prompts, { maxTokens: 8, temperature: 1, greedy: true, alternatives: 1 });
+    expect(batched.map((sample) => sample.tokens.length)).toEqual([3, 3, 3, 3, 5, 5, 5, 3]);
+    expect(compact).toHaveBeenCalledWith(expect.anything(), [4, 5, 6]);
+    compact.mockClear();
+    for (const [b, prompt] of prompts.entries()) {
+      const [alone] = await sampleBatch(policy, new ToyGrammar(), [prompt], { maxTokens: 8, temperature: 1, greedy: true, alternatives: 1 });
+      expect(batched[b].tokens).toEqual(alone.tokens);
+      expect(batched[b].alternatives).toEqual(alone.alternatives);
+      batched[b].logProbs.forEach((logProb, i) => expect(logProb).toBeCloseTo(alone.logProbs[i], 5));
+    }
+    expect(compact).not.toHaveBeenCalled();
+    policy.dispose();
   });
 
   it('makes an untrained Kolmogorov policy write only programs that parse', async () => {

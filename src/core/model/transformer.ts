@@ -328,6 +328,22 @@ export class TransformerPolicy {
     return logits;
   }
 
+  /** Keeps only the given rows of the cache, in that order (rows that finished decoding are dropped, so later steps skip them). */
+  compactCache(cache: KvCache, rows: readonly number[]): void {
+    const index = tf.tensor1d(Int32Array.from(rows), 'int32');
+    const gather = <T extends tf.Tensor>(tensor: T): T => {
+      const kept = tf.gather(tensor, index, 0) as T;
+      tensor.dispose();
+      return kept;
+    };
+    cache.keys = cache.keys.map(gather);
+    cache.values = cache.values.map(gather);
+    cache.keyMask = gather(cache.keyMask);
+    cache.lastTokens = gather(cache.lastTokens);
+    cache.positions = rows.map((row) => cache.positions[row]);
+    index.dispose();
+  }
+
   disposeCache(cache: KvCache): void {
     tf.dispose([...cache.keys, ...cache.values, cache.keyMask, cache.lastTokens]);
   }
