@@ -7,13 +7,17 @@ import { SplitSearch, concatenatePrograms, interleavePrograms, segmentEnds, spli
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('split search', () => {
-  it('proposes fixed widths, the end of the sequence when near, and the ends of runs of constant difference', () => {
+  it('proposes fixed widths, the end of the sequence when near, and the starts and ends of runs of constant difference', () => {
     // 10..29 (a run of 20), then 7 seven times (a run of 7), then 3 values with no run.
     const sequence = [...range(10, 29), ...Array(7).fill(7), 200, 3, 90];
     const settings = { ...splitSearch, widths: [8, 32] };
     // 32 is past the end, but the end (30) is within the widest width.
     expect(segmentEnds(sequence, 0, settings)).toEqual([8, 20, 27, 30]);
     expect(segmentEnds(sequence, 20, settings)).toEqual([27, 28, 30]);
+    // A run after values with no run: the segment may also stop where the run starts.
+    const literalThenRepeat = [52, 227, 218, 167, 147, 56, 100, 190, 64, ...Array(5).fill(104)];
+    expect(segmentEnds(literalThenRepeat, 0, settings)).toEqual([8, 9, 14]);
+    expect(segmentEnds(literalThenRepeat, 9, settings)).toEqual([14]);
     // Runs are looked for within the widest width only.
     expect(segmentEnds(sequence, 0, { ...splitSearch, widths: [8, 16] })).toEqual([8, 16]);
     // A segment never ends where it starts or beyond the sequence.

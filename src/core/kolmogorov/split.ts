@@ -73,7 +73,7 @@ export interface Segment {
 
 /**
  * Where a segment starting at `start` may end, ascending: `start + w` for each width, the
- * sequence's end when it is at most the widest width away, and the ends of the first
+ * sequence's end when it is at most the widest width away, and the starts and ends of the first
  * `runEnds` runs of constant difference (at least `minRun` values) within the widest width.
  */
 export function segmentEnds(sequence: readonly number[], start: number, settings: SplitSettings = splitSearch): number[] {
@@ -89,6 +89,8 @@ export function segmentEnds(sequence: readonly number[], start: number, settings
     // The run of constant difference that started at runStart ends before p.
     if (p - runStart >= settings.minRun) {
       ends.add(p);
+      // And where it starts, so that the values before it can be a piece of their own.
+      if (runStart > start) ends.add(runStart);
       found++;
     }
     runStart = p - 1;
