@@ -22,7 +22,7 @@ import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, ktMetricsByLength, prefixShare, type LengthBucketMetrics, type ScoredSample } from './kolmogorov/metrics';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
-import { splitPrograms, type WrittenPiece } from './kolmogorov/split';
+import { splitPrograms, splitSearch, type WrittenPiece } from './kolmogorov/split';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -527,7 +527,7 @@ export async function createRunner(config: LabConfig, loaded: RunnerData, deps: 
         const joined = await splitPrograms(
           failing.map((r) => part[r].sequence),
           (wanted) => writePieces(wanted, pieces),
-          { rounds: split, prior: config.task.prior },
+          { prior: config.task.prior, settings: { ...splitSearch, rounds: split } },
         );
         const tries = failing.flatMap((r, j) => (joined[j] ? [{ r, candidate: candidateOf(joined[j], config.task.prior) }] : []));
         // The joined program counts only if the sandbox says it reproduces the whole sequence.

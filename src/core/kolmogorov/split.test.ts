@@ -160,7 +160,7 @@ describe('splitPrograms', () => {
   it('covers pieces end to end, and a piece woven into the start of them', async () => {
     const ends = [...range(10, 29), ...range(50, 61)];
     const woven = interleaved([...range(10, 29), ...range(50, 61)], range(100, 107));
-    const [joined, wovenJoined] = await splitPrograms([ends, woven], writeRanges, { rounds: 24, prior: 'kt' });
+    const [joined, wovenJoined] = await splitPrograms([ends, woven], writeRanges, { prior: 'kt' });
     expect(runProgram(joined!)).toEqual(ends);
     expect(printProgram(joined!)).not.toContain('interleave');
     expect(runProgram(wovenJoined!)).toEqual(woven);
@@ -170,14 +170,14 @@ describe('splitPrograms', () => {
   it('finds an interleave woven into an interleave only when the rest is unwoven again', async () => {
     // interleave(interleave(10..29, 100..107), 200..205): the second piece, then the third, woven into the start.
     const twice = interleaved(interleaved(range(10, 29), range(100, 107)), range(200, 205));
-    const once = await splitPrograms([twice], writeRanges, { rounds: 24, prior: 'kt', settings: { ...splitSearch, unweave: [3] } });
+    const once = await splitPrograms([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3] } });
     expect(once).toEqual([null]);
-    const [nested] = await splitPrograms([twice], writeRanges, { rounds: 24, prior: 'kt', settings: { ...splitSearch, unweave: [3, 2] } });
+    const [nested] = await splitPrograms([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3, 2] } });
     expect(runProgram(nested!)).toEqual(twice);
     expect(printProgram(nested!).match(/interleave/g)).toHaveLength(2);
     // No unweave at all: pieces end to end only, and the woven pieces are never asked for.
     asked.length = 0;
-    expect(await splitPrograms([twice], writeRanges, { rounds: 24, prior: 'kt', settings: { ...splitSearch, unweave: [] } })).toEqual([null]);
+    expect(await splitPrograms([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } })).toEqual([null]);
     expect(asked).not.toContain(range(200, 205).join(','));
   });
 });

@@ -233,10 +233,9 @@ export type WrittenPiece = { program: Program; bits: number } | null;
 export type PieceWriter = (pieces: readonly (readonly number[])[]) => Promise<WrittenPiece[]>;
 
 export interface SplitOptions {
-  /** Rounds of each split search (each asks for the segments from `expand` reached positions). */
-  rounds: number;
   /** The prior that prices the joined programs. */
   prior: PriorName;
+  /** The search's settings, `splitSearch` unless given (the eval CLI's `--split R` sets its rounds). */
   settings?: SplitSettings;
 }
 
@@ -269,7 +268,7 @@ export async function splitPrograms(
 ): Promise<(Program | null)[]> {
   const settings = options.settings ?? splitSearch;
   const searches = targets.map((target) => new SplitSearch(target, settings));
-  await runSplit(searches, write, options.rounds);
+  await runSplit(searches, write, settings.rounds);
   const found = searches.map((search) => search.result());
   const width = settings.unweave[depth] ?? 0;
   const unsolved = width > 0 ? targets.flatMap((_, r) => (found[r] ? [] : [r])) : [];
