@@ -18,6 +18,12 @@ describe('split search', () => {
     const literalThenRepeat = [52, 227, 218, 167, 147, 56, 100, 190, 64, ...Array(5).fill(104)];
     expect(segmentEnds(literalThenRepeat, 0, settings)).toEqual([8, 9, 14]);
     expect(segmentEnds(literalThenRepeat, 9, settings)).toEqual([14]);
+    // Where the values from the start come again, for pieces the sequence repeats (a run recurs everywhere, so it does not count).
+    const literal = [52, 227, 218, 167, 147, 56];
+    const repeated = [...literal, ...literal, 9, ...literal];
+    expect(segmentEnds(repeated, 0, settings)).toEqual([6, 8, 13, 19]);
+    expect(segmentEnds(repeated, 0, { ...settings, recurEnds: 1 })).toEqual([6, 8, 19]);
+    expect(segmentEnds(range(1, 40), 0, settings)).toEqual([8, 32]);
     // Runs are looked for within the widest width only.
     expect(segmentEnds(sequence, 0, { ...splitSearch, widths: [8, 16] })).toEqual([8, 16]);
     // A segment never ends where it starts or beyond the sequence.
@@ -61,6 +67,39 @@ describe('split search', () => {
     expect(runProgram(joined)).toEqual([5, 4, 3, 2, 1, 9, 9, 9, 5, 4, 3, 2, 1]);
     const twice = interleavePrograms(b, b);
     expect(printProgram(twice)).toBe(['sequence_1 = repeat_num(3, 9)', 'sequence_2 = interleave(sequence_1, sequence_1)', 'output = sequence_2'].join('\n'));
+  });
+
+  it('writes a line shared by two pieces once: reverse_list of an earlier piece costs one line', () => {
+    const a = parseProgram('sequence_1 = set_list([4, 9, 2])\noutput = sequence_1');
+    const reversed = parseProgram('sequence_1 = set_list([4, 9, 2])\nsequence_2 = reverse_list(sequence_1)\noutput = sequence_2');
+    const joined = concatenatePrograms([a, reversed]);
+    expect(printProgram(joined)).toBe(
+      ['sequence_1 = set_list([4, 9, 2])', 'sequence_2 = reverse_list(sequence_1)', 'sequence_3 = concatenate(sequence_1, sequence_2)', 'output = sequence_3'].join('\n'),
+    );
+    expect(runProgram(joined)).toEqual([4, 9, 2, 2, 9, 4]);
+  });
+
+  it('copies a piece of the cover where its values come again, or come again reversed, without asking for it', () => {
+    const literal = [52, 227, 218, 167, 147, 56];
+    const sequence = [...literal, ...range(1, 10), ...literal, ...[...literal].reverse(), ...literal];
+    const search = new SplitSearch(sequence);
+    const first = parseProgram(`sequence_1 = set_list([${literal.join(', ')}])\noutput = sequence_1`);
+    search.confirm({ start: 0, end: 6 }, first, programBits(first, 'kt'));
+    // The copy reaches 12, where the literal comes again: nothing else starts there.
+    expect(search.solved).toBe(false);
+    const up = parseProgram('sequence_1 = range_func_up(1, 10)\noutput = sequence_1');
+    search.confirm({ start: 6, end: 16 }, up, programBits(up, 'kt'));
+    // From 16 on, copies alone cover the rest: the literal, reversed, and again.
+    expect(search.solved).toBe(true);
+    const joined = search.result()!;
+    expect(runProgram(joined)).toEqual(sequence);
+    expect(printProgram(joined).match(/set_list/g)).toHaveLength(1);
+    expect(printProgram(joined)).toContain('reverse_list(sequence_1)');
+    // Parts shorter than minRun are not copied.
+    const short = new SplitSearch([7, 8, 7, 8, 7, 8]);
+    const pair = parseProgram('sequence_1 = set_list([7, 8])\noutput = sequence_1');
+    short.confirm({ start: 0, end: 2 }, pair, programBits(pair, 'kt'));
+    expect(short.solved).toBe(false);
   });
 
   it('covers the sequence from confirmed pieces, keeps the cheapest cover, and stops when covered', () => {
