@@ -95,6 +95,11 @@ describe('split search', () => {
     expect(runProgram(joined)).toEqual(sequence);
     expect(printProgram(joined).match(/set_list/g)).toHaveLength(1);
     expect(printProgram(joined)).toContain('reverse_list(sequence_1)');
+    // A program written beside the sequence (an interleave's woven piece) may be copied too.
+    const beside = new SplitSearch([...range(1, 10), ...[...literal].reverse()], splitSearch, 'kt', [{ program: first, values: literal }]);
+    beside.confirm({ start: 0, end: 10 }, up, programBits(up, 'kt'));
+    expect(beside.solved).toBe(true);
+    expect(printProgram(interleavePrograms(beside.result()!, first)).match(/set_list/g)).toHaveLength(1);
     // Parts shorter than minRun are not copied.
     const short = new SplitSearch([7, 8, 7, 8, 7, 8]);
     const pair = parseProgram('sequence_1 = set_list([7, 8])\noutput = sequence_1');
