@@ -211,6 +211,26 @@ describe('splitPrograms', () => {
     expect(printProgram(wovenJoined!)).toContain('range_func_up(100, 107)');
   });
 
+  it('also unweaves a sequence covered end to end only at a high cost per value', async () => {
+    // A writer that falls back to a literal: it covers anything end to end, at 8 bits a value.
+    const writeOrLiteral: PieceWriter = async (pieces) => {
+      const ranges = await writeRanges(pieces);
+      return pieces.map((piece, j) => {
+        if (ranges[j]) return ranges[j];
+        const program = parseProgram(`sequence_1 = set_list([${piece.join(', ')}])\noutput = sequence_1`);
+        return { program, bits: programBits(program, 'kt') };
+      });
+    };
+    const woven = interleaved(range(10, 29), range(100, 107));
+    const [literal] = await splitPrograms([woven], writeOrLiteral, { prior: 'kt', settings: { ...splitSearch, unweaveAbove: Infinity } });
+    expect(printProgram(literal!)).toContain('set_list');
+    const [unwoven] = await splitPrograms([woven], writeOrLiteral, { prior: 'kt', settings: { ...splitSearch, unweaveAbove: 0.6 } });
+    expect(runProgram(unwoven!)).toEqual(woven);
+    expect(printProgram(unwoven!)).not.toContain('set_list');
+    expect(programBits(unwoven!, 'kt')).toBeLessThan(0.6 * 8 * woven.length);
+    expect(programBits(unwoven!, 'kt')).toBeLessThan(programBits(literal!, 'kt'));
+  });
+
   it('finds an interleave woven into an interleave only when the rest is unwoven again', async () => {
     // interleave(interleave(10..29, 100..107), 200..205): the second piece, then the third, woven into the start.
     const twice = interleaved(interleaved(range(10, 29), range(100, 107)), range(200, 205));

@@ -48,6 +48,12 @@ export interface SplitSettings {
    * interleaves nest).
    */
   unweave: readonly number[];
+  /**
+   * A sequence covered end to end at more than this many bits per raw bit (8 a value) is also
+   * tried as an interleave: a cover of `set_list` pieces (8 bits a value and more) is what
+   * writing an interleaved stretch literally looks like. Infinity: only unsolved sequences.
+   */
+  unweaveAbove: number;
   /** Lengths of the woven piece tried besides the ends of runs in the sequence's odd-indexed values. */
   unweaveWidths: readonly number[];
   /** Rounds: each tries the segments from `expand` reached positions. */
@@ -75,6 +81,7 @@ export const splitSearch: SplitSettings = {
   minRun: 3,
   recurEnds: 2,
   unweave: [3, 2],
+  unweaveAbove: 0.6,
   unweaveWidths: [4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32, 40, 48],
 };
 
@@ -125,6 +132,26 @@ export function segmentEnds(sequence: readonly number[], start: number, settings
     }
   }
   return [...ends].filter((end) => end > start).sort((a, b) => a - b);
+}
+
+/** Pieces shorter than this are not worth training on: the shortest base the generator makes. */
+const MIN_PIECE = 5;
+
+/**
+ * `count` pieces of a long sequence of the kind split search asks the policy for, each at most
+ * `maxLength` values: the first from the sequence's start, the others from random positions,
+ * each ending at one of `segmentEnds` chosen at random. RL on whole short sequences teaches the
+ * policy whole programs; split search then asks it for pieces of long ones, which start and end
+ * where the generator's bases do not always.
+ */
+export function trainingPieces(sequence: readonly number[], count: number, maxLength: number, rng: { next(): number }): number[][] {
+  const pieces: number[][] = [];
+  for (let k = 0; k < count && sequence.length >= MIN_PIECE; k++) {
+    const start = k === 0 ? 0 : Math.floor(rng.next() * (sequence.length - MIN_PIECE + 1));
+    const ends = segmentEnds(sequence, start).filter((end) => end - start >= MIN_PIECE && end - start <= maxLength);
+    if (ends.length > 0) pieces.push(sequence.slice(start, ends[Math.floor(rng.next() * ends.length)]));
+  }
+  return pieces;
 }
 
 /**
@@ -345,7 +372,8 @@ async function runSplit(searches: readonly SplitSearch[], write: PieceWriter, ro
 
 /**
  * Split search for a batch of sequences at once. First as pieces end to end; then, for the
- * sequences still unsolved, as interleave(rest, woven): `write` is asked for the woven piece of
+ * sequences still unsolved or covered only at more than `unweaveAbove` of their raw bits, as
+ * interleave(rest, woven): `write` is asked for the woven piece of
  * each likely length, and the `unweave[0]` cheapest per value get a split search of their rest.
  * A rest is itself tried as an interleave when its pieces end to end do not cover it, with
  * `unweave[1]` woven pieces, and so on: the generator weaves each later piece into the start of
@@ -364,9 +392,11 @@ export async function splitPrograms(
   await runSplit(searches, write, settings.rounds);
   const found = searches.map((search) => search.result());
   const width = settings.unweave[depth] ?? 0;
-  const unsolved = width > 0 ? targets.flatMap((_, r) => (found[r] ? [] : [r])) : [];
-  if (unsolved.length === 0) return found;
-  const tries = unsolved.map((r) => unweaveLengths(targets[r], settings).map((m) => ({ r, m, ...unweave(targets[r], m) })));
+  const bits = found.map((program) => (program ? programBits(program, options.prior) : Infinity));
+  // Unsolved, or covered only at a cost that suggests literals where an interleave was.
+  const unweaving = width > 0 ? targets.flatMap((target, r) => (!found[r] || bits[r] > settings.unweaveAbove * 8 * target.length ? [r] : [])) : [];
+  if (unweaving.length === 0) return found;
+  const tries = unweaving.map((r) => unweaveLengths(targets[r], settings).map((m) => ({ r, m, ...unweave(targets[r], m) })));
   const written = await write(tries.flat().map(({ woven }) => woven));
   let next = 0;
   const chosen = tries.flatMap((attempts) =>
@@ -386,8 +416,7 @@ export async function splitPrograms(
     depth + 1,
     chosen.map(({ r, woven, piece }) => [...(known[r] ?? []), { program: piece.program, values: woven }]),
   );
-  // Only unsolved sequences have interleave attempts: keep the cheapest whose rest was covered.
-  const bits = targets.map(() => Infinity);
+  // Keep the cheapest of the cover end to end and the interleaves whose rest was covered.
   chosen.forEach(({ r, piece }, c) => {
     const rest = rests[c];
     if (!rest) return;
