@@ -34,6 +34,28 @@ describe('trainingRecords (task.maxTrainLength)', () => {
     config.task.maxTrainLength = 2;
     expect(() => trainingRecords(config, records)).toThrow(/maxTrainLength 2: none of the 5 training sequences/);
   });
+
+  it('adds pieces of the longer sequences, cut where split search cuts, within the limit', () => {
+    const records = [3, 10, 64, 65, 200].map((length, i) => ({ id: `r${i}`, sequence: Array.from({ length }, (_, j) => (j * 7) % 256) }));
+    const config = defaultConfig();
+    config.task.trainPieces = 3;
+    expect(() => trainingRecords(config, records)).toThrow(/trainPieces needs task.maxTrainLength/);
+    config.task.maxTrainLength = 32;
+    const kept = trainingRecords(config, records);
+    expect(kept.slice(0, 2).map((r) => r.sequence.length)).toEqual([3, 10]);
+    const pieces = kept.slice(2);
+    expect(pieces).toHaveLength(9);
+    for (const { sequence } of pieces) {
+      expect(sequence.length).toBeGreaterThanOrEqual(5);
+      expect(sequence.length).toBeLessThanOrEqual(32);
+      // Each piece is a stretch of one of the longer sequences, and the first of each starts at its start.
+      const from = records.slice(2).find((r) => `,${r.sequence.join(',')},`.includes(`,${sequence.join(',')},`));
+      expect(from).toBeDefined();
+    }
+    expect(pieces.filter((r) => r.sequence[0] === 0).length).toBeGreaterThanOrEqual(3);
+    // The same seed cuts the same pieces.
+    expect(trainingRecords(config, records)).toEqual(kept);
+  });
 });
 
 describe('kolmogorovReward', () => {

@@ -95,7 +95,14 @@ async function main(): Promise<void> {
     const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
     runner = await createRunner(config, { train, heldout }, { pool, initFrom, onLog: (text) => console.error(text) });
     if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
-    if (config.task.maxTrainLength) console.error(`RL trains on the ${trainingRecords(config, train).length} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values`);
+    if (config.task.maxTrainLength) {
+      const short = train.filter((record) => record.sequence.length <= config.task.maxTrainLength).length;
+      const pieces = trainingRecords(config, train).length - short;
+      console.error(
+        `RL trains on the ${short} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values` +
+          (config.task.trainPieces ? ` and ${pieces} pieces of the longer ones (${config.task.trainPieces} each at most)` : ''),
+      );
+    }
     if (typeof extra.resume === 'string') {
       await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
       console.error(`resumed from ${extra.resume} at step ${runner.globalStep}`);

@@ -20,6 +20,8 @@ export const taskSchema = z.object({
     .describe('Sequences longer than this are cut to their first values in the prompt.'),
   maxTrainLength: int(0, 100_000).default(0)
     .describe('RL trains only on training sequences of at most this many values (0: all), e.g. the lengths a warm start learned; evaluation always uses every held-out sequence.'),
+  trainPieces: int(0, 16).default(0)
+    .describe('RL also trains on this many pieces of each longer training sequence, cut where split search cuts (needs maxTrainLength): the pieces split search asks the policy for.'),
 });
 
 export const modelSchema = z.object({

@@ -22,7 +22,7 @@ import { printProgram, type Program } from './kolmogorov/program';
 import { programBits } from './kolmogorov/prior';
 import { ktMetrics, ktMetricsByLength, prefixShare, type LengthBucketMetrics, type ScoredSample } from './kolmogorov/metrics';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './kolmogorov/repair';
-import { splitPrograms, splitSearch, type WrittenPiece } from './kolmogorov/split';
+import { splitPrograms, splitSearch, trainingPieces, type WrittenPiece } from './kolmogorov/split';
 import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './kolmogorov/grammar';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig } from './model/transformer';
@@ -221,13 +221,20 @@ export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
   };
 }
 
-/** The training records RL samples from: those within `task.maxTrainLength` values (0: all). */
+/**
+ * The training records RL samples from: those within `task.maxTrainLength` values (0: all),
+ * and `task.trainPieces` pieces of each longer one (`trainingPieces`).
+ */
 export function trainingRecords(config: LabConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
-  const max = config.task.maxTrainLength;
+  const { maxTrainLength: max, trainPieces } = config.task;
+  if (trainPieces > 0 && max === 0) throw new Error('task.trainPieces needs task.maxTrainLength: pieces are cut from the sequences longer than it');
   if (max === 0) return train;
   const kept = train.filter((record) => record.sequence.length <= max);
-  if (kept.length === 0 && train.length > 0) throw new Error(`task.maxTrainLength ${max}: none of the ${train.length} training sequences is that short`);
-  return kept;
+  if (trainPieces === 0 && kept.length === 0 && train.length > 0) throw new Error(`task.maxTrainLength ${max}: none of the ${train.length} training sequences is that short`);
+  if (trainPieces === 0) return kept;
+  const rng = new Rng(config.run.seed ^ 0x91ece5);
+  const longer = train.filter((record) => record.sequence.length > max);
+  return [...kept, ...longer.flatMap((record) => trainingPieces(record.sequence, trainPieces, max, rng).map((sequence) => ({ sequence })))];
 }
 
 export async function createRunner(config: LabConfig, loaded: RunnerData, deps: RunnerDeps): Promise<Runner> {
