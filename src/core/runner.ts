@@ -227,11 +227,15 @@ export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
  */
 export function trainingRecords(config: LabConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
   const { maxTrainLength: max, trainPieces } = config.task;
-  if (trainPieces > 0 && max === 0) throw new Error('task.trainPieces needs task.maxTrainLength: pieces are cut from the sequences longer than it');
-  if (max === 0) return train;
+  if (max === 0) {
+    if (trainPieces > 0) throw new Error('task.trainPieces needs task.maxTrainLength: pieces are cut from the sequences longer than it');
+    return train;
+  }
   const kept = train.filter((record) => record.sequence.length <= max);
-  if (trainPieces === 0 && kept.length === 0 && train.length > 0) throw new Error(`task.maxTrainLength ${max}: none of the ${train.length} training sequences is that short`);
-  if (trainPieces === 0) return kept;
+  if (trainPieces === 0) {
+    if (kept.length === 0 && train.length > 0) throw new Error(`task.maxTrainLength ${max}: none of the ${train.length} training sequences is that short`);
+    return kept;
+  }
   const rng = new Rng(config.run.seed ^ 0x91ece5);
   const longer = train.filter((record) => record.sequence.length > max);
   return [...kept, ...longer.flatMap((record) => trainingPieces(record.sequence, trainPieces, max, rng).map((sequence) => ({ sequence })))];

@@ -126,11 +126,11 @@ export function segmentEnds(sequence: readonly number[], start: number, settings
   // A run recurs at every place within itself: only values with no constant difference count.
   const head = sequence.slice(start, start + RECUR_MATCH);
   if (head.length === RECUR_MATCH && head.some((v, i) => i >= 2 && v - head[i - 1] !== head[i - 1] - head[i - 2])) {
-    found = 0;
-    for (let q = start + settings.minRun; q + RECUR_MATCH <= Math.min(length, start + widest + RECUR_MATCH) && found < settings.recurEnds; q++) {
+    let recurrences = 0;
+    for (let q = start + settings.minRun; q <= Math.min(length - RECUR_MATCH, start + widest) && recurrences < settings.recurEnds; q++) {
       if (head.every((v, i) => sequence[q + i] === v)) {
         ends.add(q);
-        found++;
+        recurrences++;
       }
     }
   }
