@@ -5,7 +5,8 @@
  */
 import { decodeCheckpoint, type CheckpointMeta } from '../core/checkpoint';
 import type { KolmogorovRecord } from '../core/data/records';
-import { createRunner, preludes, type Runner } from '../core/runner';
+import type { FunctionProblem } from '../core/functions/problems';
+import { createFunctionsRunner, createRunner, preludes, type FunctionsRunner, type Runner } from '../core/runner';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -26,6 +27,32 @@ export async function openCheckpointRunner(bytes: Uint8Array, records: Kolmogoro
   };
   try {
     runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
+    await runner.loadCheckpoint(bytes);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { runner, meta, close };
+}
+
+export interface FunctionsCheckpointRunner {
+  runner: FunctionsRunner;
+  meta: CheckpointMeta;
+  close(): Promise<void>;
+}
+
+/** The same for a functions-task checkpoint (refused with a clear message when it is another task's). */
+export async function openFunctionsCheckpointRunner(bytes: Uint8Array, { poolSize }: { poolSize?: number } = {}): Promise<FunctionsCheckpointRunner> {
+  const { meta } = await decodeCheckpoint(bytes);
+  if (meta.config.task.name !== 'functions') throw new Error(`the checkpoint is for task ${meta.config.task.name}, not functions`);
+  const pool = createNodeSandboxPool({ size: poolSize ?? meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
+  let runner: FunctionsRunner | null = null;
+  const close = async () => {
+    runner?.dispose();
+    await pool.close();
+  };
+  try {
+    runner = await createFunctionsRunner(meta.config, [] as FunctionProblem[], { pool });
     await runner.loadCheckpoint(bytes);
   } catch (error) {
     await close();

@@ -6,6 +6,35 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
+import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
+
+/** Largest problems file read (a JSON array is parsed whole). */
+export const MAX_PROBLEMS_BYTES = 64 << 20;
+
+/** Function problems from a JSON array or JSONL file; bad problems are reported with where they are, the rest load. */
+export function loadProblemsFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): FunctionProblem[] {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    size = stat.size;
+  } catch (error) {
+    throw new Error(`cannot read problems ${path}: ${(error as Error).message}`);
+  }
+  if (size > MAX_PROBLEMS_BYTES) throw new Error(`problems ${path}: ${size} bytes, more than the ${MAX_PROBLEMS_BYTES} a problems file may have`);
+  let parsed: ReturnType<typeof parseProblemsText>;
+  try {
+    parsed = parseProblemsText(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`problems ${path}: ${(error as Error).message}`);
+  }
+  const shown = options.maxErrorsShown ?? 10;
+  for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${error.where} ${error.index}: ${error.reason}`);
+  if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad problems`);
+  if (!options.quiet) console.error(`${path}: ${parsed.problems.length} problems${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
+  if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems`);
+  return parsed.problems;
+}
 
 /** The bytes of a checkpoint file; `flag` (e.g. "init-from") prefixes the error when it cannot be read. */
 export function readCheckpointFile(path: string, flag?: string): Uint8Array {

@@ -1,6 +1,8 @@
 /**
  * `npm run eval -- --checkpoint FILE --data FILE`: KT metrics of a trained policy on a
- * dataset (greedy, or best-of-k with --k), beside gzip and LZMA of the same data.
+ * dataset (greedy, or best-of-k with --k), beside gzip and LZMA of the same data. A functions
+ * checkpoint (or `--task functions`) is evaluated per problem instead: `n`, `solved`,
+ * `pass_at_1` and `per_problem` in its JSON.
  * `npm run eval -- --programs FILE`: scores programs someone else wrote (a JSONL of
  * `{"sequence", "program"}`, the way the benchmark scores prompted language models) with
  * the same metrics. `--json` prints one JSON object with snake_case keys; `--out FILE`
@@ -15,8 +17,10 @@ import { preludes, type FoundBy } from '../core/runner';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { openCheckpointRunner } from './checkpointRunner';
-import { loadKolmogorovFile, readCheckpointFile } from './data';
+import { decodeCheckpoint } from '../core/checkpoint';
+import type { FunctionEvaluation } from '../core/functions/evaluate';
+import { openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
+import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -34,6 +38,7 @@ const extras: ExtraFlag[] = [
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
+  { name: 'task', doc: 'kolmogorov or functions (default: the checkpoint\'s task); functions evaluates per problem, --data defaulting to datasets/functions/heldout.jsonl' },
   { name: 'json', doc: 'print one JSON object with snake_case keys', boolean: true },
   { name: 'out', doc: 'also write the JSON result to this file' },
 ];
@@ -115,6 +120,40 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
   }
 }
 
+/**
+ * The functions task: per problem, the greedy program and k - 1 samples; the first that passes
+ * the shown tests is chosen and scored on every test (functions/evaluate.ts).
+ */
+async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature: number; limit?: number }, backendName: string): Promise<FunctionEvaluation> {
+  const bytes = readCheckpointFile(path);
+  const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
+  const problems = loadProblemsFile(dataPath);
+  const { runner, meta, close } = await openFunctionsCheckpointRunner(bytes);
+  console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
+  try {
+    const result = await runner.evaluate(problems, { ...options, onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`) });
+    process.stderr.write('\n');
+    return result;
+  } finally {
+    await close();
+  }
+}
+
+function formatFunctionsTable(result: FunctionEvaluation): string {
+  const rows = result.per_problem.map((row) =>
+    `${row.solved ? 'solved' : '      '}  ${row.function_name.padEnd(26)} shown ${row.shown_passed}/${row.shown_total}  hidden ${row.hidden_passed}/${row.hidden_total}  success ${row.success_rate.toFixed(2)}  ${row.program.replace(/\s+/g, ' ').slice(0, 90)}`);
+  return [...rows, '', `${result.n} problems, k=${result.k}: solved ${result.solved.toFixed(3)}, pass@1 ${result.pass_at_1.toFixed(3)}, success rate ${result.success_rate.toFixed(3)}`].join('\n');
+}
+
+/** A checkpoint's task, read from its header (null when the file cannot be read or decoded; the scoring path reports why). */
+async function checkpointTask(path: string): Promise<string | null> {
+  try {
+    return (await decodeCheckpoint(readCheckpointFile(path))).meta.config.task.name;
+  } catch {
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -136,6 +175,16 @@ async function main(): Promise<void> {
   if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
 
+  const task = typeof extra.task === 'string' ? extra.task : typeof extra.checkpoint === 'string' ? await checkpointTask(extra.checkpoint) : 'kolmogorov';
+  if (task === 'functions') {
+    if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');
+    const data = argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : 'datasets/functions/heldout.jsonl';
+    const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature, limit }, String(extra.backend));
+    if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result, null, 2) + '\n');
+    console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
+    return;
+  }
+  if (task !== null && task !== 'kolmogorov') throw new Error(`--task ${task}: eval scores kolmogorov or functions checkpoints (the digit tasks evaluate in \`npm run digits\`)`);
   let label: string;
   let metrics: EvalMetrics;
   if (typeof extra.programs === 'string') {

@@ -4,18 +4,29 @@
  * object per line. `--exclude` drops every sequence that appears in another JSONL file, so a
  * training file never contains a held-out sequence.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { defaultGeneratorOptions, generateProblems, problemKey } from '../core/functions/generator';
+import { problemToJson } from '../core/functions/problems';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile } from './data';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'count', doc: 'number of distinct sequences', defaultValue: '1000' },
   { name: 'seed', doc: 'generator seed', defaultValue: '1' },
   { name: 'out', doc: 'output JSONL file (default: standard output)' },
-  { name: 'exclude', doc: 'JSONL file whose sequences must not appear in the output' },
+  { name: 'exclude', doc: 'JSONL file whose sequences (or problems, with --task functions) must not appear in the output' },
+  { name: 'task', doc: 'kolmogorov, or functions: problems in the seed format from the functions generator', defaultValue: 'kolmogorov' },
 ];
+
+/** `--task functions`: generated problems (functions/generator.ts), one seed-format object per line. */
+function generateFunctions(count: number, seed: number, exclude: string | undefined): string[] {
+  const excluded = new Set(exclude ? loadProblemsFile(exclude, { quiet: true }).map(problemKey) : []);
+  const made = generateProblems(count, seed, defaultGeneratorOptions, excluded);
+  if (made.length < count) throw new Error(`only ${made.length} problems could be generated`);
+  return made.map(({ problem }) => JSON.stringify(problemToJson(problem)));
+}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -28,6 +39,14 @@ async function main(): Promise<void> {
   const seed = Number(extra.seed);
   if (!Number.isInteger(count) || count < 1) throw new Error(`--count: expected a positive integer, got "${extra.count}"`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative integer, got "${extra.seed}"`);
+  if (extra.task === 'functions') {
+    const lines = generateFunctions(count, seed, typeof extra.exclude === 'string' ? extra.exclude : undefined);
+    if (typeof extra.out === 'string') writeFileSync(extra.out, lines.join('\n') + '\n');
+    else process.stdout.write(lines.join('\n') + '\n');
+    console.error(`wrote ${lines.length} problems${typeof extra.out === 'string' ? ` to ${extra.out}` : ''}`);
+    return;
+  }
+  if (extra.task !== 'kolmogorov') throw new Error(`--task: kolmogorov or functions, got "${extra.task}"`);
   const excluded = new Set<string>();
   if (typeof extra.exclude === 'string') {
     for (const record of await loadKolmogorovFile(extra.exclude, { quiet: true })) excluded.add(record.sequence.join(','));

@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { GradientShard, ShardGradients } from '../core/algorithms/supervised';
 import { OpenGrammar, type Grammar } from '../core/grammar';
+import { FunctionGrammar } from '../core/functions/grammar';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import type { PolicyConfig } from '../core/model/transformer';
 
@@ -17,10 +18,14 @@ export interface NodeGradientShards {
   close(): Promise<void>;
 }
 
-/** The grammar a shard checks the pairs' tokens against: the Kolmogorov task's, or none (benchmarks). */
-export type ShardGrammar = 'kolmogorov' | 'open';
+/**
+ * The grammar a shard checks the pairs' tokens against: the Kolmogorov task's, the functions
+ * task's with its token budget (the masks depend on it), or none (benchmarks).
+ */
+export type ShardGrammar = 'kolmogorov' | 'open' | { functions: number };
 
 export function shardGrammar(name: ShardGrammar, vocabSize: number): Grammar<unknown> {
+  if (typeof name === 'object') return new FunctionGrammar(name.functions) as Grammar<unknown>;
   return name === 'open' ? new OpenGrammar(vocabSize) : new KolmogorovGrammar();
 }
 

@@ -1,6 +1,8 @@
 /**
- * `npm run pretrain -- [flags]`: supervised warm start of the Kolmogorov policy on
- * (sequence -> program) pairs, cross-entropy on the program tokens under the grammar mask.
+ * `npm run pretrain -- [flags]`: supervised warm start of a task's policy, cross-entropy on the
+ * program tokens under the grammar mask. Kolmogorov: (sequence -> program) pairs; functions
+ * (`--task functions`): (problem -> program) pairs from its generator, evaluated greedily on
+ * the held-out problems (--eval-data-path).
  * Pairs stream from the task's own generator (seeded) or come from a JSONL file whose
  * records carry a `program` (--source FILE). Sequences of the held-out file are never
  * trained on: generated pairs that reproduce a held-out sequence are dropped.
@@ -16,11 +18,19 @@ import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
 import { scheduledRate } from '../core/model/schedule';
-import { createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
+import type { LabConfig } from '../core/config';
+import { FunctionGrammar } from '../core/functions/grammar';
+import { defaultGeneratorOptions, generateProblem, generateProblems, problemKey, type GeneratedProblem } from '../core/functions/generator';
+import { encodeProblemPrompt, functionsPolicyConfig, promptBudget } from '../core/functions/task';
+import type { Grammar } from '../core/grammar';
+import type { PolicyConfig, TransformerPolicy } from '../core/model/transformer';
+import { Rng } from '../core/rng';
+import { createFunctionsRunner, createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
+import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
-import { createNodeGradientShards } from './gradientHost';
+import { createNodeGradientShards, type ShardGrammar } from './gradientHost';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 
@@ -56,26 +66,17 @@ async function main(): Promise<void> {
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : (config.run.backend as 'wasm' | 'cpu'));
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 
-  const heldout = await loadKolmogorovFile(config.run.evalDataPath);
-  const exclude = new Set(heldout.map((record) => sequenceKey(record.sequence)));
-  const limits = { maxSequenceLength: config.task.maxSequenceLength, context: config.model.context, maxProgramTokens: config.model.maxProgramTokens };
-  // The pair stream: the generator (never a held-out sequence) or a file, cycled.
-  const records = extra.source === 'generator' ? undefined : await loadKolmogorovFile(String(extra.source));
-  const maxTrainLength = Number(extra['max-train-length']);
-  if (!Number.isInteger(maxTrainLength) || maxTrainLength < 0) throw new Error('--max-train-length: expected a whole number');
-  const stream = new PairStream({ ...limits, seed: config.run.seed + 1_000_003, exclude, records, maxTrainLength });
-  const heldoutPairs = heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256);
-
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-  const runner = await createRunner(config, { train: [], heldout }, { pool, initFrom });
+  const setup = config.task.name === 'functions' ? await functionsSetup(config, extra, pool, initFrom) : await kolmogorovSetup(config, extra, pool, initFrom);
+  const { runner } = setup;
   if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker
   // with its own engine that computes the gradients of a share of every batch.
-  const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, kolmogorovPolicyConfig(config), backend.backend as 'wasm' | 'cpu') : null;
+  const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, setup.policyConfig, backend.backend as 'wasm' | 'cpu', setup.shardGrammar) : null;
   const trainer = new SupervisedTrainer(
     runner.policy,
-    new KolmogorovGrammar(),
+    setup.grammar,
     { learningRate: config.algorithm.learningRate, gradClip: config.algorithm.gradClip },
     gradientHost?.shards,
   );
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
     let tokens = 0;
     for (let step = 1; step <= steps; step++) {
       trainer.optimizer.learningRate = scheduledRate(config.algorithm.learningRate, step, steps, warmup);
-      const batch = stream.batch(config.algorithm.batchSize);
+      const batch = setup.batch(config.algorithm.batchSize);
       tokens += batch.reduce((sum, pair) => sum + pair.prompt.length + pair.tokens.length, 0);
       const result = await trainer.step(batch);
       log(step, { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, learning_rate: trainer.optimizer.learningRate });
@@ -107,24 +108,103 @@ async function main(): Promise<void> {
         );
       }
       if (step % evalEvery === 0 || step === steps) {
-        const heldoutLoss = await trainer.loss(heldoutPairs);
-        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit: evalLimit });
-        log(step, { heldout_loss: heldoutLoss, heldout_accuracy: metrics.accuracy, heldout_compression_rate: metrics.compressionRate });
-        console.error(
-          `  held-out @${step}: loss ${heldoutLoss.toFixed(4)}  accuracy ${metrics.accuracy.toFixed(3)}  ` +
-            `compression ${metrics.compressionRate.toFixed(3)} (gzip ${metrics.gzipRate.toFixed(3)}) on ${metrics.n}`,
-        );
+        const heldoutLoss = await trainer.loss(setup.heldoutPairs);
+        const { values, text } = await setup.evaluate(evalLimit);
+        log(step, { heldout_loss: heldoutLoss, ...values });
+        console.error(`  held-out @${step}: loss ${heldoutLoss.toFixed(4)}  ${text}`);
         const bytes = await runner.saveCheckpoint();
         writeFileSync(`${out}.tmp`, bytes);
         renameSync(`${out}.tmp`, out);
       }
     }
-    if (stream.dropped) console.error(`dropped ${stream.dropped} pairs (held-out sequence, program too long, or not tokenisable)`);
+    const dropped = setup.dropped();
+    if (dropped) console.error(dropped);
     console.error(`wrote ${out}`);
   } finally {
     runner.dispose();
     await Promise.all([pool.close(), gradientHost?.close()]);
   }
+}
+
+/** What the warm start needs of a task: its runner, grammar, pairs, held-out pairs and evaluation. */
+interface PretrainSetup {
+  runner: { policy: TransformerPolicy; saveCheckpoint(): Promise<Uint8Array>; dispose(): void };
+  policyConfig: PolicyConfig;
+  grammar: Grammar<unknown>;
+  shardGrammar: ShardGrammar;
+  batch(size: number): Pair[];
+  heldoutPairs: Pair[];
+  evaluate(limit: number): Promise<{ values: Record<string, number>; text: string }>;
+  /** A note on pairs the stream dropped, or ''. */
+  dropped(): string;
+}
+
+async function kolmogorovSetup(config: LabConfig, extra: Record<string, string | boolean | undefined>, pool: SandboxPool, initFrom?: Uint8Array): Promise<PretrainSetup> {
+  const heldout = await loadKolmogorovFile(config.run.evalDataPath);
+  const exclude = new Set(heldout.map((record) => sequenceKey(record.sequence)));
+  const limits = { maxSequenceLength: config.task.maxSequenceLength, context: config.model.context, maxProgramTokens: config.model.maxProgramTokens };
+  // The pair stream: the generator (never a held-out sequence) or a file, cycled.
+  const records = extra.source === 'generator' ? undefined : await loadKolmogorovFile(String(extra.source));
+  const maxTrainLength = Number(extra['max-train-length']);
+  if (!Number.isInteger(maxTrainLength) || maxTrainLength < 0) throw new Error('--max-train-length: expected a whole number');
+  const stream = new PairStream({ ...limits, seed: config.run.seed + 1_000_003, exclude, records, maxTrainLength });
+  const runner = await createRunner(config, { train: [], heldout }, { pool, initFrom });
+  return {
+    runner,
+    policyConfig: kolmogorovPolicyConfig(config),
+    grammar: new KolmogorovGrammar() as Grammar<unknown>,
+    shardGrammar: 'kolmogorov',
+    batch: (size) => stream.batch(size),
+    heldoutPairs: heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256),
+    async evaluate(limit) {
+      const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit });
+      return {
+        values: { heldout_accuracy: metrics.accuracy, heldout_compression_rate: metrics.compressionRate },
+        text: `accuracy ${metrics.accuracy.toFixed(3)}  compression ${metrics.compressionRate.toFixed(3)} (gzip ${metrics.gzipRate.toFixed(3)}) on ${metrics.n}`,
+      };
+    },
+    dropped: () => (stream.dropped ? `dropped ${stream.dropped} pairs (held-out sequence, program too long, or not tokenisable)` : ''),
+  };
+}
+
+/**
+ * The functions task's warm start: (problem -> program) pairs from the generator
+ * (functions/generator.ts), never a problem equal to a held-out one, plus the training
+ * problems of --source FILE when given (problems without a reference program teach nothing
+ * supervised, so a file only adds to the exclusions there). Held-out: --eval-data-path.
+ */
+async function functionsSetup(config: LabConfig, extra: Record<string, string | boolean | undefined>, pool: SandboxPool, initFrom?: Uint8Array): Promise<PretrainSetup> {
+  const heldout = loadProblemsFile(config.run.evalDataPath);
+  const exclude = new Set(heldout.map(problemKey));
+  const maxPrompt = promptBudget(config);
+  const toPair = ({ problem, program }: GeneratedProblem): Pair => ({ prompt: encodeProblemPrompt(problem, config.functions.promptTests, maxPrompt), tokens: program });
+  const options = { ...defaultGeneratorOptions, maxProgramTokens: config.model.maxProgramTokens };
+  const rng = new Rng(config.run.seed + 1_000_003);
+  let dropped = 0;
+  const next = (): Pair => {
+    for (;;) {
+      const made = generateProblem(rng, options);
+      if (made && !exclude.has(problemKey(made.problem))) return toPair(made);
+      dropped += 1;
+    }
+  };
+  // Held-out loss needs reference programs: a fixed generated set from its own seed stands in.
+  const heldoutPairs = generateProblems(256, config.run.seed + 7_000_001, options, exclude).map(toPair);
+  if (extra.source !== 'generator') throw new Error('--source: the functions warm start draws its pairs from the generator; give training problems to `npm run train -- --problems FILE`');
+  const runner = await createFunctionsRunner(config, [], { pool, initFrom });
+  return {
+    runner,
+    policyConfig: functionsPolicyConfig(config),
+    grammar: new FunctionGrammar(config.model.maxProgramTokens) as Grammar<unknown>,
+    shardGrammar: { functions: config.model.maxProgramTokens },
+    batch: (size) => Array.from({ length: size }, next),
+    heldoutPairs,
+    async evaluate(limit) {
+      const result = await runner.evaluate(heldout, { limit });
+      return { values: { heldout_solved: result.solved }, text: `greedy solved ${result.solved.toFixed(3)} of ${result.n} held-out problems` };
+    },
+    dropped: () => (dropped ? `dropped ${dropped} generated problems (uninformative tests, or equal to a held-out problem)` : ''),
+  };
 }
 
 runMain(main);

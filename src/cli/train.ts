@@ -1,5 +1,6 @@
 /**
- * `npm run train -- [flags]`: REINFORCE on the Kolmogorov task, headless. Flags are the
+ * `npm run train -- [flags]`: REINFORCE on the Kolmogorov task (or `--task functions
+ * --problems FILE`: functions from docstrings and tests), headless. Flags are the
  * config fields (see --help) plus the seed's options under the same names: model config
  * (--layers --d-model --heads --context), --data-path, --eval-data-path, --output-dir,
  * --num-epochs, --batch-size, --learning-rate, --reward-constant, --length-penalty,
@@ -12,10 +13,13 @@
  */
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRunner, preludes, trainingRecords, type Runner } from '../core/runner';
-import type { KtMetrics, StepResult } from '../core/runnerTypes';
+import type { LabConfig } from '../core/config';
+import type { TrainingLoop } from '../core/loop';
+import { createFunctionsRunner, createRunner, preludes, trainingRecords, withEvaluation } from '../core/runner';
+import type { StepResult } from '../core/runnerTypes';
+import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { formatMetricsTable, sandboxLimits } from './report';
@@ -26,6 +30,7 @@ const extras: ExtraFlag[] = [
   { name: 'init-from', doc: 'checkpoint whose weights start the policy (warm start; also the KL reference)' },
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
+  { name: 'problems', doc: 'functions task: the training problems (a JSON array or JSONL in the seed format); default datasets/functions/train.jsonl' },
 ];
 
 function writeAtomic(path: string, bytes: Uint8Array): void {
@@ -41,10 +46,10 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
     `step ${result.step}/${total}`,
     `reward ${m.avg_reward.toFixed(3)}`,
     `acc ${m.accuracy.toFixed(3)}`,
-    `comp ${m.compression_rate.toFixed(3)}`,
+    m.compression_rate !== undefined ? `comp ${m.compression_rate.toFixed(3)}` : `tests ${m.tests_passed.toFixed(3)}`,
     `loss ${m.policy_loss.toFixed(4)}`,
     `H ${m.entropy.toFixed(3)}`,
-    `bits ${m.program_bits.toFixed(1)}`,
+    m.program_bits !== undefined ? `bits ${m.program_bits.toFixed(1)}` : `tokens ${m.program_tokens.toFixed(1)}`,
     `tok/s ${m.tokens_per_s.toFixed(0)}`,
     `evals/s ${m.evals_per_s.toFixed(0)}`,
     `${secondsPerStep.toFixed(2)} s/step`,
@@ -66,15 +71,14 @@ async function main(): Promise<void> {
   const quiet = Boolean(extra.quiet);
   const evalK = Number(extra['eval-k']);
   if (!Number.isInteger(evalK) || evalK < 1) throw new Error(`--eval-k: expected a positive integer, got "${extra['eval-k']}"`);
-  if (config.task.name !== 'kolmogorov') throw new Error(`--task ${config.task.name}: use \`npm run digits\` for the digit tasks`);
+  if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--task ${config.task.name}: use \`npm run digits\` for the digit tasks`);
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') {
     throw new Error(`--backend ${config.run.backend} exists only in the browser; in Node use wasm or cpu`);
   }
 
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : config.run.backend);
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
-  const train = await loadKolmogorovFile(config.run.dataPath);
-  const heldout = await loadKolmogorovFile(config.run.evalDataPath);
+  const data = config.task.name === 'functions' ? functionsData(config, extra) : await kolmogorovData(config);
 
   const outputDir = config.run.outputDir;
   mkdirSync(outputDir, { recursive: true });
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
   const metricsPath = join(outputDir, 'metrics.jsonl');
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
-  let runner: Runner | undefined;
+  let runner: TrainingLoop | undefined;
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) process.exit(130);
@@ -93,16 +97,10 @@ async function main(): Promise<void> {
 
   try {
     const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-    runner = await createRunner(config, { train, heldout }, { pool, initFrom, onLog: (text) => console.error(text) });
+    const opened = await data.open(pool, initFrom);
+    runner = opened;
     if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
-    if (config.task.maxTrainLength) {
-      const short = train.filter((record) => record.sequence.length <= config.task.maxTrainLength).length;
-      const pieces = trainingRecords(config, train).length - short;
-      console.error(
-        `RL trains on the ${short} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values` +
-          (config.task.trainPieces ? ` and ${pieces} pieces of the longer ones (${config.task.trainPieces} each at most)` : ''),
-      );
-    }
+    if (data.note) console.error(data.note);
     if (typeof extra.resume === 'string') {
       await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
       console.error(`resumed from ${extra.resume} at step ${runner.globalStep}`);
@@ -111,7 +109,7 @@ async function main(): Promise<void> {
     }
 
     const groups = Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
-    const epochSteps = Math.ceil(train.length / groups);
+    const epochSteps = Math.ceil(data.trainCount / groups);
     const total = config.run.maxSteps > 0 ? config.run.maxSteps : config.run.numEpochs * epochSteps;
     const started = performance.now();
     const startStep = runner.globalStep;
@@ -122,17 +120,12 @@ async function main(): Promise<void> {
       writeAtomic(join(outputDir, 'latest.prl'), bytes);
       if (!quiet) console.error(`checkpoint (${reason}): ${join(outputDir, `checkpoint-${runner!.globalStep}.prl`)} (${(bytes.length / 1024).toFixed(0)} KiB)`);
     };
-    const evaluate = async (): Promise<KtMetrics> => {
-      const result = await runner!.evaluate(heldout, { limit: config.run.evalSamples, k: evalK });
-      const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = result;
+    const evaluate = async () => {
+      const result = await opened.evaluate(config.run.evalSamples, evalK);
       const wallMs = performance.now() - started;
-      const events = [
-        ['eval_accuracy', metrics.accuracy],
-        ['eval_compression_rate', metrics.compressionRate],
-        ['eval_precision', metrics.precision],
-      ].map(([name, value]) => JSON.stringify({ step: runner!.globalStep, name, value, wallMs }));
+      const events = Object.entries(result.events).map(([name, value]) => JSON.stringify({ step: runner!.globalStep, name, value, wallMs }));
       appendFileSync(metricsPath, events.join('\n') + '\n');
-      return metrics;
+      return result;
     };
 
     while (runner.globalStep < total && !interrupted) {
@@ -146,8 +139,7 @@ async function main(): Promise<void> {
       if (!quiet) console.error(formatStep(result, total, secondsPerStep));
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
-        const metrics = await evaluate();
-        console.error(`eval @${runner.globalStep}: accuracy ${metrics.accuracy.toFixed(3)}  compression ${metrics.compressionRate.toFixed(3)}`);
+        console.error(`eval @${runner.globalStep}: ${(await evaluate()).text}`);
       }
     }
     await saveCheckpoint(interrupted ? 'interrupted' : 'final');
@@ -156,16 +148,96 @@ async function main(): Promise<void> {
     console.error(`trained ${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
 
     if (!interrupted) {
-      console.error(`evaluating on ${Math.min(config.run.evalSamples, heldout.length)} held-out sequences (k=${evalK})...`);
-      const metrics = await evaluate();
-      writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, ...metrics }, null, 2) + '\n');
-      console.log(formatMetricsTable([{ label: `policy step ${runner.globalStep}`, metrics }], metrics));
+      console.error(`evaluating on ${Math.min(config.run.evalSamples, data.heldoutCount)} held-out ${data.itemName} (k=${evalK})...`);
+      const result = await evaluate();
+      writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, ...result.json }, null, 2) + '\n');
+      console.log(result.table);
     }
   } finally {
     process.off('SIGINT', onSignal);
     runner?.dispose();
     await pool.close();
   }
+}
+
+/** A task as the train command needs it: its data, its runner, and its evaluation in the command's terms. */
+interface TrainData {
+  trainCount: number;
+  heldoutCount: number;
+  itemName: string;
+  note?: string;
+  open(pool: SandboxPool, initFrom?: Uint8Array): Promise<TrainingLoop & { evaluate(limit: number, k: number): Promise<TrainEvaluation> }>;
+}
+
+interface TrainEvaluation {
+  /** Metric events (eval_*), appended to metrics.jsonl. */
+  events: Record<string, number>;
+  /** One line for the log. */
+  text: string;
+  /** What eval_results.json holds. */
+  json: object;
+  /** The closing table. */
+  table: string;
+}
+
+async function kolmogorovData(config: LabConfig): Promise<TrainData> {
+  const train = await loadKolmogorovFile(config.run.dataPath);
+  const heldout = await loadKolmogorovFile(config.run.evalDataPath);
+  let note: string | undefined;
+  if (config.task.maxTrainLength) {
+    const short = train.filter((record) => record.sequence.length <= config.task.maxTrainLength).length;
+    const pieces = trainingRecords(config, train).length - short;
+    note =
+      `RL trains on the ${short} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values` +
+      (config.task.trainPieces ? ` and ${pieces} pieces of the longer ones (${config.task.trainPieces} each at most)` : '');
+  }
+  return {
+    trainCount: train.length,
+    heldoutCount: heldout.length,
+    itemName: 'sequences',
+    note,
+    async open(pool, initFrom) {
+      const runner = await createRunner(config, { train, heldout }, { pool, initFrom, onLog: (text) => console.error(text) });
+      return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
+        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit, k });
+        return {
+          events: { eval_accuracy: metrics.accuracy, eval_compression_rate: metrics.compressionRate, eval_precision: metrics.precision },
+          text: `accuracy ${metrics.accuracy.toFixed(3)}  compression ${metrics.compressionRate.toFixed(3)}`,
+          json: metrics,
+          table: formatMetricsTable([{ label: `policy step ${runner.globalStep}`, metrics }], metrics),
+        };
+      });
+    },
+  };
+}
+
+/**
+ * The functions task: `--problems FILE` (or --data-path) are the training problems, the
+ * held-out problems come from --eval-data-path (its default is the Kolmogorov file's, so the
+ * functions default is datasets/functions/heldout.jsonl).
+ */
+function functionsData(config: LabConfig, extra: Record<string, string | boolean | undefined>): TrainData {
+  const trainPath = typeof extra.problems === 'string' ? extra.problems : config.run.dataPath === 'datasets/train.jsonl' ? 'datasets/functions/train.jsonl' : config.run.dataPath;
+  const heldoutPath = config.run.evalDataPath === 'datasets/heldout.jsonl' ? 'datasets/functions/heldout.jsonl' : config.run.evalDataPath;
+  const train = loadProblemsFile(trainPath);
+  const heldout = loadProblemsFile(heldoutPath);
+  return {
+    trainCount: train.length,
+    heldoutCount: heldout.length,
+    itemName: 'problems',
+    async open(pool, initFrom) {
+      const runner = await createFunctionsRunner(config, train, { pool, initFrom, onLog: (text) => console.error(text) });
+      return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
+        const result = await runner.evaluate(heldout, { limit, k });
+        return {
+          events: { eval_solved: result.solved, eval_pass_at_1: result.pass_at_1, eval_success_rate: result.success_rate },
+          text: `solved ${result.solved.toFixed(3)}  pass@1 ${result.pass_at_1.toFixed(3)}  on ${result.n}`,
+          json: result,
+          table: `held-out problems (k=${k}): solved ${result.solved.toFixed(3)}, pass@1 ${result.pass_at_1.toFixed(3)}, success rate ${result.success_rate.toFixed(3)} on ${result.n}`,
+        };
+      });
+    },
+  };
 }
 
 runMain(main);

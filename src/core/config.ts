@@ -12,8 +12,8 @@ import { z } from 'zod';
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
 export const taskSchema = z.object({
-  name: z.enum(['kolmogorov', 'sum_digits', 'reverse_digits']).default('kolmogorov')
-    .describe('Which task the policy learns: sequence compression or a digit task.'),
+  name: z.enum(['kolmogorov', 'sum_digits', 'reverse_digits', 'functions']).default('kolmogorov')
+    .describe('Which task the policy learns: sequence compression, a digit task, or functions from a docstring and tests.'),
   prior: z.enum(['kt', 'strict']).default('kt')
     .describe('Bit prior for program length: kt matches the KoLMogorov Test, strict also pays for filter predicates and concatenate arity.'),
   maxSequenceLength: int(5, 1024).default(128)
@@ -88,6 +88,16 @@ export const digitsSchema = z.object({
   evalSeed: int(0, 2 ** 31 - 1).default(12345).describe('Digit tasks: seed of the held-out prompts (never trained on).'),
 });
 
+export const functionsSchema = z.object({
+  rewardType: z.enum(['test_cases', 'code_quality', 'sparse', 'curriculum']).default('test_cases')
+    .describe('Functions: test_cases (share of tests passed + a bonus when all pass), code_quality (the DQN seed\'s weighted sum), sparse (1 when all pass), curriculum (test_cases, problems easiest first).'),
+  allPassBonus: z.number().min(0).default(1).describe('Functions: reward added when every test passes (test_cases and curriculum).'),
+  rewardScale: z.number().positive().default(1).describe('Functions: the test_cases reward is multiplied by this.'),
+  promptTests: int(1, 16).default(5).describe('Functions: shown test cases written into the prompt (at most; fewer when the prompt would not fit).'),
+  curriculumStart: z.number().min(0).max(1).default(0.2).describe('Functions, curriculum: share of the problems (easiest first) in the pool at the start.'),
+  curriculumWiden: z.number().min(0).max(1).default(0.5).describe('Functions, curriculum: the pool widens by a tenth of the problems whenever a step\'s success rate reaches this.'),
+});
+
 export const configSchema = z.object({
   task: taskSchema.prefault({}),
   model: modelSchema.prefault({}),
@@ -95,6 +105,7 @@ export const configSchema = z.object({
   sandbox: sandboxSchema.prefault({}),
   run: runSchema.prefault({}),
   digits: digitsSchema.prefault({}),
+  functions: functionsSchema.prefault({}),
 });
 
 export type TaskConfig = z.infer<typeof taskSchema>;
@@ -103,6 +114,7 @@ export type AlgorithmConfig = z.infer<typeof algorithmSchema>;
 export type SandboxConfig = z.infer<typeof sandboxSchema>;
 export type RunConfig = z.infer<typeof runSchema>;
 export type DigitsConfig = z.infer<typeof digitsSchema>;
+export type FunctionsConfig = z.infer<typeof functionsSchema>;
 export type LabConfig = z.infer<typeof configSchema>;
 export type SectionName = keyof LabConfig;
 
@@ -113,6 +125,7 @@ export const sectionSchemas = {
   sandbox: sandboxSchema,
   run: runSchema,
   digits: digitsSchema,
+  functions: functionsSchema,
 } as const;
 
 export function defaultConfig(): LabConfig {

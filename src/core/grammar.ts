@@ -7,8 +7,11 @@
 export interface Grammar<State = unknown> {
   /** Size of the token vocabulary the policy emits. */
   readonly vocabSize: number;
-  /** State before the first program token. */
-  initial(): State;
+  /**
+   * State before the first program token. A grammar whose programs depend on the item (the
+   * functions task's signature) reads it from the prompt; the others ignore it.
+   */
+  initial(prompt?: readonly number[]): State;
   /** Writes 1 for every token allowed next, 0 otherwise, into `mask` (length vocabSize). */
   allowed(state: State, mask: Uint8Array): void;
   /** State after emitting `token`; only called with allowed tokens. */

@@ -26,6 +26,10 @@ export interface SampleRecord {
   reward: number;
   /** Prior bits of the program (only meaningful when it is correct). */
   bits: number;
+  /** What the item is, for tasks whose target is not a sequence (a problem's name and docstring). */
+  label?: string;
+  /** How the program did beyond its outcome ("3/5 tests"). */
+  detail?: string;
 }
 
 /** What one training step produced; metrics holds the same figures as events. */

@@ -104,7 +104,7 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const { data, length, starts } = leftPad(prompts, pad);
   const budget = Math.min(options.maxTokens, policy.config.context - length);
   if (budget <= 0) throw new Error(`prompts of ${length} tokens leave no room in a context of ${policy.config.context}`);
-  const states = prompts.map(() => grammar.initial());
+  const states = prompts.map((prompt) => grammar.initial(prompt));
   const alternatives = options.alternatives ?? 0;
   const results: SampledSequence[] = prompts.map(() => ({ tokens: [], logProbs: [], lineEnds: [], complete: false, ...(alternatives > 0 ? { alternatives: [] } : {}) }));
   const mask = new Uint8Array(V);

@@ -47,7 +47,7 @@ export function buildSequenceBatch<S>(pairs: readonly SequencePair[], grammar: G
   let tokenCount = 0;
   pairs.forEach((pair, b) => {
     input.set(promptData.subarray(b * Lp, (b + 1) * Lp), b * T);
-    let state = grammar.initial();
+    let state = grammar.initial(pair.prompt);
     pair.tokens.forEach((token, i) => {
       if (i < P - 1) input[b * T + Lp + i] = token;
       targets[b * P + i] = token;

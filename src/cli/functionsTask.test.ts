@@ -1,0 +1,156 @@
+/**
+ * The functions task end to end with the real sandbox pool: the harness's outcomes on hostile
+ * functions (RELIABILITY.md), the generator's expected outputs agreeing with the sandbox, the
+ * task against the loop's contract, a smoke run of the one loop with every reward type, the
+ * curriculum widening its pool, and infra errors kept out of the update.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig, type LabConfig } from '../core/config';
+import { generateProblems } from '../core/functions/generator';
+import { testJob, testsPassed } from '../core/functions/harness';
+import { parseFunctionProblem, type FunctionProblem } from '../core/functions/problems';
+import { parameterNames, printFunction } from '../core/functions/program';
+import { allTests, functionsTask } from '../core/functions/task';
+import { createTrainingLoop } from '../core/loop';
+import { createFunctionsRunner, preludes } from '../core/runner';
+import type { SandboxPool } from '../core/sandbox/pool';
+import { sandboxLimits } from './report';
+import { createNodeSandboxPool } from './sandboxHost';
+
+const config: LabConfig = defaultConfig();
+config.task = { ...config.task, name: 'functions' };
+config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 160, maxProgramTokens: 24 };
+config.algorithm = { ...config.algorithm, batchSize: 8, learningRate: 0.01 };
+const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
+const problems = generateProblems(24, 11).map((made) => made.problem);
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+afterAll(() => pool.close());
+
+const add = parseFunctionProblem({ function_name: 'add', docstring: 'Add.', test_cases: [[[2, 3], 5], [[0, 0], 0]], hidden_test_cases: [[[-1, 1], 0]], starter_code: '' });
+
+async function run(source: string, problem: FunctionProblem = add) {
+  const [outcome] = await pool.evaluateBatch([testJob(source, problem.functionName, allTests(problem), 1)]);
+  return { outcome, passed: testsPassed(outcome, allTests(problem)) };
+}
+
+describe('the functions harness in the sandbox', () => {
+  it('passes a right function, fails a wrong one per test, and gives partial credit', async () => {
+    expect((await run('function add(a, b) { return a + b; }')).passed).toEqual([true, true, true]);
+    expect((await run('function add(a, b) { return a * b; }')).passed).toEqual([false, true, false]);
+  });
+
+  it('a throw fails only its own test; a wrong type, a float, a string fail', async () => {
+    expect((await run('function add(a, b) { if (a === 0) throw new Error("x"); return a + b; }')).passed).toEqual([true, false, true]);
+    expect((await run('function add(a, b) { return String(a + b); }')).passed).toEqual([false, false, false]);
+    expect((await run('function add(a, b) { return (a + b) / 2; }')).passed).toEqual([false, true, true]); // 2.5 is no integer
+    expect((await run('function add(a, b) { return a + b > 0; }')).passed).toEqual([false, false, false]);
+    expect((await run('function add(a, b) { throw null; }')).passed).toEqual([false, false, false]);
+  });
+
+  it('an infinite loop times out and the next job runs fine', async () => {
+    const looped = await run('function add(a, b) { while (true) {} }');
+    expect(looped.outcome.kind).toBe('timeout');
+    expect(looped.passed).toEqual([false, false, false]);
+    expect((await run('function add(a, b) { return a + b; }')).passed).toEqual([true, true, true]);
+  });
+
+  it('hostile results (a getter, a Proxy, a huge list) never pass and never cross the boundary', async () => {
+    const getter = await run('function add(a, b) { return { get length() { throw new Error("no"); } }; }');
+    expect(getter.passed).toEqual([false, false, false]);
+    const proxy = await run('function add(a, b) { return new Proxy([5], { get() { return 5; } }); }');
+    expect(proxy.passed.every((p) => !p)).toBe(true);
+    const huge = await run('function add(a, b) { return Array(100000).fill(1); }');
+    expect(huge.passed).toEqual([false, false, false]);
+    // A function cannot fake its results: the comparison happens on the host.
+    const forged = await run('function add(a, b) { output = [0, 5, 0, 0, 0, 0]; return 5; }');
+    expect(forged.passed).toEqual([true, false, false]);
+  });
+
+  it('a function that sorts its argument in place does not spoil the next test', async () => {
+    const first = parseFunctionProblem({ function_name: 'first', docstring: 'First.', test_cases: [[[[3, 1, 2]], 3], [[[3, 1, 2]], 3]], starter_code: '' });
+    const sorter = 'function first(xs) { const v = xs[0]; xs.sort(); return v; }';
+    expect((await run(sorter, first)).passed).toEqual([true, true]);
+  });
+
+  it('agrees with the generator: every generated program passes its own tests in the sandbox', async () => {
+    const made = generateProblems(150, 23);
+    const jobs = made.map(({ problem, program }) =>
+      testJob(printFunction(program, problem.signature, problem.functionName, parameterNames(problem.signature.params.length)).text, problem.functionName, allTests(problem), 1));
+    const outcomes = await pool.evaluateBatch(jobs);
+    const failing = outcomes.map((outcome, i) => testsPassed(outcome, allTests(made[i].problem)).every(Boolean) ? null : made[i].problem.functionName).filter(Boolean);
+    expect(failing).toEqual([]);
+  });
+});
+
+describe('the functions task on the one loop', () => {
+  it('scores every sample of an untrained policy: each one prints, runs and is judged', async () => {
+    const loop = await createTrainingLoop(config, functionsTask(config), problems, { pool });
+    try {
+      const result = await loop.step();
+      expect(result.samples).toHaveLength(8);
+      for (const sample of result.samples) {
+        if (sample.program) expect(sample.program.startsWith('function ')).toBe(true);
+        expect(['ok', 'timeout', 'oom', 'output_invalid', 'stack_overflow']).toContain(sample.outcome);
+        expect(sample.detail).toMatch(/^\d+\/\d+ tests$/);
+      }
+      expect(result.metrics.outcome_compile_error).toBe(0); // the grammar only writes programs that parse
+      for (const key of ['tests_passed', 'reward/correctness', 'policy_loss', 'accuracy']) expect(Number.isFinite(result.metrics[key])).toBe(true);
+    } finally {
+      loop.dispose();
+    }
+  });
+
+  it('trains a few steps with each reward type, and evaluates per problem', async () => {
+    for (const rewardType of ['test_cases', 'code_quality', 'sparse', 'curriculum'] as const) {
+      const runner = await createFunctionsRunner({ ...config, functions: { ...config.functions, rewardType } }, problems, { pool });
+      try {
+        for (let i = 0; i < 2; i++) expect((await runner.step()).skipped).toBe(false);
+        const result = await runner.evaluate(problems.slice(0, 3), { k: 2 });
+        expect(result.n).toBe(3);
+        expect(result.per_problem.map((row) => row.function_name)).toEqual(problems.slice(0, 3).map((p) => p.functionName));
+        expect(result.solved).toBeGreaterThanOrEqual(0);
+      } finally {
+        runner.dispose();
+      }
+    }
+  });
+
+  it('the curriculum samples the easiest problems first and widens when a step succeeds', async () => {
+    // Two problems any function passes (the same output whatever the input) make success certain.
+    const trivial = parseFunctionProblem({ function_name: 't', docstring: 'T.', test_cases: [[1, 1], [2, 1]], starter_code: '' });
+    const easy = Array.from({ length: 5 }, () => ({ ...trivial, difficulty: 1 }));
+    const hard = problems.slice(0, 15).map((p) => ({ ...p, difficulty: 50 }));
+    const curriculum: LabConfig = { ...config, functions: { ...config.functions, rewardType: 'curriculum', curriculumStart: 0.25, curriculumWiden: 0 } };
+    const loop = await createTrainingLoop(curriculum, functionsTask(curriculum), [...hard, ...easy], { pool });
+    try {
+      const first = await loop.step();
+      expect(first.samples.every((s) => s.label?.startsWith('t:'))).toBe(true); // the 5 easiest form the first pool
+      expect(first.metrics.curriculum_pool).toBe(7); // widened by a tenth of 20 after a step at success >= 0
+    } finally {
+      loop.dispose();
+    }
+  });
+
+  it('keeps sandbox failures (infra_error) out of the update and counts them apart', async () => {
+    const broken: SandboxPool = {
+      ...pool,
+      evaluateBatch: async (jobs) => jobs.map(() => ({ kind: 'infra_error' as const, message: 'worker died', elapsedMs: 0 })),
+    } as SandboxPool;
+    const logs: string[] = [];
+    const loop = await createTrainingLoop(config, functionsTask(config), problems, { pool: broken, onLog: (line) => logs.push(line) });
+    try {
+      const result = await loop.step();
+      const complete = result.samples.filter((s) => s.program).length;
+      expect(result.metrics.outcome_infra_error).toBe(complete);
+      if (complete === result.samples.length) expect(result.skipped).toBe(true); // nothing left to learn from
+      expect(logs.some((line) => /kept out of the update/.test(line))).toBe(complete > 0);
+    } finally {
+      loop.dispose();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The test harness of the functions task: one sandbox job runs a program's function on every
+ * test input and reports each result, and the host decides what passed.
+ *
+ * Inside QuickJS the prelude's `__runTests(f, inputs)` calls f once per test on a fresh copy
+ * of the arguments (a function that sorts its list in place cannot spoil the next test),
+ * catches what a call throws, and encodes each result as integers, since the sandbox's output
+ * is an integer list:
+ *   int n -> [0, n]; bool b -> [1, 0|1]; list -> [2, length, ...items]; threw -> [3];
+ *   anything else (a string, NaN, a float, undefined, an object) -> [4].
+ * The encoder is made when the prelude runs, before any program, and reads values with the
+ * builtins it captured then. Comparison with the expected values happens on the host
+ * (`decodeResults`, `testsPassed`), so a program cannot declare itself right. A program that
+ * loops or exhausts memory fails the whole job (timeout, oom): every test counts as failed.
+ */
+import type { SandboxJob, SandboxOutcome } from '../sandbox/outcome';
+import type { Value } from './language';
+import type { TestCase } from './problems';
+
+export const functionsPrelude = `
+var __runTests = (function () {
+  var isArray = Array.isArray, isSafe = Number.isSafeInteger, parse = JSON.parse, apply = Function.prototype.apply;
+  function enc(v, out, depth) {
+    if (typeof v === 'boolean') { out.push(1, v ? 1 : 0); return; }
+    if (typeof v === 'number') { if (isSafe(v)) out.push(0, v === 0 ? 0 : v); else out.push(4); return; }
+    if (depth === 0 && isArray(v)) {
+      var n = v.length;
+      if (!(n <= 4096)) { out.push(4); return; }
+      out.push(2, n);
+      for (var i = 0; i < n; i++) enc(v[i], out, 1);
+      return;
+    }
+    out.push(4);
+  }
+  return function (f, inputs) {
+    var out = [];
+    for (var t = 0; t < inputs.length; t++) {
+      var start = out.length;
+      try { enc(apply.call(f, null, parse(inputs[t])), out, 0); } catch (e) { out.length = start; out.push(3); }
+    }
+    return out;
+  };
+})();
+`;
+
+/** The sandbox job that runs `functionText` (a declaration of `name`) on each test's arguments. */
+export function testJob(functionText: string, name: string, tests: readonly TestCase[], seed: number): SandboxJob {
+  const inputs = JSON.stringify(tests.map((test) => JSON.stringify(test.args)));
+  return { source: `${functionText}\noutput = __runTests(${name}, ${inputs});`, seed, prelude: 'functions' };
+}
+
+/** What one call returned: a value, a throw, or something that is not a value of the task. */
+export type TestResult = { kind: 'value'; value: Value } | { kind: 'threw' } | { kind: 'invalid' };
+
+/** Decodes the harness's integer list into one result per test; null when it is malformed. */
+export function decodeResults(output: readonly number[], tests: number): TestResult[] | null {
+  const results: TestResult[] = [];
+  let at = 0;
+  const scalar = (): Value | null => {
+    const tag = output[at++];
+    if (tag === 0 && at < output.length) return output[at++];
+    if (tag === 1 && at < output.length) return output[at++] === 1;
+    if (tag === 4) return null;
+    throw new Error('malformed');
+  };
+  try {
+    while (results.length < tests) {
+      if (at >= output.length) return null;
+      const tag = output[at];
+      if (tag === 3) {
+        at++;
+        results.push({ kind: 'threw' });
+      } else if (tag === 2) {
+        const n = output[at + 1];
+        at += 2;
+        const items: Value[] = [];
+        let valid = true;
+        for (let i = 0; i < n; i++) {
+          const item = scalar();
+          if (item === null) valid = false;
+          else items.push(item);
+        }
+        results.push(valid ? { kind: 'value', value: items } : { kind: 'invalid' });
+      } else {
+        const value = scalar();
+        results.push(value === null ? { kind: 'invalid' } : { kind: 'value', value });
+      }
+    }
+  } catch {
+    return null;
+  }
+  return at === output.length ? results : null;
+}
+
+export function sameValue(a: Value, b: Value): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameValue(item, (b as Value[])[i]));
+  }
+  return a === b;
+}
+
+/** Per test, whether the program passed it; all false when the job itself failed. */
+export function testsPassed(outcome: SandboxOutcome, tests: readonly TestCase[]): boolean[] {
+  if (outcome.kind !== 'ok' || !outcome.output) return tests.map(() => false);
+  const results = decodeResults(outcome.output, tests.length);
+  if (!results) return tests.map(() => false);
+  return results.map((result, i) => result.kind === 'value' && sameValue(result.value, tests[i].expected));
+}

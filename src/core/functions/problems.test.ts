@@ -1,0 +1,67 @@
+/** Problems in the seed's format: how test inputs become argument lists, types, and per-problem errors. */
+import { describe, expect, it } from 'vitest';
+import { parseFunctionProblem, parseProblemsText, problemToJson, starterParameters } from './problems';
+
+const base = { function_name: 'f', docstring: 'Do it.', starter_code: '' };
+
+describe('parseFunctionProblem', () => {
+  it('reads an array input as the argument list and anything else as the single argument', () => {
+    const add = parseFunctionProblem({ ...base, test_cases: [[[2, 3], 5], [[0, 0], 0]] });
+    expect(add.tests[0]).toEqual({ args: [2, 3], expected: 5 });
+    expect(add.signature).toEqual({ params: ['int', 'int'], ret: 'int' });
+    const fib = parseFunctionProblem({ ...base, test_cases: [[10, 55]] });
+    expect(fib.tests[0]).toEqual({ args: [10], expected: 55 });
+    const sum = parseFunctionProblem({ ...base, test_cases: [[[[1, 2, 3]], 6], [[[]], 0]] });
+    expect(sum.tests[0]).toEqual({ args: [[1, 2, 3]], expected: 6 });
+    expect(sum.signature).toEqual({ params: ['list'], ret: 'int' });
+    const even = parseFunctionProblem({ ...base, test_cases: [[4, true], [3, false]], hidden_test_cases: [[0, true]] });
+    expect(even.signature.ret).toBe('bool');
+    expect(even.hiddenTests).toEqual([{ args: [0], expected: true }]);
+  });
+
+  it('takes argument names from "parameters" or the starter code', () => {
+    expect(starterParameters('def add_numbers(a, b):\n    pass')).toEqual(['a', 'b']);
+    expect(starterParameters('function f(xs: number[], k = 2) {}')).toEqual(['xs', 'k']);
+    expect(parseFunctionProblem({ ...base, starter_code: 'def f(numbers):', test_cases: [[[[1]], 1]] }).parameters).toEqual(['numbers']);
+    expect(parseFunctionProblem({ ...base, parameters: ['x', 'y'], test_cases: [[[1, 2], 3]] }).parameters).toEqual(['x', 'y']);
+    expect(() => parseFunctionProblem({ ...base, parameters: ['x'], test_cases: [[[1, 2], 3]] })).toThrow(/names 1 arguments, the tests pass 2/);
+  });
+
+  it('says what is wrong and where', () => {
+    expect(() => parseFunctionProblem({ docstring: 'x', test_cases: [[1, 1]] })).toThrow(/missing field "function_name"/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [] })).toThrow(/"test_cases" is empty/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [[1.5, 1]] })).toThrow(/"test_cases"\[0\] argument 1: 1.5 is not an integer/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [['a', 1]] })).toThrow(/got string/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [[[1, 2], 3], [5, 5]] })).toThrow(/test 2 has 1 arguments, the first has 2/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [[1, 2], [2, true]] })).toThrow(/the output has different types/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [[[[1, true]], 1]] })).toThrow(/mixes integers and booleans/);
+    expect(() => parseFunctionProblem({ ...base, function_name: 'a b', test_cases: [[1, 1]] })).toThrow(/not an identifier/);
+    expect(() => parseFunctionProblem([1])).toThrow(/got an array/);
+  });
+
+  it('ignores __proto__ and unknown keys', () => {
+    const problem = parseFunctionProblem(JSON.parse('{"function_name":"f","docstring":"d","test_cases":[[1,1]],"__proto__":{"polluted":1},"extra":2}'));
+    expect((problem as unknown as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('parseProblemsText', () => {
+  it('reads a JSON array (the seed) and JSONL, reporting bad problems by position and keeping the rest', () => {
+    const good = { ...base, test_cases: [[1, 2]] };
+    const array = parseProblemsText(JSON.stringify([good, { ...base }, good]));
+    expect(array.problems).toHaveLength(2);
+    expect(array.errors).toEqual([{ index: 2, where: 'item', reason: 'missing field "test_cases"' }]);
+    const jsonl = parseProblemsText(`\uFEFF${JSON.stringify(good)}\r\n\n{not json\n${JSON.stringify(good)}`);
+    expect(jsonl.problems).toHaveLength(2);
+    expect(jsonl.errors.map((e) => [e.index, e.where])).toEqual([[3, 'line']]);
+    expect(() => parseProblemsText('[1, 2')).toThrow(/not valid JSON/);
+  });
+
+  it('writes a problem back in the seed format that reads the same', () => {
+    const problem = parseFunctionProblem({ ...base, test_cases: [[[[1, 2]], 3], [[[5]], 5]], hidden_test_cases: [[[[0]], 0]] });
+    expect(parseFunctionProblem(problemToJson(problem))).toEqual(problem);
+    const scalar = parseFunctionProblem({ ...base, test_cases: [[7, 8]] });
+    expect(problemToJson(scalar).test_cases).toEqual([[7, 8]]);
+  });
+});

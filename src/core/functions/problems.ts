@@ -1,0 +1,203 @@
+/**
+ * Problems of the functions task in the DQN code-generation seed's format:
+ * `{function_name, docstring, test_cases, starter_code}`, with optional `parameters` (argument
+ * names) and `hidden_test_cases` (scored, never shown to the policy). A test case is
+ * `[input, output]`: an input that is an array is the argument list (`[[2, 3], 5]` calls
+ * f(2, 3); `[[[1, 2, 3]], 6]` calls f([1, 2, 3])), any other input is the single argument
+ * (`[10, 55]` calls f(10)). Values are integers, booleans and lists of them.
+ *
+ * A file is a JSON array of problems (the seed's training_problems.json) or JSONL, one problem
+ * a line. A bad problem is reported with where it is and why, and the others load. Only known
+ * fields are read, so `__proto__` or `constructor` keys change nothing.
+ */
+import type { Signature } from './grammar';
+import { MAX_PARAMS, type Value, type ValueType } from './language';
+
+export interface TestCase {
+  args: Value[];
+  expected: Value;
+}
+
+export interface FunctionProblem {
+  functionName: string;
+  docstring: string;
+  /** Shown tests: in the prompt, and the ones best-of-k chooses by. */
+  tests: TestCase[];
+  /** Scored, never shown. */
+  hiddenTests: TestCase[];
+  starterCode: string;
+  /** Argument names (given, or read from the starter code's `def f(a, b):` / `function f(a, b)`). */
+  parameters?: string[];
+  signature: Signature;
+  /** Difficulty for the curriculum (generated problems carry their program's size). */
+  difficulty?: number;
+}
+
+export const MAX_TESTS = 64;
+export const MAX_LIST_VALUES = 64;
+const MAX_TEXT = 4096;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const own = (value: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined);
+
+/** A clean value and its type, or an error naming where it is. */
+function checkValue(value: unknown, where: string): { value: Value; type: ValueType | 'emptylist' } {
+  if (typeof value === 'boolean') return { value, type: 'bool' };
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`${where}: ${value} is not an integer (safe range)`);
+    return { value: value === 0 ? 0 : value, type: 'int' };
+  }
+  if (Array.isArray(value)) {
+    if (value.length > MAX_LIST_VALUES) throw new Error(`${where}: a list of ${value.length} values, more than ${MAX_LIST_VALUES}`);
+    if (value.length === 0) return { value: [], type: 'emptylist' };
+    const items = value.map((item, i) => {
+      if (typeof item === 'boolean') return { value: item, type: 'bool' as const };
+      if (typeof item === 'number') return checkValue(item, `${where}[${i}]`);
+      throw new Error(`${where}[${i}]: lists hold integers or booleans, got ${Array.isArray(item) ? 'a list' : typeof item}`);
+    });
+    const types = new Set(items.map((item) => item.type));
+    if (types.size > 1) throw new Error(`${where}: a list mixes integers and booleans`);
+    return { value: items.map((item) => item.value), type: types.has('bool') ? 'blist' : 'list' };
+  }
+  throw new Error(`${where}: values are integers, booleans or lists of them, got ${value === null ? 'null' : typeof value}`);
+}
+
+/** One type from the types seen at one place across tests (an empty list fits either list type). */
+function unify(types: (ValueType | 'emptylist')[], where: string): ValueType {
+  const known = new Set(types.filter((t) => t !== 'emptylist'));
+  if (known.size > 1) throw new Error(`${where} has different types across tests (${[...known].join(', ')})`);
+  const [type] = known;
+  if (type === undefined) return 'list'; // only empty lists
+  if (types.includes('emptylist') && type !== 'list' && type !== 'blist') throw new Error(`${where} is an empty list in one test and ${type} in another`);
+  return type;
+}
+
+function parseTests(value: unknown, field: string): { cases: TestCase[]; argTypes: (ValueType | 'emptylist')[][]; outTypes: (ValueType | 'emptylist')[] } {
+  if (!Array.isArray(value)) throw new Error(`"${field}" must be a list of [input, output] pairs`);
+  if (value.length > MAX_TESTS) throw new Error(`"${field}" has ${value.length} tests, more than ${MAX_TESTS}`);
+  const cases: TestCase[] = [];
+  const argTypes: (ValueType | 'emptylist')[][] = [];
+  const outTypes: (ValueType | 'emptylist')[] = [];
+  value.forEach((test, t) => {
+    const where = `"${field}"[${t}]`;
+    if (!Array.isArray(test) || test.length !== 2) throw new Error(`${where} must be [input, output]`);
+    const [input, output] = test;
+    const rawArgs = Array.isArray(input) ? input : [input];
+    if (rawArgs.length > MAX_PARAMS) throw new Error(`${where}: ${rawArgs.length} arguments, at most ${MAX_PARAMS} (a single list argument is written [[[1, 2, 3]], 6])`);
+    const args = rawArgs.map((arg, i) => checkValue(arg, `${where} argument ${i + 1}`));
+    const out = checkValue(output, `${where} output`);
+    cases.push({ args: args.map((a) => a.value), expected: out.value });
+    argTypes.push(args.map((a) => a.type));
+    outTypes.push(out.type);
+  });
+  return { cases, argTypes, outTypes };
+}
+
+/** Argument names from starter code such as `def add(a, b):` or `function add(a, b) {`. */
+export function starterParameters(starter: string): string[] | undefined {
+  const match = /(?:def|function)\s+[A-Za-z_$][\w$]*\s*\(([^)]*)\)/.exec(starter);
+  if (!match) return undefined;
+  const names = match[1].split(',').map((p) => p.split(/[:=]/)[0].trim()).filter(Boolean);
+  return names.length ? names : undefined;
+}
+
+function text(value: Record<string, unknown>, key: string, required: boolean): string {
+  const v = own(value, key);
+  if (v === undefined || v === null) {
+    if (required) throw new Error(`missing field "${key}"`);
+    return '';
+  }
+  if (typeof v !== 'string') throw new Error(`"${key}" must be a string, got ${typeof v}`);
+  if (v.length > MAX_TEXT) throw new Error(`"${key}" is longer than ${MAX_TEXT} characters`);
+  return v;
+}
+
+/** Validates one problem; throws a reason that names the field. */
+export function parseFunctionProblem(value: unknown): FunctionProblem {
+  if (!isPlainObject(value)) throw new Error(`expected a problem object {"function_name", "docstring", "test_cases", ...}, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  const functionName = text(value, 'function_name', true);
+  if (!/^[A-Za-z_$][\w$]{0,63}$/.test(functionName)) throw new Error(`"function_name" ${JSON.stringify(functionName.slice(0, 40))} is not an identifier`);
+  const docstring = text(value, 'docstring', true);
+  const starterCode = text(value, 'starter_code', false);
+  if (own(value, 'test_cases') === undefined) throw new Error('missing field "test_cases"');
+  const shown = parseTests(own(value, 'test_cases'), 'test_cases');
+  if (shown.cases.length === 0) throw new Error('"test_cases" is empty');
+  const hidden = own(value, 'hidden_test_cases') === undefined ? { cases: [], argTypes: [], outTypes: [] } : parseTests(own(value, 'hidden_test_cases'), 'hidden_test_cases');
+  const all = [...shown.argTypes, ...hidden.argTypes];
+  const arity = all[0].length;
+  const odd = all.findIndex((types) => types.length !== arity);
+  if (odd >= 0) throw new Error(`test ${odd + 1} has ${all[odd].length} arguments, the first has ${arity} (a single list argument is written [[[1, 2, 3]], 6])`);
+  const params = Array.from({ length: arity }, (_, k) => unify(all.map((types) => types[k]), `argument ${k + 1}`));
+  const ret = unify([...shown.outTypes, ...hidden.outTypes], 'the output');
+  let parameters: string[] | undefined;
+  const given = own(value, 'parameters');
+  if (given !== undefined) {
+    if (!Array.isArray(given) || !given.every((p) => typeof p === 'string')) throw new Error('"parameters" must be a list of names');
+    if (given.length !== arity) throw new Error(`"parameters" names ${given.length} arguments, the tests pass ${arity}`);
+    parameters = given as string[];
+  } else {
+    const fromStarter = starterParameters(starterCode);
+    if (fromStarter?.length === arity) parameters = fromStarter;
+  }
+  const problem: FunctionProblem = { functionName, docstring, tests: shown.cases, hiddenTests: hidden.cases, starterCode, signature: { params, ret } };
+  if (parameters) problem.parameters = parameters;
+  const difficulty = own(value, 'difficulty');
+  if (typeof difficulty === 'number' && Number.isFinite(difficulty)) problem.difficulty = difficulty;
+  return problem;
+}
+
+export interface ProblemError {
+  /** 1-based: the line of a JSONL file, or the position in a JSON array. */
+  index: number;
+  where: 'line' | 'item';
+  reason: string;
+}
+
+/**
+ * Problems from a file's text: a JSON array (the seed's format) when it starts with `[`,
+ * else JSONL. Bad problems are reported and skipped.
+ */
+export function parseProblemsText(text: string): { problems: FunctionProblem[]; errors: ProblemError[] } {
+  const body = text.replace(/^\uFEFF/, '');
+  const problems: FunctionProblem[] = [];
+  const errors: ProblemError[] = [];
+  if (body.trimStart().startsWith('[')) {
+    let items: unknown;
+    try {
+      items = JSON.parse(body);
+    } catch (error) {
+      throw new Error(`not valid JSON: ${(error as Error).message}`);
+    }
+    (items as unknown[]).forEach((item, i) => {
+      try {
+        problems.push(parseFunctionProblem(item));
+      } catch (error) {
+        errors.push({ index: i + 1, where: 'item', reason: (error as Error).message });
+      }
+    });
+    return { problems, errors };
+  }
+  body.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      problems.push(parseFunctionProblem(JSON.parse(line)));
+    } catch (error) {
+      errors.push({ index: i + 1, where: 'line', reason: (error as Error).message });
+    }
+  });
+  return { problems, errors };
+}
+
+/** A problem back in the seed's format (for generated files). */
+export function problemToJson(problem: FunctionProblem): Record<string, unknown> {
+  const test = (t: TestCase) => [t.args.length === 1 && !Array.isArray(t.args[0]) ? t.args[0] : t.args, t.expected];
+  return {
+    function_name: problem.functionName,
+    docstring: problem.docstring,
+    test_cases: problem.tests.map(test),
+    ...(problem.hiddenTests.length ? { hidden_test_cases: problem.hiddenTests.map(test) } : {}),
+    starter_code: problem.starterCode,
+    ...(problem.parameters ? { parameters: problem.parameters } : {}),
+    ...(problem.difficulty !== undefined ? { difficulty: problem.difficulty } : {}),
+  };
+}
