@@ -6,9 +6,12 @@
  * lab; no benchmark's data is used. Tests are the references run on seeded random lists.
  *
  *   npx tsx scripts/functionsHeldout.ts > datasets/functions/heldout.jsonl
+ *   npx tsx scripts/functionsHeldout.ts --dev > datasets/functions/dev.jsonl
  *
- * The file is for reporting only: nothing trains on it, and settings are tuned on the
- * generator's validation file (datasets/functions/validation.jsonl), never on this one.
+ * The held-out file is for reporting only: nothing trains on it and nothing is tuned on it.
+ * `--dev` writes 20 other hand-written problems of the same kind (dev.jsonl), the set the
+ * recipe's settings are chosen on; the generator's validation file is too like its training
+ * data to choose by.
  */
 import { Rng } from '../src/core/rng';
 
@@ -80,9 +83,34 @@ const specs: Spec[] = [
   { name: 'sorted_ascending', doc: 'Return the list sorted in increasing order.', ref: (xs) => [...xs].sort((a, b) => a - b) },
 ];
 
-const rng = new Rng(20261125);
+/** The dev set: other functions of the same kind, for choosing settings. */
+const devSpecs: Spec[] = [
+  { name: 'count_positives', doc: 'Return the number of positive elements.', ref: (xs) => xs.filter((x) => x > 0).length },
+  { name: 'sum_of_odds', doc: 'Return the sum of the odd numbers in the list.', ref: (xs) => sum(xs.filter((x) => !even(x))) },
+  { name: 'triple_all', doc: 'Multiply every element by 3.', ref: (xs) => xs.map((x) => 3 * x) },
+  { name: 'keep_evens', doc: 'Return only the even elements.', ref: (xs) => xs.filter(even) },
+  { name: 'first_element', doc: 'Return the first element of a non-empty list.', ref: (xs) => xs[0], min: 1 },
+  { name: 'count_equal_to_two', doc: 'Count how many elements equal 2.', ref: (xs) => xs.filter((x) => x === 2).length },
+  { name: 'reverse_list', doc: 'Return the elements in reverse order.', ref: (xs) => [...xs].reverse() },
+  { name: 'any_zero', doc: 'Return true if the list contains a zero.', ref: (xs) => xs.includes(0), draw: (rng) => (rng.chance(0.5) ? [0, ...list(rng)] : list(rng).filter((x) => x !== 0)) },
+  { name: 'square_all', doc: 'Return the square of every element.', ref: (xs) => xs.map((x) => x * x) },
+  { name: 'max_plus_one', doc: 'Return the largest element plus one.', ref: (xs) => Math.max(...xs) + 1, min: 1 },
+  { name: 'drop_two', doc: 'Return the list without its first two elements.', ref: (xs) => xs.slice(2) },
+  { name: 'sum_of_doubles', doc: 'Return twice the sum of the elements.', ref: (xs) => 2 * sum(xs) },
+  { name: 'positives_squared', doc: 'Square the positive numbers and drop the others.', ref: (xs) => xs.filter((x) => x > 0).map((x) => x * x) },
+  { name: 'count_above_mean_zero', doc: 'Count the elements that are at least 0.', ref: (xs) => xs.filter((x) => x >= 0).length },
+  { name: 'decrement_all', doc: 'Subtract one from each element.', ref: (xs) => xs.map((x) => x - 1) },
+  { name: 'min_times_two', doc: 'Return twice the smallest element.', ref: (xs) => 2 * Math.min(...xs), min: 1 },
+  { name: 'all_positive', doc: 'Return true if every element is positive.', ref: (xs) => xs.every((x) => x > 0), draw: (rng) => (rng.chance(0.5) ? list(rng).map((x) => Math.abs(x) + 1) : list(rng)) },
+  { name: 'take_three', doc: 'Return the first three elements.', ref: (xs) => xs.slice(0, 3) },
+  { name: 'sum_minus_length', doc: 'Return the sum of the elements minus the number of elements.', ref: (xs) => sum(xs) - xs.length },
+  { name: 'index_of_five', doc: 'Return the position of the first 5, or -1 if the list has none.', ref: (xs) => xs.indexOf(5) },
+];
+
+const dev = process.argv.includes('--dev');
+const rng = new Rng(dev ? 7070 : 20261125);
 const lines: string[] = [];
-for (const spec of specs) {
+for (const spec of dev ? devSpecs : specs) {
   const seen = new Set<string>();
   const cases: [number[][], unknown][] = [];
   const perOutput = new Map<string, number>();

@@ -182,6 +182,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       program: s.text,
       outcome: s.outcome === 'incomplete' ? 'output_invalid' : s.outcome,
       reward: s.reward,
+      correct: s.correct,
       ...task.sampleRecord(batch[i], s),
     }));
     if (metrics.outcome_infra_error > 0) deps.onLog?.(`step ${globalStep}: ${metrics.outcome_infra_error} sandbox failures (infra_error) kept out of the update`);

@@ -26,6 +26,8 @@ export interface SampleRecord {
   reward: number;
   /** Prior bits of the program (only meaningful when it is correct). */
   bits: number;
+  /** Solved, as the task judges it (every test passed); a Kolmogorov program is solved when its outcome is ok. */
+  correct?: boolean;
   /** What the item is, for tasks whose target is not a sequence (a problem's name and docstring). */
   label?: string;
   /** How the program did beyond its outcome ("3/5 tests"). */

@@ -102,7 +102,7 @@ export function recordSamples(samples: readonly SampleRecord[]): void {
     // Copied only when a sequence gets a shorter program: after a long run it holds thousands.
     let best = state.best;
     for (const sample of samples) {
-      if (sample.outcome !== 'ok') continue;
+      if (!(sample.correct ?? sample.outcome === 'ok')) continue;
       const known = best[sample.itemIndex];
       if (known && sample.bits >= known.bits) continue;
       if (best === state.best) best = { ...best };

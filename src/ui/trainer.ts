@@ -9,11 +9,19 @@ import { handleEvents, reportError, resetMetrics, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
 import sampleBadUrl from '../../datasets/sample-bad.jsonl?url';
+import functionsTrainUrl from '../../datasets/functions/train.jsonl?url';
+import functionsHeldoutUrl from '../../datasets/functions/heldout.jsonl?url';
+import seedTrainingUrl from '../../datasets/functions/training_problems.json?url';
+import seedEvaluationUrl from '../../datasets/functions/evaluation_problems.json?url';
 
 export const shippedDatasets = [
-  { name: 'train.jsonl', url: trainUrl, role: 'train' as const, doc: '10,000 synthetic sequences (generator seed 1)' },
-  { name: 'heldout.jsonl', url: heldoutUrl, role: 'heldout' as const, doc: '500 held-out sequences (seed 2), evaluation only' },
-  { name: 'sample-bad.jsonl', url: sampleBadUrl, role: 'train' as const, doc: 'a file with malformed lines, to see the error report' },
+  { name: 'train.jsonl', url: trainUrl, role: 'train' as const, task: 'kolmogorov', doc: '10,000 synthetic sequences (generator seed 1)' },
+  { name: 'heldout.jsonl', url: heldoutUrl, role: 'heldout' as const, task: 'kolmogorov', doc: '500 held-out sequences (seed 2), evaluation only' },
+  { name: 'sample-bad.jsonl', url: sampleBadUrl, role: 'train' as const, task: 'kolmogorov', doc: 'a file with malformed lines, to see the error report' },
+  { name: 'functions/train.jsonl', url: functionsTrainUrl, role: 'train' as const, task: 'functions', doc: '4,000 generated function problems (seed 1)' },
+  { name: 'functions/heldout.jsonl', url: functionsHeldoutUrl, role: 'heldout' as const, task: 'functions', doc: '40 hand-written list functions, 5 shown + 10 hidden tests, evaluation only' },
+  { name: 'functions/training_problems.json', url: seedTrainingUrl, role: 'train' as const, task: 'functions', doc: "the DQN seed's 8 training problems" },
+  { name: 'functions/evaluation_problems.json', url: seedEvaluationUrl, role: 'heldout' as const, task: 'functions', doc: "the DQN seed's 3 evaluation problems" },
 ];
 
 let api: Comlink.Remote<TrainerApi> | null = null;
@@ -37,21 +45,35 @@ export async function attempt<T>(label: string, action: () => Promise<T>): Promi
   }
 }
 
-export async function loadDatasetFile(role: 'train' | 'heldout', name: string, file: Blob): Promise<void> {
+/** Loads a dataset file; a training file re-creates the run (`reconfigure`), with the functions task when it holds problems. */
+export async function loadDatasetFile(role: 'train' | 'heldout', name: string, file: Blob, reconfigure = true): Promise<void> {
   const summary = await attempt(`loading ${name}`, () => trainer().loadDataset(role, name, file));
   if (!summary) return;
   useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: summary } }));
-  if (role === 'train') await configure(useLab.getState().config);
+  if (role !== 'train' || !reconfigure) return;
+  const { config } = useLab.getState();
+  const task = summary.kind === 'problems' ? 'functions' : config.task.name === 'functions' ? 'kolmogorov' : config.task.name;
+  await configure(task === config.task.name ? config : { ...config, task: { ...config.task, name: task } });
 }
 
-export async function loadShipped(name: string): Promise<void> {
+export async function loadShipped(name: string, reconfigure = true): Promise<void> {
   const entry = shippedDatasets.find((d) => d.name === name);
   if (!entry) return;
   const response = await fetch(entry.url);
-  await loadDatasetFile(entry.role, entry.name, await response.blob());
+  await loadDatasetFile(entry.role, entry.name, await response.blob(), reconfigure);
 }
 
+/**
+ * A new run with `config`. The functions task trains on problems: when the loaded files are
+ * sequences, the shipped problem files are loaded first (and the shipped functions policy as a
+ * warm start, when the server has one), so picking the task and pressing Train just works.
+ */
 export async function configure(config: LabConfig): Promise<void> {
+  const { datasets } = useLab.getState();
+  if (config.task.name === 'functions') {
+    if (datasets.heldout?.kind !== 'problems') await loadShipped('functions/heldout.jsonl', false);
+    if (datasets.train?.kind !== 'problems') await loadShipped('functions/train.jsonl', false);
+  }
   useLab.setState({ config });
   resetMetrics();
   await attempt('configuring the run', () => trainer().configure(config));
@@ -105,7 +127,8 @@ export async function startLab(config: LabConfig, fromLink = false): Promise<voi
   useLab.setState({ config });
   const backend = await attempt('starting tfjs', () => trainer().init(Comlink.proxy(handleEvents)));
   if (backend) useLab.setState({ backend });
-  await loadShipped('heldout.jsonl');
-  await loadShipped('train.jsonl');
+  const functions = config.task.name === 'functions';
+  await loadShipped(functions ? 'functions/heldout.jsonl' : 'heldout.jsonl');
+  await loadShipped(functions ? 'functions/train.jsonl' : 'train.jsonl');
   if (backend) await loadDefaultCheckpoint(fromLink);
 }

@@ -7,6 +7,7 @@ import type { LabConfig } from '../core/config';
 import type { KolmogorovRecord } from '../core/data/records';
 import type { JsonlError } from '../core/data/jsonl';
 import type { KtMetrics, MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
+import type { ProblemResult } from '../core/functions/evaluate';
 
 export interface BackendInfo {
   backend: string;
@@ -16,9 +17,21 @@ export interface BackendInfo {
   notes?: string[];
 }
 
+/** A problem of the functions task as the page previews it. */
+export interface ProblemPreview {
+  functionName: string;
+  docstring: string;
+  signature: string;
+  tests: number;
+  hiddenTests: number;
+}
+
 export interface DatasetSummary {
   name: string;
   role: 'train' | 'heldout';
+  /** Sequences (Kolmogorov JSONL) or problems (the functions task's JSON array or JSONL). */
+  kind: 'sequences' | 'problems';
+  problemPreview?: ProblemPreview[];
   records: number;
   errorCount: number;
   errors: JsonlError[];
@@ -37,6 +50,8 @@ export interface EvaluationRow extends KtMetrics {
   k: number;
   /** Digit tasks: share of answers in the `[ANSWER] n` tag (their KT fields are NaN). */
   formatCompliance?: number;
+  /** Functions task: pass@1 (greedy), the mean success rate of the k programs, and each problem's result (accuracy is the share solved). */
+  functions?: { passAt1: number; successRate: number; problems: ProblemResult[] };
 }
 
 /** Events the worker pushes to the page (batched, at most a few per second). */

@@ -18,7 +18,8 @@ import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/p
 import { repairSearch } from '../core/kolmogorov/repair';
 import { splitSearch } from '../core/kolmogorov/split';
 import { scheduledRate } from '../core/model/schedule';
-import { createRunner, preludes, type Runner } from '../core/runner';
+import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
+import { createFunctionsRunner, createRunner, preludes, type FunctionsRunner, type Runner } from '../core/runner';
 import type { MetricEvent, RunPhase } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { SandboxPool } from '../core/sandbox/pool';
@@ -61,8 +62,10 @@ function setPhase(next: RunPhase, message: string): void {
 }
 
 const data: { train: KolmogorovRecord[]; heldout: KolmogorovRecord[] } = { train: [], heldout: [] };
+/** The functions task's problems, loaded beside the sequences (a file's kind decides where it goes). */
+const problems: { train: FunctionProblem[]; heldout: FunctionProblem[] } = { train: [], heldout: [] };
 let config: LabConfig | null = null;
-let runner: Runner | null = null;
+let runner: Runner | FunctionsRunner | null = null;
 let pool: SandboxPool | null = null;
 /** The digit-task run when the configured task is sum_digits or reverse_digits (then there is no runner). */
 let digits: DigitSession | null = null;
@@ -87,10 +90,51 @@ function referenceRates(records: readonly KolmogorovRecord[]): { gzipRate?: numb
   return { gzipRate: gzipBits(text) / rawBits, lzmaRate: lzmaBits(text) / rawBits };
 }
 
-function requireRunner(): Runner {
-  if (digits) throw new Error(`${digits.task} trains with its own warm start (Train); Pretrain and checkpoints are for the kolmogorov task`);
+function requireRunner(): Runner | FunctionsRunner {
+  if (digits) throw new Error(`${digits.task} trains with its own warm start (Train); Pretrain and checkpoints are for the kolmogorov and functions tasks`);
   if (!runner) throw new Error('no run is configured yet: load a dataset first');
   return runner;
+}
+
+/** The Kolmogorov runner, for what only that task has in the page (its warm start from generated pairs, its searches). */
+function requireKolmogorov(): Runner {
+  const active = requireRunner();
+  if (config?.task.name !== 'kolmogorov') throw new Error(`the page pretrains the kolmogorov task only (this run: ${config?.task.name}); the functions warm start is \`npm run pretrain -- --task functions\``);
+  return active as Runner;
+}
+
+/** Largest problems file the page reads (a JSON array is parsed whole). */
+const MAX_PROBLEMS_BYTES = 64 << 20;
+
+/** Whether a file holds function problems: the seed's field name in its first 4 KB. */
+async function holdsProblems(file: Blob): Promise<boolean> {
+  return (await file.slice(0, 4096).text()).includes('"function_name"');
+}
+
+async function loadProblems(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary> {
+  if (file.size > MAX_PROBLEMS_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_PROBLEMS_BYTES} a problems file may have`);
+  const { problems: loaded, errors } = parseProblemsText(await file.text());
+  problems[role] = loaded;
+  const summary = `${loaded.length} problems loaded${errors.length ? `, ${errors.length} rejected` : ''}`;
+  return {
+    name,
+    role,
+    kind: 'problems',
+    records: loaded.length,
+    errorCount: errors.length,
+    errors: errors.slice(0, 200).map((error) => ({ line: error.index, byteOffset: 0, reason: `${error.where} ${error.index}: ${error.reason}`, snippet: '' })),
+    preview: [],
+    problemPreview: loaded.slice(0, 10).map((p) => ({
+      functionName: p.functionName,
+      docstring: p.docstring,
+      signature: `(${p.signature.params.join(', ')}) -> ${p.signature.ret}`,
+      tests: p.tests.length,
+      hiddenTests: p.hiddenTests.length,
+    })),
+    lines: loaded.length + errors.length,
+    bytes: file.size,
+    summary,
+  };
 }
 
 /** The supervised warm start in progress (also while paused), as `npm run pretrain` runs it. */
@@ -133,7 +177,8 @@ async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<vo
   const created = platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
   pool = created;
   config = next;
-  runner = await createRunner(next, data, { pool: created, initFrom, onLog: (text) => send({ type: 'error', message: text }) });
+  const deps = { pool: created, initFrom, onLog: (text: string) => send({ type: 'error', message: text }) };
+  runner = next.task.name === 'functions' ? await createFunctionsRunner(next, problems.train, deps) : await createRunner(next, data, deps);
   wallStart = performance.now();
   wallOffset = 0;
 }
@@ -166,7 +211,7 @@ async function trainLoop(): Promise<void> {
   }
 }
 
-function startPretraining(active: Runner, options: PretrainOptions): Pretraining {
+function startPretraining(active: Runner | FunctionsRunner, options: PretrainOptions): Pretraining {
   const { model, task, algorithm, run } = active.config;
   if (task.name !== 'kolmogorov') throw new Error(`the page pretrains the kolmogorov task only (this run: ${task.name})`);
   for (const [name, value] of Object.entries(options)) {
@@ -183,7 +228,7 @@ function startPretraining(active: Runner, options: PretrainOptions): Pretraining
 
 /** One supervised update, and every evalEvery steps the held-out loss and greedy accuracy. */
 async function pretrainStep(state: Pretraining): Promise<void> {
-  const active = requireRunner();
+  const active = requireKolmogorov();
   const { steps, evalEvery, evalLimit } = state.options;
   const started = performance.now();
   const step = state.step + 1;
@@ -238,6 +283,34 @@ async function pretrainLoop(): Promise<void> {
   }
 }
 
+/** Held-out evaluation of the functions task: per problem, the first of k programs passing the shown tests, scored on all. */
+async function evaluateFunctionsRow(active: FunctionsRunner, limit: number, k: number): Promise<EvaluationRow> {
+  if (problems.heldout.length === 0) throw new Error('no held-out problems are loaded: drop a problems file as held-out, or pick a shipped one');
+  const previous = phase;
+  setPhase('evaluating', `evaluating on ${Math.min(limit, problems.heldout.length)} held-out problems`);
+  try {
+    const result = await active.evaluate(problems.heldout, { limit, k, onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }) });
+    const none = { '16': NaN, '32': NaN, '64': NaN, '128': NaN };
+    const row: EvaluationRow = {
+      label: `${k > 1 ? `best-of-${k}` : 'greedy'} @ step ${active.globalStep}`,
+      step: active.globalStep,
+      k,
+      n: result.n,
+      accuracy: result.solved,
+      accAtPrefix: none,
+      compressionRate: NaN,
+      precision: NaN,
+      gzipRate: NaN,
+      lzmaRate: NaN,
+      functions: { passAt1: result.pass_at_1, successRate: result.success_rate, problems: result.per_problem },
+    };
+    send({ type: 'evaluation', row });
+    return row;
+  } finally {
+    setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
+  }
+}
+
 export function createTrainerService(host: TrainerPlatform): TrainerApi {
   platform = host;
   const api: TrainerApi = {
@@ -251,6 +324,11 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   async loadDataset(role, name, file) {
     setPhase('loading', `parsing ${name}`);
+    if (await holdsProblems(file)) {
+      const summary = await loadProblems(role, name, file);
+      setPhase('idle', `${name}: ${summary.summary}`);
+      return summary;
+    }
     const result = await loadJsonl(file.stream(), parseKolmogorovRecord, {
       onProgress: (bytes) => send({ type: 'progress', task: `parsing ${name}`, done: bytes, total: file.size }),
     });
@@ -258,6 +336,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     const summary: DatasetSummary = {
       name,
       role,
+      kind: 'sequences',
       records: result.records.length,
       errorCount: result.errorCount,
       errors: result.errors.slice(0, 200),
@@ -282,7 +361,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   async train() {
     if (digits) return digits.train();
     requireRunner();
-    if (data.train.length === 0) throw new Error('the training set is empty: load a dataset with valid records');
+    const functions = config?.task.name === 'functions';
+    if ((functions ? problems.train : data.train).length === 0) {
+      throw new Error(functions ? 'no training problems are loaded: drop a problems file (JSON array or JSONL) or pick a shipped one' : 'the training set is empty: load a dataset with valid records');
+    }
     if (phase === 'training') return;
     if (pretraining) throw new Error('pretraining is in progress: let it finish or stop it first');
     wallStart = performance.now();
@@ -370,11 +452,12 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         }
       }
       const active = requireRunner();
+      if (config?.task.name === 'functions') return evaluateFunctionsRow(active as FunctionsRunner, limit, k);
       if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
       const previous = phase;
       setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
       try {
-        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await active.evaluate(data.heldout, {
+        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await (active as Runner).evaluate(data.heldout, {
           limit,
           k,
           ...(repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),

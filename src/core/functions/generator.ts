@@ -19,7 +19,7 @@ import { Undefined, parseProgram, runProgram } from './interpreter';
 import {
   EXPR0, SET0, STMT0, VALUE0, VAR0, expressions, statements, valueToken, variableNames, type Value, type ValueType,
 } from './language';
-import type { FunctionProblem, TestCase } from './problems';
+import { MAX_LIST_VALUES, type FunctionProblem, type TestCase } from './problems';
 import { signaturePrompt } from './program';
 
 /** Tokens from names: production and variable names, `SET0`..`SET3`, and integers as literals. */
@@ -48,51 +48,84 @@ interface Spec {
   inputs?: (rng: Rng) => Value[];
 }
 
-/** A predicate on x with its phrasings (as an adjective phrase after "numbers that are"). */
+/** A predicate on x with its phrasings: after "numbers that are", and as an adjective ("the even numbers") when it has one. */
 interface Predicate {
   body: (string | number)[];
   says: string[];
+  adjective?: string[];
 }
+
+const numberWords = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+/** A number as the docstring says it: digits, or (up to ten) a word, a third of the time. */
+let sayRng: Rng | null = null;
+const say = (n: number): string => (sayRng && n >= 0 && n <= 10 && sayRng.chance(1 / 3) ? numberWords[n] : String(n));
 
 function predicates(rng: Rng): Predicate {
   const k = rng.int(1, 9);
   const d = rng.int(2, 5);
   const options: Predicate[] = [
-    { body: ['EQ', 'MOD', 'X', 2, 0], says: ['even', 'divisible by 2'] },
-    { body: ['NE', 'MOD', 'X', 2, 0], says: ['odd', 'not divisible by 2'] },
-    { body: ['GT', 'X', 0], says: ['positive', 'greater than 0', 'above zero'] },
-    { body: ['LT', 'X', 0], says: ['negative', 'less than 0', 'below zero'] },
-    { body: ['GE', 'X', 0], says: ['non-negative', 'at least 0'] },
-    { body: ['GT', 'X', k], says: [`greater than ${k}`, `larger than ${k}`, `above ${k}`] },
-    { body: ['LT', 'X', k], says: [`less than ${k}`, `smaller than ${k}`, `below ${k}`] },
-    { body: ['EQ', 'X', k], says: [`equal to ${k}`] },
-    { body: ['NE', 'X', k], says: [`not equal to ${k}`, `different from ${k}`] },
-    { body: ['EQ', 'MOD', 'X', d, 0], says: [`divisible by ${d}`, `a multiple of ${d}`] },
-    { body: ['NE', 'X', 0], says: ['nonzero', 'not zero'] },
+    { body: ['EQ', 'MOD', 'X', 2, 0], says: ['even', 'divisible by 2'], adjective: ['even'] },
+    { body: ['NE', 'MOD', 'X', 2, 0], says: ['odd', 'not divisible by 2'], adjective: ['odd'] },
+    { body: ['GT', 'X', 0], says: ['positive', 'greater than 0', 'above zero'], adjective: ['positive'] },
+    { body: ['LT', 'X', 0], says: ['negative', 'less than 0', 'below zero'], adjective: ['negative'] },
+    { body: ['GE', 'X', 0], says: ['non-negative', 'at least 0', 'at least zero'], adjective: ['non-negative'] },
+    { body: ['LE', 'X', 0], says: ['at most 0', 'not positive'] },
+    { body: ['GT', 'X', k], says: [`greater than ${say(k)}`, `larger than ${say(k)}`, `above ${say(k)}`, `bigger than ${say(k)}`] },
+    { body: ['LT', 'X', k], says: [`less than ${say(k)}`, `smaller than ${say(k)}`, `below ${say(k)}`] },
+    { body: ['GE', 'X', k], says: [`at least ${say(k)}`, `greater than or equal to ${say(k)}`] },
+    { body: ['LE', 'X', k], says: [`at most ${say(k)}`, `less than or equal to ${say(k)}`] },
+    { body: ['EQ', 'X', k], says: [`equal to ${say(k)}`] },
+    { body: ['NE', 'X', k], says: [`not equal to ${say(k)}`, `different from ${say(k)}`] },
+    { body: ['EQ', 'MOD', 'X', d, 0], says: [`divisible by ${say(d)}`, `a multiple of ${say(d)}`] },
+    { body: ['NE', 'MOD', 'X', d, 0], says: [`not divisible by ${say(d)}`] },
+    { body: ['NE', 'X', 0], says: ['nonzero', 'not zero'], adjective: ['nonzero', 'non-zero'] },
   ];
   return rng.pick(options);
 }
 
-/** A map of x with its phrasings (what each element becomes). */
+/** A map of x with its phrasings: what each element becomes, and as an order ("Add 3 to each element."). */
 interface Mapping {
   body: (string | number)[];
   says: string[];
+  orders: string[];
 }
 
 function mappings(rng: Rng): Mapping {
   const k = rng.int(1, 9);
   const options: Mapping[] = [
-    { body: ['ADD', 'X', k], says: [`each element plus ${k}`, `every number increased by ${k}`, `${k} added to each element`] },
-    { body: ['SUB', 'X', k], says: [`each element minus ${k}`, `every number decreased by ${k}`] },
-    { body: ['MUL', 'X', k], says: [`each element multiplied by ${k}`, `every number times ${k}`] },
-    { body: ['MUL', 'X', 2], says: ['each element doubled', 'every number times 2'] },
-    { body: ['MUL', 'X', 'X'], says: ['the square of each element', 'each element squared', 'the squares of the numbers'] },
-    { body: ['ABS', 'X'], says: ['the absolute value of each element'] },
-    { body: ['NEG', 'X'], says: ['each element negated', 'the negative of each number'] },
-    { body: ['MOD', 'X', Math.max(2, k)], says: [`each element modulo ${Math.max(2, k)}`, `the remainder of each element divided by ${Math.max(2, k)}`] },
-    { body: ['DIV', 'X', 2], says: ['each element halved (rounded down)', 'half of each element rounded down'] },
+    { body: ['ADD', 'X', k], says: [`each element plus ${say(k)}`, `every number increased by ${say(k)}`, `${say(k)} added to each element`], orders: [`Add ${say(k)} to each element.`, `Increase every number by ${say(k)}.`, `Add ${say(k)} to every element of the list.`] },
+    { body: ['ADD', 'X', 1], says: ['each element plus one', 'every number incremented'], orders: ['Add one to each element.', 'Increment every element.'] },
+    { body: ['SUB', 'X', k], says: [`each element minus ${say(k)}`, `every number decreased by ${say(k)}`], orders: [`Subtract ${say(k)} from each element.`, `Decrease every number by ${say(k)}.`] },
+    { body: ['SUB', 'X', 1], says: ['each element minus one'], orders: ['Subtract one from each element.', 'Decrement every element.'] },
+    { body: ['MUL', 'X', k], says: [`each element multiplied by ${say(k)}`, `every number times ${say(k)}`], orders: [`Multiply each element by ${say(k)}.`, `Multiply every number by ${say(k)}.`] },
+    { body: ['MUL', 'X', 2], says: ['each element doubled', 'every number times 2', 'twice each element'], orders: ['Double each element.', 'Double every number.', 'Multiply every element by two.'] },
+    { body: ['MUL', 'X', 3], says: ['each element tripled', 'three times each element'], orders: ['Triple each element.', 'Multiply each number by three.'] },
+    { body: ['MUL', 'X', 'X'], says: ['the square of each element', 'each element squared', 'the squares of the numbers'], orders: ['Square each element.', 'Square every number.'] },
+    { body: ['MUL', 'MUL', 'X', 'X', 'X'], says: ['the cube of each element', 'each element cubed'], orders: ['Cube each element.'] },
+    { body: ['ABS', 'X'], says: ['the absolute value of each element'], orders: ['Take the absolute value of each element.'] },
+    { body: ['NEG', 'X'], says: ['each element negated', 'the negative of each number'], orders: ['Negate each element.', 'Flip the sign of every number.'] },
+    { body: ['MOD', 'X', Math.max(2, k)], says: [`each element modulo ${Math.max(2, k)}`, `the remainder of each element divided by ${say(Math.max(2, k))}`], orders: [`Replace each element by its remainder modulo ${Math.max(2, k)}.`] },
+    { body: ['DIV', 'X', 2], says: ['each element halved (rounded down)', 'half of each element rounded down'], orders: ['Halve each element, rounding down.', 'Divide every number by two, rounded down.'] },
   ];
   return rng.pick(options);
+}
+
+/** An integer computed from the list, with its noun phrase ("the sum of the elements"); `nonEmpty` when it needs one element. */
+interface Aggregate {
+  body: (string | number)[];
+  says: string[];
+  nonEmpty?: boolean;
+}
+
+function aggregates(rng: Rng): Aggregate {
+  return rng.pick<Aggregate>([
+    { body: ['REDUCE', 'P0', 0, 'ADD', 'ACC', 'X'], says: ['the sum of the elements', 'the total of the list', 'the sum of the numbers'] },
+    { body: ['MAXL', 'P0'], says: ['the largest element', 'the maximum', 'the greatest number'], nonEmpty: true },
+    { body: ['MINL', 'P0'], says: ['the smallest element', 'the minimum', 'the least number'], nonEmpty: true },
+    { body: ['LEN', 'P0'], says: ['the length of the list', 'the number of elements'] },
+    { body: ['AT', 'P0', 0], says: ['the first element'], nonEmpty: true },
+    { body: ['AT', 'P0', 'SUB', 'LEN', 'P0', 1], says: ['the last element'], nonEmpty: true },
+  ]);
 }
 
 const L: Signature = { params: ['list'], ret: 'int' };
@@ -101,18 +134,24 @@ const fill = (template: string, parts: Record<string, string>) => template.repla
 
 /** One family drawn at random, with its parameters and phrasings. */
 function family(rng: Rng): Spec {
+  sayRng = rng;
   const p = predicates(rng);
   const m = mappings(rng);
   const k = rng.int(1, 9);
   const pr = rng.pick(p.says);
   const mr = rng.pick(m.says);
-  const which = rng.int(0, 45);
+  const which = rng.int(0, 53);
+  const adj = p.adjective ? rng.pick(p.adjective) : null;
+  const a = aggregates(rng);
+  const b = aggregates(rng);
+  const ar = rng.pick(a.says);
+  const aInputs = a.nonEmpty || b.nonEmpty ? nonEmpty : undefined;
   switch (which) {
     case 0: return { name: 'sum_list', sig: L, body: ['RETURN', 'REDUCE', 'P0', 0, 'ADD', 'ACC', 'X'], docs: ['Return the sum of the numbers in the list.', 'Compute the total of all elements.', 'Add up all the values in the given list.', 'Return the sum of the list.'] };
     case 1: return { name: 'product_list', sig: L, body: ['RETURN', 'REDUCE', 'P0', 1, 'MUL', 'ACC', 'X'], docs: ['Return the product of the numbers in the list.', 'Multiply all elements together.', 'Compute the product of all the values.'] };
     case 2: return { name: 'count_elements', sig: L, body: ['RETURN', 'LEN', 'P0'], docs: ['Return the number of elements in the list.', 'Return the length of the list.', 'Count the items in the list.'] };
-    case 3: return { name: 'count_if', sig: L, body: ['RETURN', 'LEN', 'FILTER', 'P0', ...p.body], docs: [fill('Count the numbers that are {p}.', { p: pr }), fill('Return how many elements are {p}.', { p: pr }), fill('Return the number of {p} values in the list.', { p: pr })] };
-    case 4: return { name: 'sum_if', sig: L, body: ['RETURN', 'REDUCE', 'FILTER', 'P0', ...p.body, 0, 'ADD', 'ACC', 'X'], docs: [fill('Return the sum of the elements that are {p}.', { p: pr }), fill('Add up the numbers that are {p}.', { p: pr })] };
+    case 3: return { name: 'count_if', sig: L, body: ['RETURN', 'LEN', 'FILTER', 'P0', ...p.body], docs: [fill('Count the numbers that are {p}.', { p: pr }), fill('Return how many elements are {p}.', { p: pr }), ...(adj ? [`Count the ${adj} elements.`, `Return the number of ${adj} numbers.`] : [])] };
+    case 4: return { name: 'sum_if', sig: L, body: ['RETURN', 'REDUCE', 'FILTER', 'P0', ...p.body, 0, 'ADD', 'ACC', 'X'], docs: [fill('Return the sum of the elements that are {p}.', { p: pr }), fill('Add up the numbers that are {p}.', { p: pr }), ...(adj ? [`Return the sum of the ${adj} numbers.`, `Add up the ${adj} elements.`] : [])] };
     case 5: return { name: 'max_list', sig: L, body: ['RETURN', 'MAXL', 'P0'], docs: ['Return the largest number in the list.', 'Find the maximum element.', 'Return the greatest value in the list.'], inputs: nonEmpty };
     case 6: return { name: 'min_list', sig: L, body: ['RETURN', 'MINL', 'P0'], docs: ['Return the smallest number in the list.', 'Find the minimum element.', 'Return the least value in the list.'], inputs: nonEmpty };
     case 7: return { name: 'first_element', sig: L, body: ['RETURN', 'AT', 'P0', 0], docs: ['Return the first element of the list.', 'Get the first item.'], inputs: nonEmpty };
@@ -126,14 +165,14 @@ function family(rng: Rng): Spec {
     case 15: return { name: 'all_match', sig: sig(['list'], 'bool'), body: ['RETURN', 'EQ', 'LEN', 'FILTER', 'P0', ...p.body, 'LEN', 'P0'], docs: [fill('Return true if every element is {p}.', { p: pr }), fill('Check whether all numbers are {p}.', { p: pr })] };
     case 16: return { name: 'any_match', sig: sig(['list'], 'bool'), body: ['RETURN', 'GT', 'LEN', 'FILTER', 'P0', ...p.body, 0], docs: [fill('Return true if any element is {p}.', { p: pr }), fill('Check whether the list has a number that is {p}.', { p: pr })] };
     case 17: return { name: 'is_empty', sig: sig(['list'], 'bool'), body: ['RETURN', 'EQ', 'LEN', 'P0', 0], docs: ['Return true if the list is empty.', 'Check whether the list has no elements.'] };
-    case 18: case 19: return { name: 'map_list', sig: sig(['list'], 'list'), body: ['RETURN', 'MAP', 'P0', ...m.body], docs: [fill('Return a list of {m}.', { m: mr }), fill('Return the list with {m}.', { m: mr })] };
-    case 20: case 21: return { name: 'filter_list', sig: sig(['list'], 'list'), body: ['RETURN', 'FILTER', 'P0', ...p.body], docs: [fill('Return the elements that are {p}.', { p: pr }), fill('Keep only the numbers that are {p}.', { p: pr }), fill('Return a list of the {p} values, in order.', { p: pr })] };
+    case 18: case 19: return { name: 'map_list', sig: sig(['list'], 'list'), body: ['RETURN', 'MAP', 'P0', ...m.body], docs: [fill('Return a list of {m}.', { m: mr }), fill('Return the list with {m}.', { m: mr }), ...m.orders] };
+    case 20: case 21: return { name: 'filter_list', sig: sig(['list'], 'list'), body: ['RETURN', 'FILTER', 'P0', ...p.body], docs: [fill('Return the elements that are {p}.', { p: pr }), fill('Keep only the numbers that are {p}.', { p: pr }), fill('Remove the elements that are not {p}.', { p: pr }), ...(adj ? [`Return only the ${adj} elements.`, `Keep the ${adj} numbers.`, `Return the ${adj} values, in order.`] : [])] };
     case 22: return { name: 'sort_list', sig: sig(['list'], 'list'), body: ['RETURN', 'SORT', 'P0'], docs: ['Return the list sorted in ascending order.', 'Sort the numbers from smallest to largest.'] };
     case 23: return { name: 'sort_desc', sig: sig(['list'], 'list'), body: ['RETURN', 'REVERSE', 'SORT', 'P0'], docs: ['Return the list sorted in descending order.', 'Sort the numbers from largest to smallest.'] };
     case 24: return { name: 'reverse_list', sig: sig(['list'], 'list'), body: ['RETURN', 'REVERSE', 'P0'], docs: ['Return the list reversed.', 'Return the elements in reverse order.'] };
     case 25: return { name: 'take', sig: sig(['list'], 'list'), body: ['RETURN', 'SLICE', 'P0', 0, Math.min(k, 4)], docs: [`Return the first ${Math.min(k, 4)} elements.`, `Take the first ${Math.min(k, 4)} items of the list.`] };
     case 26: return { name: 'drop', sig: sig(['list'], 'list'), body: ['RETURN', 'DROP', 'P0', Math.min(k, 4)], docs: [`Return the list without its first ${Math.min(k, 4)} elements.`, `Skip the first ${Math.min(k, 4)} items.`] };
-    case 27: return { name: 'filter_map', sig: sig(['list'], 'list'), body: ['RETURN', 'MAP', 'FILTER', 'P0', ...p.body, ...m.body], docs: [fill('Keep the numbers that are {p} and return {m}.', { p: pr, m: mr })] };
+    case 27: return { name: 'filter_map', sig: sig(['list'], 'list'), body: ['RETURN', 'MAP', 'FILTER', 'P0', ...p.body, ...m.body], docs: [fill('Keep the numbers that are {p} and return {m}.', { p: pr, m: mr }), ...(adj ? [`Keep the ${adj} numbers and ${m.orders[0].charAt(0).toLowerCase()}${m.orders[0].slice(1)}`, fill(`Return {m} for the ${adj} elements only.`, { m: mr })] : [])] };
     case 28: return { name: 'map_sum', sig: L, body: ['RETURN', 'REDUCE', 'MAP', 'P0', ...m.body, 0, 'ADD', 'ACC', 'X'], docs: [fill('Return the sum of {m}.', { m: mr })] };
     case 29: return { name: 'append_value', sig: sig(['list'], 'list'), body: ['RETURN', 'APPEND', 'P0', k], docs: [`Return the list with ${k} appended at the end.`, `Add ${k} after the last element.`] };
     case 30: return { name: 'map_predicate', sig: sig(['list'], 'blist'), body: ['RETURN', 'MAPB', 'P0', ...p.body], docs: [fill('Return for each element whether it is {p}.', { p: pr })] };
@@ -151,6 +190,19 @@ function family(rng: Rng): Spec {
     case 42: return { name: 'sum_to_n', sig: sig(['int'], 'int'), body: ['RETURN', 'REDUCE', 'RANGE', 'ADD', 'P0', 1, 0, 'ADD', 'ACC', 'X'], docs: ['Return the sum of the integers from 0 to n.', 'Add up all numbers up to n.'], inputs: oneNat };
     case 43: return { name: 'power', sig: sig(['int', 'int'], 'int'), body: ['LET_INT', 1, 'FOR', 0, 'P1', 'SET0', 'MUL', 'V0', 'P0', 'END', 'RETURN', 'V0'], docs: ['Return a raised to the power b.', 'Compute a to the power of b.'], inputs: (rng) => [rng.int(-5, 6), rng.int(0, 5)] };
     case 44: return { name: 'abs_difference', sig: sig(['int', 'int'], 'int'), body: ['RETURN', 'ABS', 'SUB', 'P0', 'P1'], docs: ['Return the absolute difference of two numbers.', 'Return how far apart a and b are.'], inputs: twoInts };
+    case 46: case 47: {
+      const op = rng.pick([['ADD', 'plus'], ['SUB', 'minus'], ['MUL', 'times']] as const);
+      return { name: 'aggregate_arith', sig: L, body: ['RETURN', op[0], ...a.body, k], docs: [`Return ${ar} ${op[1]} ${say(k)}.`, ...(op[0] === 'MUL' && k === 2 ? [`Return twice ${ar}.`] : []), ...(op[0] === 'ADD' && k === 1 ? [`Return ${ar} plus one.`] : [])], inputs: aInputs };
+    }
+    case 48: {
+      const op = rng.pick([['ADD', 'plus'], ['SUB', 'minus'], ['MUL', 'times']] as const);
+      const br = rng.pick(b.says);
+      return { name: 'aggregate_pair', sig: L, body: ['RETURN', op[0], ...a.body, ...b.body], docs: [`Return ${ar} ${op[1]} ${br}.`], inputs: aInputs };
+    }
+    case 49: return { name: 'map_filter', sig: sig(['list'], 'list'), body: ['RETURN', 'FILTER', 'MAP', 'P0', ...m.body, ...p.body], docs: [fill('Compute {m} and keep the results that are {p}.', { m: mr, p: pr })] };
+    case 50: return { name: 'count_map_if', sig: L, body: ['RETURN', 'LEN', 'FILTER', 'MAP', 'P0', ...m.body, ...p.body], docs: [fill('Count how many of {m} are {p}.', { m: mr, p: pr })] };
+    case 51: return { name: 'max_if', sig: L, body: ['RETURN', 'MAXL', 'FILTER', 'P0', ...p.body], docs: [fill('Return the largest element that is {p}.', { p: pr })] };
+    case 52: return { name: 'take_drop', sig: sig(['list'], 'list'), body: ['RETURN', 'SLICE', 'P0', Math.min(k, 2), Math.min(k, 2) + 2], docs: [`Return the two elements after the first ${say(Math.min(k, 2))}.`, `Return the elements at positions ${Math.min(k, 2)} and ${Math.min(k, 2) + 1}.`] };
     default: return { name: 'count_greater', sig: sig(['list', 'int'], 'int'), body: ['RETURN', 'LEN', 'FILTER', 'P0', 'GT', 'X', 'P1'], docs: ['Count the elements greater than k.', 'Return how many numbers in the list exceed k.'], inputs: (rng) => [randomList(rng), rng.int(-3, 10)] };
   }
 }
@@ -248,7 +300,10 @@ function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOp
     if (seen.has(key)) continue;
     seen.add(key);
     try {
-      cases.push({ args, expected: runProgram(body, args) });
+      const expected = runProgram(body, args);
+      // Outputs a problem file can hold (problems.ts caps lists), and a prompt can show.
+      if (Array.isArray(expected) && expected.length > MAX_LIST_VALUES) continue;
+      cases.push({ args, expected });
     } catch (error) {
       if (!(error instanceof Undefined)) throw error;
     }

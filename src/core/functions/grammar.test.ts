@@ -114,3 +114,11 @@ describe('FunctionGrammar', () => {
     expect(parameterNames(1)).toEqual(['a']);
   });
 });
+
+describe('generated problems', () => {
+  it('are problems a file can hold: written in the seed format, they read back the same', async () => {
+    const { generateProblems } = await import('./generator');
+    const { parseFunctionProblem, problemToJson } = await import('./problems');
+    for (const { problem } of generateProblems(400, 99)) expect(parseFunctionProblem(JSON.parse(JSON.stringify(problemToJson(problem))))).toEqual(problem);
+  });
+});

@@ -159,6 +159,10 @@ export const words: readonly string[] = [
   'sublist', 'prefix', 'suffix', 'concatenate', 'join', 'append', 'element-wise', 'shift', 'increment', 'decrement', 'alternate', 'rotate',
   'unique', 'distinct', 'duplicates', 'range', 'inclusive', 'exclusive', 'clamp', 'sign', 'parity', 'is_even', 'max_of_three', 'greater',
   'larger', 'bigger', 'k', 'x', 'b', 'c', 'multiple', 'multiples', 'non-negative', 'nonzero', 'non-zero', 'strictly', 'at', 'most',
+  'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'twice', 'triple', 'tripled', 'cubed', 'negate', 'negated', 'flip', 'increase',
+  'increased', 'decrease', 'decreased', 'halve', 'rounded', 'rounding', 'down', 'replace', 'modulo', 'results', 'positions', 'only',
+  'others', 'result', 'computed', 'arguments', 'condition', 'property', 'transform', 'raised', 'far', 'apart', 'plus', 'counting',
+  'absent', 'none', 'item', 'true', 'every', 'whether', 'occurrence', 'greatest', 'highest', 'lowest', 'smallest', 'largest',
 ].filter((word, i, all) => all.indexOf(word) === i);
 
 export const vocabSize = WORD0 + words.length;

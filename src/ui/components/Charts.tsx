@@ -50,7 +50,20 @@ const digitCharts: ChartSpec[] = [
   { name: 'generations_per_s', title: 'generations/s' },
 ];
 
-const chartsOf = (task: string) => (task === 'kolmogorov' ? charts : digitCharts);
+/** The functions task's charts: success, tests passed, and the reward's components. */
+const functionCharts: ChartSpec[] = [
+  { name: 'avg_reward', title: 'average reward' },
+  { name: 'accuracy', title: 'solved (all tests pass)' },
+  { name: 'tests_passed', title: 'share of tests passed' },
+  { name: 'reward/correctness', title: 'reward: correctness' },
+  { name: 'reward/quality', title: 'reward: quality (code_quality)', optional: true },
+  { name: 'reward/efficiency', title: 'reward: efficiency (code_quality)', optional: true },
+  { name: 'policy_loss', title: 'policy loss' },
+  { name: 'entropy', title: 'entropy' },
+  { name: 'program_tokens', title: 'program tokens' },
+];
+
+const chartsOf = (task: string) => (task === 'kolmogorov' ? charts : task === 'functions' ? functionCharts : digitCharts);
 
 // Plot geometry (px): a 300 x 150 chart, as before, with room for labels such as -2.5e-3.
 const WIDTH = 300;

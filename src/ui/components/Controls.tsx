@@ -39,9 +39,12 @@ const searches = {
   'best-of-8 + repair + split': { k: 8, repair: true, split: true },
 } as const;
 type Search = keyof typeof searches;
+/** Repair and split are the Kolmogorov task's own searches; the other tasks evaluate greedy or best-of-8. */
+const searchesOf = (task: string): Search[] => (task === 'kolmogorov' ? (Object.keys(searches) as Search[]) : ['greedy', 'best-of-8']);
 
 export function Controls() {
   const [search, setSearch] = useState<Search>('greedy');
+  const task = useLab((s) => s.config.task.name);
   const phase = useLab((s) => s.phase);
   const step = useLab((s) => s.step);
   const busy = phase === 'loading' || phase === 'evaluating' || phase === 'saving';
@@ -53,14 +56,14 @@ export function Controls() {
       <button onClick={() => void attempt('resume', () => trainer().resume())} disabled={phase !== 'paused'}>Resume</button>
       <button onClick={() => void attempt('stop', () => trainer().stop())} disabled={!running && phase !== 'paused'}>Stop</button>
       <button onClick={() => void attempt('step', () => trainer().step())} disabled={busy || running}>Step</button>
-      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, ...searches[search] }))} disabled={busy || running}>Evaluate held-out</button>
+      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, ...searches[searchesOf(task).includes(search) ? search : 'greedy'] }))} disabled={busy || running}>Evaluate held-out</button>
       <select
         value={search}
         onChange={(e) => setSearch(e.target.value as Search)}
         title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate or interleave"
         data-testid="eval-search"
       >
-        {Object.keys(searches).map((name) => <option key={name} value={name}>{name}</option>)}
+        {searchesOf(task).map((name) => <option key={name} value={name}>{name}</option>)}
       </select>
       <button
         onClick={() =>
@@ -76,7 +79,7 @@ export function Controls() {
       <label className="button">
         Load checkpoint <input type="file" accept=".prl" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
       </label>
-      <PretrainControls disabled={busy || running || phase === 'paused'} />
+      {task === 'kolmogorov' && <PretrainControls disabled={busy || running || phase === 'paused'} />}
     </section>
   );
 }

@@ -8,12 +8,16 @@ export function DatasetPanel() {
   return (
     <section className="panel" data-testid="dataset-panel">
       <h2>Data</h2>
-      {task !== 'kolmogorov' && (
+      {task !== 'kolmogorov' && task !== 'functions' && (
         <p data-testid="digit-data">
-          <b>{task}</b>: prompts are generated (training prompts from the run&apos;s seed, held-out prompts from the digits eval seed, never trained on). The files below are for the kolmogorov task.
+          <b>{task}</b>: prompts are generated (training prompts from the run&apos;s seed, held-out prompts from the digits eval seed, never trained on). The files below are for the kolmogorov and functions tasks.
         </p>
       )}
-      <p className="hint">Drop a JSONL file anywhere on the page, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}.</p>
+      {task === 'functions' ? (
+        <p className="hint">Drop a problems file anywhere on the page, or pick one: a JSON array or JSONL of {'{"function_name", "docstring", "test_cases": [[input, output], ...], "starter_code", "hidden_test_cases"?}'}. An input that is a list is the argument list ({'[[2, 3], 5]'} calls f(2, 3)).</p>
+      ) : (
+        <p className="hint">Drop a JSONL file anywhere on the page, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}. A file of function problems switches to the functions task.</p>
+      )}
       <label>
         training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('train', e.target.files[0].name, e.target.files[0])} />
       </label>
@@ -21,7 +25,7 @@ export function DatasetPanel() {
         shipped{' '}
         <select data-testid="shipped-select" value="" onChange={(e) => e.target.value && void loadShipped(e.target.value)}>
           <option value="">choose…</option>
-          {shippedDatasets.map((d) => <option key={d.name} value={d.name}>{d.name}: {d.doc}</option>)}
+          {shippedDatasets.map((d) => <option key={d.name} value={d.name}>{d.name} ({d.role}): {d.doc}</option>)}
         </select>
       </label>
       {(['train', 'heldout'] as const).map((role) => {
@@ -43,6 +47,16 @@ export function DatasetPanel() {
           <tbody>
             {train.errors.slice(0, 50).map((error) => (
               <tr key={error.line}><td>{error.line}</td><td>{error.byteOffset}</td><td>{error.reason}</td><td><code>{error.snippet}</code></td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {train?.problemPreview && train.problemPreview.length > 0 && (
+        <table className="preview" data-testid="problem-preview">
+          <thead><tr><th>function</th><th>signature</th><th>docstring</th><th>tests</th></tr></thead>
+          <tbody>
+            {train.problemPreview.slice(0, 5).map((p, i) => (
+              <tr key={i}><td><code>{p.functionName}</code></td><td><code>{p.signature}</code></td><td>{p.docstring}</td><td>{p.tests} shown{p.hiddenTests ? ` + ${p.hiddenTests} hidden` : ''}</td></tr>
             ))}
           </tbody>
         </table>

@@ -4,12 +4,28 @@ import { useLab } from '../store';
 export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
+  const functions = useLab((s) => s.config.task.name === 'functions');
   // Sorted again only when a best program changed, not on every batch of samples.
   const bestList = useMemo(() => Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20), [best]);
   return (
     <section className="panel samples" data-testid="samples">
       <h2>Latest programs</h2>
-      <table>
+      {functions ? (
+        <table data-testid="function-samples">
+          <thead><tr><th>problem</th><th>program</th><th>tests</th><th>outcome</th><th>reward</th></tr></thead>
+          <tbody>
+            {samples.slice(0, 8).map((s, i) => (
+              <tr key={i} className={`outcome-${s.outcome}`}>
+                <td>{s.label}</td>
+                <td><pre>{s.program || '(incomplete)'}</pre></td>
+                <td>{s.detail}</td>
+                <td>{s.outcome}</td>
+                <td>{s.reward.toFixed(3)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : <table>
         <thead><tr><th>item</th><th>program</th><th>output</th><th>outcome</th><th>reward</th><th>bits</th></tr></thead>
         <tbody>
           {samples.slice(0, 8).map((s, i) => (
@@ -23,8 +39,8 @@ export function SampleInspector() {
             </tr>
           ))}
         </tbody>
-      </table>
-      <h2>Best program per sequence</h2>
+      </table>}
+      <h2>Best program per {functions ? 'problem' : 'sequence'}</h2>
       {bestList.length === 0 ? <p className="hint">No correct program yet.</p> : (
         <table>
           <thead><tr><th>item</th><th>program</th><th>bits</th><th>step</th></tr></thead>
@@ -38,9 +54,11 @@ export function SampleInspector() {
 export function EvaluationTable() {
   const all = useLab((s) => s.evaluations);
   if (all.length === 0) return null;
-  // Digit-task rows (accuracy and format compliance) get their own table.
-  const rows = all.filter((r) => r.formatCompliance === undefined);
+  // Digit-task rows (accuracy and format compliance) and functions rows (per problem) get their own tables.
+  const rows = all.filter((r) => r.formatCompliance === undefined && r.functions === undefined);
   const digitRows = all.filter((r) => r.formatCompliance !== undefined);
+  const functionRows = all.filter((r) => r.functions !== undefined);
+  const lastFunctions = functionRows.at(-1)?.functions;
   const last = rows.at(-1);
   const f = (v: number) => v.toFixed(3);
   return (
@@ -53,6 +71,32 @@ export function EvaluationTable() {
             {digitRows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td><td>{f(r.accuracy)}</td><td>{f(r.formatCompliance!)}</td></tr>)}
           </tbody>
         </table>
+      )}
+      {functionRows.length > 0 && (
+        <table data-testid="function-evaluations">
+          <thead><tr><th>method</th><th>n</th><th>solved</th><th>pass@1</th><th>success rate</th></tr></thead>
+          <tbody>
+            {functionRows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td><td>{f(r.accuracy)}</td><td>{f(r.functions!.passAt1)}</td><td>{f(r.functions!.successRate)}</td></tr>)}
+          </tbody>
+        </table>
+      )}
+      {lastFunctions && (
+        <div className="per-problem-scroll">
+        <table className="per-problem" data-testid="per-problem">
+          <thead><tr><th>problem</th><th>solved</th><th>shown tests</th><th>hidden tests</th><th>program</th></tr></thead>
+          <tbody>
+            {lastFunctions.problems.map((p) => (
+              <tr key={p.function_name} className={p.solved ? 'outcome-ok' : 'outcome-wrong'}>
+                <td title={p.docstring}><code>{p.function_name}</code></td>
+                <td>{p.solved ? 'yes' : 'no'}</td>
+                <td>{p.shown_passed}/{p.shown_total}</td>
+                <td>{p.hidden_passed}/{p.hidden_total}</td>
+                <td><pre>{p.program || '(incomplete)'}</pre></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        </div>
       )}
       {last && <table>
         <thead><tr><th>method</th><th>n</th><th>accuracy</th><th>acc@16</th><th>acc@64</th><th>compression</th><th>precision</th></tr></thead>
