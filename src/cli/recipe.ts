@@ -12,16 +12,15 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones the README's figures come from.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { parseConfig } from '../core/config';
 import { repairSearch } from '../core/kolmogorov/repair';
 import { splitSearch } from '../core/kolmogorov/split';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
+import { stage } from './stage';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -64,31 +63,6 @@ const rlFlags = [
 const repairFlags = ['--repair', String(repairSearch.runnersUp), '--repair-rounds', String(repairSearch.rounds)];
 const splitFlags = ['--split', String(splitSearch.rounds)];
 
-/**
- * Runs one stage, the same CLI a user runs by hand, as a child process; resolves to its seconds.
- * A stage run `beside` others has its output lines prefixed with its name, so that interleaved
- * logs stay readable; otherwise the child writes straight to this terminal.
- */
-function stage(name: string, script: string, args: string[], { beside = false } = {}): Promise<number> {
-  const started = performance.now();
-  console.error(`\n== ${name}: npx tsx ${script} ${args.join(' ')}`);
-  const child = spawn('npx', ['tsx', script, ...args], { stdio: beside ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-  if (beside) {
-    for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
-      createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
-    }
-  }
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status, signal) => {
-      if (status !== 0) return reject(new Error(`${name} failed (exit ${status ?? signal})`));
-      const seconds = (performance.now() - started) / 1000;
-      console.error(`== ${name}: ${(seconds / 60).toFixed(1)} min`);
-      resolve(seconds);
-    });
-  });
-}
-
 interface EvalJson {
   n: number;
   accuracy: number;
@@ -118,6 +92,9 @@ function lengthTable(scores: Record<string, EvalJson>): string[] {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  // The functions task has a recipe of its own (src/cli/functionsRecipe.ts).
+  const task = argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
+  if (task === 'functions') return (await import('./functionsRecipe')).functionsRecipe(argv.filter((arg, i) => arg !== '--task' && argv[i - 1] !== '--task' && !arg.startsWith('--task=')));
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(usage('recipe', 'Warm start, then RL, then the held-out table (gzip, LZMA, warm start, warm start + RL).', extras, false));
     return;
@@ -149,7 +126,7 @@ async function main(): Promise<void> {
   } else {
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm]);
   }
-  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--quiet']);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, EvalJson> = {};
   const policies: [string, string][] = [['warm start', warm], ['warm start + RL', rl]];
   // tfjs-wasm in Node computes on one thread, so the two evaluations run side by side, one per core.

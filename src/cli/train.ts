@@ -11,7 +11,7 @@
  * (written to a temporary name, then renamed, so a crash mid-save keeps the previous one),
  * eval_results.json after the final evaluation. Ctrl-C saves a checkpoint before leaving.
  */
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabConfig } from '../core/config';
 import type { TrainingLoop } from '../core/loop';
@@ -30,7 +30,8 @@ const extras: ExtraFlag[] = [
   { name: 'init-from', doc: 'checkpoint whose weights start the policy (warm start; also the KL reference)' },
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
-  { name: 'problems', doc: 'functions task: the training problems (a JSON array or JSONL in the seed format); default datasets/functions/train.jsonl' },
+  { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
+  { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas); default datasets/functions/train.jsonl' },
 ];
 
 function writeAtomic(path: string, bytes: Uint8Array): void {
@@ -81,12 +82,18 @@ async function main(): Promise<void> {
   const data = config.task.name === 'functions' ? functionsData(config, extra) : await kolmogorovData(config);
 
   const outputDir = config.run.outputDir;
+  const resuming = typeof extra.resume === 'string';
+  // A fresh run never erases an earlier one by accident (the default output dir is the same every time).
+  if (!resuming && !extra.overwrite && existsSync(outputDir) && readdirSync(outputDir).length > 0) {
+    throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, --resume ${join(outputDir, 'latest.prl')} to continue it, or --overwrite to replace it`);
+  }
   mkdirSync(outputDir, { recursive: true });
-  writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
   const metricsPath = join(outputDir, 'metrics.jsonl');
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   let runner: TrainingLoop | undefined;
+  /** Wall time already in metrics.jsonl before a resume, so that wallMs keeps growing. */
+  let wallOffset = 0;
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) process.exit(130);
@@ -103,10 +110,13 @@ async function main(): Promise<void> {
     if (data.note) console.error(data.note);
     if (typeof extra.resume === 'string') {
       await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
+      wallOffset = truncateMetrics(metricsPath, runner.globalStep);
       console.error(`resumed from ${extra.resume} at step ${runner.globalStep}`);
     } else {
       writeFileSync(metricsPath, '');
     }
+    // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
+    writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
 
     const groups = Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
     const epochSteps = Math.ceil(data.trainCount / groups);
@@ -122,7 +132,7 @@ async function main(): Promise<void> {
     };
     const evaluate = async () => {
       const result = await opened.evaluate(config.run.evalSamples, evalK);
-      const wallMs = performance.now() - started;
+      const wallMs = wallOffset + performance.now() - started;
       const events = Object.entries(result.events).map(([name, value]) => JSON.stringify({ step: runner!.globalStep, name, value, wallMs }));
       appendFileSync(metricsPath, events.join('\n') + '\n');
       return result;
@@ -130,12 +140,12 @@ async function main(): Promise<void> {
 
     while (runner.globalStep < total && !interrupted) {
       const result = await runner.step();
-      const wallMs = performance.now() - started;
+      const wallMs = wallOffset + performance.now() - started;
       appendFileSync(
         metricsPath,
         Object.entries(result.metrics).map(([name, value]) => JSON.stringify({ step: result.step, name, value, wallMs })).join('\n') + '\n',
       );
-      const secondsPerStep = wallMs / 1000 / (runner.globalStep - startStep);
+      const secondsPerStep = (wallMs - wallOffset) / 1000 / (runner.globalStep - startStep);
       if (!quiet) console.error(formatStep(result, total, secondsPerStep));
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
@@ -158,6 +168,28 @@ async function main(): Promise<void> {
     runner?.dispose();
     await pool.close();
   }
+}
+
+/**
+ * On resume: drops the events after the checkpoint's step (a crash after step 7 with a checkpoint
+ * at 5 would otherwise repeat steps 6 and 7) and returns the last wall time kept.
+ */
+export function truncateMetrics(path: string, step: number): number {
+  if (!existsSync(path)) return 0;
+  let wallMs = 0;
+  const kept = readFileSync(path, 'utf8').split('\n').filter((line) => {
+    if (!line.trim()) return false;
+    try {
+      const event = JSON.parse(line) as { step: number; wallMs?: number };
+      if (event.step > step) return false;
+      if (typeof event.wallMs === 'number' && event.wallMs > wallMs) wallMs = event.wallMs;
+      return true;
+    } catch {
+      return false; // a line cut off by the crash
+    }
+  });
+  writeFileSync(path, kept.length ? kept.join('\n') + '\n' : '');
+  return wallMs;
 }
 
 /** A task as the train command needs it: its data, its runner, and its evaluation in the command's terms. */
@@ -219,7 +251,7 @@ async function kolmogorovData(config: LabConfig): Promise<TrainData> {
 function functionsData(config: LabConfig, extra: Record<string, string | boolean | undefined>): TrainData {
   const trainPath = typeof extra.problems === 'string' ? extra.problems : config.run.dataPath === 'datasets/train.jsonl' ? 'datasets/functions/train.jsonl' : config.run.dataPath;
   const heldoutPath = config.run.evalDataPath === 'datasets/heldout.jsonl' ? 'datasets/functions/heldout.jsonl' : config.run.evalDataPath;
-  const train = loadProblemsFile(trainPath);
+  const train = trainPath.split(',').flatMap((path) => loadProblemsFile(path));
   const heldout = loadProblemsFile(heldoutPath);
   return {
     trainCount: train.length,

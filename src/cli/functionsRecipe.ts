@@ -1,0 +1,108 @@
+/**
+ * `npm run recipe -- --task functions`: the functions task's recipe, end to end, within an hour
+ * on 2 cores.
+ *
+ *   1. supervised warm start on generated problems (functions/generator.ts; never one equal to a
+ *      held-out problem), its progress measured greedily on the dev problems: `pretrain`
+ *   2. REINFORCE from the warm start on the generated training file and the seed's 8 training
+ *      problems, KL to the warm start, group baseline: `train --init-from`
+ *   3. each policy scored on the held-out list functions, the seed's 8 training and its 3
+ *      evaluation problems: greedy (pass@1) and best-of-k (the first of the greedy program and
+ *      k - 1 samples that passes the shown tests, scored on every test): `eval --task functions`
+ *
+ * Settings were chosen on datasets/functions/dev.jsonl (20 hand-written problems of the same
+ * kind); the held-out file is scored here and nowhere else. `--ship` copies the RL policy to
+ * public/functions.prl with public/functions.json, what the regression test checks.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, usage, type ExtraFlag } from './args';
+import { formatTable } from './report';
+import { stage } from './stage';
+
+const extras: ExtraFlag[] = [
+  { name: 'help', doc: 'show this help', boolean: true },
+  { name: 'out', doc: 'directory of the checkpoints, logs and recipe.json', defaultValue: 'runs/functions-recipe' },
+  { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '6000' },
+  { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '300' },
+  { name: 'k', doc: 'programs per problem for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
+  { name: 'ship', doc: 'copy the RL policy to public/functions.prl, with its record public/functions.json', boolean: true },
+  { name: 'smoke', doc: 'a tiny model and few steps: checks the whole pipeline (tests)', boolean: true },
+];
+
+const model = ['--task', 'functions', '--d-model', '64', '--layers', '2', '--heads', '4', '--context', '192', '--max-program-tokens', '40'];
+const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--batch-size', '4', '--eval-limit', '4'];
+const pretrainFlags = ['--learning-rate', '0.003', '--batch-size', '32', '--warmup', '100', '--threads', '2', '--eval-every', '1000', '--eval-limit', '20', '--eval-data-path', 'datasets/functions/dev.jsonl'];
+const rlFlags = [
+  '--problems', 'datasets/functions/train.jsonl,datasets/functions/training_problems.json',
+  '--eval-data-path', 'datasets/functions/dev.jsonl',
+  '--learning-rate', '0.0001', '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
+  '--reward-type', 'test_cases', '--checkpoint-freq', '0', '--eval-samples', '20',
+];
+const smokeRl = ['--d-model', '16', '--layers', '1', '--heads', '2', '--batch-size', '4', '--group-size', '2', '--eval-samples', '4'];
+
+/** The problem sets each policy is scored on. */
+export const functionSets = [
+  { name: 'held-out', path: 'datasets/functions/heldout.jsonl' },
+  { name: 'seed training', path: 'datasets/functions/training_problems.json' },
+  { name: 'seed evaluation', path: 'datasets/functions/evaluation_problems.json' },
+] as const;
+
+interface FunctionScore {
+  n: number;
+  solved: number;
+  pass_at_1: number;
+  per_problem: { function_name: string; solved: boolean; pass_at_1: boolean; program: string }[];
+}
+
+export async function functionsRecipe(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage('recipe --task functions', 'Warm start on generated problems, then RL, then the held-out and seed problems scored greedy and best-of-k.', extras, false));
+    return;
+  }
+  const { extra } = parseArgs(argv, extras, false);
+  const out = String(extra.out);
+  const k = String(extra.k);
+  mkdirSync(out, { recursive: true });
+  const warm = join(out, 'pretrained.prl');
+  const rlDir = join(out, 'rl');
+  const rl = join(rlDir, 'latest.prl');
+  const smoke = Boolean(extra.smoke);
+  const seconds: Record<string, number> = {};
+  seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
+  const scores: Record<string, Record<string, FunctionScore>> = {};
+  const evalStarted = performance.now();
+  for (const [policy, checkpoint] of [['warm start', warm], ['warm start + RL', rl]] as const) {
+    scores[policy] = {};
+    for (const set of functionSets) {
+      const file = join(out, `eval-${policy}-${set.name}.json`.replace(/[^a-z0-9.-]+/gi, '-').toLowerCase());
+      await stage(`eval: ${policy}, ${set.name}`, 'src/cli/eval.ts', ['--task', 'functions', '--checkpoint', checkpoint, '--data', set.path, '--k', k, '--out', file]);
+      scores[policy][set.name] = JSON.parse(readFileSync(file, 'utf8')) as FunctionScore;
+    }
+  }
+  seconds.eval = (performance.now() - evalStarted) / 1000;
+  const rows = Object.entries(scores).flatMap(([policy, sets]) =>
+    functionSets.map(({ name }): string[] => [policy, name, String(sets[name].n), sets[name].pass_at_1.toFixed(3), sets[name].solved.toFixed(3)]));
+  const table = [
+    formatTable(['policy', 'problems', 'n', `greedy (pass@1)`, `best-of-${k}`], rows),
+    `wall time: warm start ${(seconds.pretrain / 60).toFixed(1)} min, RL ${(seconds.rl / 60).toFixed(1)} min, evaluation ${(seconds.eval / 60).toFixed(1)} min`,
+  ].join('\n');
+  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
+  console.log(table);
+  if (extra.ship) {
+    writeFileSync('public/functions.prl', readFileSync(rl));
+    const made = ['out', 'pretrain-steps', 'rl-steps', 'k'].filter((name) => typeof extra[name] === 'string').map((name) => `--${name} ${String(extra[name])}`);
+    const solvedOf = (set: string) => scores['warm start + RL'][set].per_problem.filter((row) => row.solved).map((row) => row.function_name);
+    const record = {
+      made_by: `npm run recipe -- --task functions ${made.join(' ')} --ship`,
+      k: Number(k),
+      seed_training_solved: solvedOf('seed training'),
+      seed_evaluation_solved: solvedOf('seed evaluation'),
+      heldout: { n: scores['warm start + RL']['held-out'].n, pass_at_1: scores['warm start + RL']['held-out'].pass_at_1, solved: scores['warm start + RL']['held-out'].solved },
+      scores: Object.fromEntries(Object.entries(scores).map(([policy, sets]) => [policy, Object.fromEntries(Object.entries(sets).map(([name, s]) => [name, { n: s.n, pass_at_1: s.pass_at_1, solved: s.solved }]))])),
+    };
+    writeFileSync('public/functions.json', JSON.stringify(record, null, 2) + '\n');
+    console.error('shipped public/functions.prl and public/functions.json');
+  }
+}
