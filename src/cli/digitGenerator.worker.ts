@@ -1,12 +1,12 @@
 /** Node worker_threads entry of a digit-task generator (see src/core/digits/generators.ts). */
 import { parentPort } from 'node:worker_threads';
-import { serveDigitGenerator } from '../core/digits/generators';
+import { serveGenerator } from '../core/generators';
 import { initTensorflow } from './tfBackend';
 
 if (!parentPort) throw new Error('digitGenerator.worker.ts must run in a worker thread');
 const port = parentPort;
 await initTensorflow('auto');
-serveDigitGenerator({
+serveGenerator({
   postMessage: (message) => port.postMessage(message),
   onMessage: (listener) => port.on('message', listener),
 });

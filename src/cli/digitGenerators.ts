@@ -5,7 +5,7 @@
  * transferred ArrayBuffers.
  */
 import { Worker } from 'node:worker_threads';
-import { GeneratorPool, type GeneratorHandle } from '../core/digits/generators';
+import { GeneratorPool, type GeneratorHandle } from '../core/generators';
 
 const bootstrap = new URL('./tsWorker.mjs', import.meta.url);
 const entry = new URL('./digitGenerator.worker.ts', import.meta.url).href;

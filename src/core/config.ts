@@ -36,6 +36,8 @@ export const modelSchema = z.object({
 });
 
 export const algorithmSchema = z.object({
+  name: z.enum(['reinforce', 'reinforce_monarch']).default('reinforce')
+    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL) or reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights).'),
   batchSize: int(1, 1024).default(32).describe('Episodes (sampled programs) per policy update.'),
   learningRate: z.number().positive().max(1).default(3e-4).describe('Adam learning rate.'),
   rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
@@ -156,7 +158,7 @@ export interface ConfigField {
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** Flags whose kebab-case key would be ambiguous or differ from the seeds' spelling. */
-const flagOverrides: Record<string, string> = { 'task.name': 'task' };
+const flagOverrides: Record<string, string> = { 'task.name': 'task', 'algorithm.name': 'algorithm' };
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let current: any = schema;

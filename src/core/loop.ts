@@ -5,9 +5,17 @@
  * start (`initFrom`, also the KL reference) live here, so every task has them. The CLI, the
  * trainer worker and the tests drive this loop through a task's runner (runner.ts).
  *
- * The algorithm today is REINFORCE (algorithms/reinforce.ts); the loop gives it episodes
- * (prompt, program tokens, line ends, reward, group) and reads back its statistics, which is
- * the whole contract another algorithm has to meet.
+ * The algorithm is chosen by `algorithm.name`: REINFORCE as the KoLMogorov seed writes it
+ * (algorithms/reinforce.ts) or as the Monarch example does (algorithms/tokenMeanReinforce.ts).
+ * The loop gives it episodes (prompt, program tokens, line ends, reward, group, the sampler's
+ * log-probabilities) and reads back its statistics (`PolicyUpdate`): the whole contract another
+ * algorithm has to meet.
+ *
+ * Sampling happens here, or in parallel generators with versioned weight sync
+ * (generators.ts, `deps.generators`) for any task: after each update the new weights go out
+ * tagged with a version. With `overlap`, the next batch is requested before the update, so the
+ * generators sample batch n+1 (one version behind) while the trainer learns from batch n; the
+ * Monarch update weighs such tokens by min(1, p/mu).
  *
  * Episodes whose program the sandbox could not judge (infra_error: a worker died, wasm failed)
  * are not the program's fault: they stay out of the update and are counted apart
@@ -18,9 +26,13 @@
 import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
 import type { LabConfig } from './config';
 import { Reinforce, type Episode } from './algorithms/reinforce';
-import { sampleBatch } from './model/sampler';
+import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
+import type { GeneratorPool } from './generators';
+import type { Grammar } from './grammar';
+import type { Adam } from './model/adam';
+import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type WeightArray } from './model/transformer';
-import { Rng } from './rng';
+import { Rng, type RngState } from './rng';
 import type { SampleRecord, StepResult } from './runnerTypes';
 import type { SandboxPool } from './sandbox/pool';
 import { outcomeKinds } from './sandbox/outcome';
@@ -28,6 +40,8 @@ import type { Scored, Task } from './task';
 
 export interface LoopDeps {
   pool: SandboxPool;
+  /** Parallel generators that sample the programs instead of this thread. */
+  generators?: { pool: GeneratorPool; overlap?: boolean };
   onLog?: (text: string) => void;
   /**
    * A checkpoint whose weights start the policy (a warm start). Its step, optimizer and RNG
@@ -42,10 +56,84 @@ export interface TrainingLoop {
   readonly globalStep: number;
   readonly policy: TransformerPolicy;
   step(): Promise<StepResult>;
+  /** Sets the learning rate of the next updates (schedules). */
+  setLearningRate(rate: number): void;
   saveCheckpoint(): Promise<Uint8Array>;
   /** Validates the whole file, then swaps it in; on any failure the live run is left as it was. */
   loadCheckpoint(bytes: Uint8Array): Promise<void>;
   dispose(): void;
+}
+
+/** What the loop needs of an algorithm. */
+export interface PolicyAlgorithm {
+  step(episodes: readonly Episode[]): Promise<PolicyUpdate>;
+  readonly optimizer: Adam;
+  readonly baseline: number | undefined;
+  setBaseline(value: number): void;
+  optimizerWeights(): WeightArray[];
+  setOptimizerWeights(state: readonly WeightArray[]): void;
+  dispose(): void;
+}
+
+/** An update's statistics; the optional ones are reported by the algorithms that have them. */
+export interface PolicyUpdate {
+  loss: number;
+  gradNorm: number;
+  skipped: boolean;
+  reason?: string;
+  entropy?: number;
+  kl?: number;
+  importanceWeight?: number;
+  baseline?: number;
+}
+
+/** The run's algorithm (`algorithm.name`) on its policy. */
+export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Grammar<unknown>, reference?: TransformerPolicy): PolicyAlgorithm {
+  const settings = config.algorithm;
+  if (settings.name === 'reinforce_monarch') {
+    const monarch = new TokenMeanReinforce(policy, grammar, settings);
+    return {
+      optimizer: monarch.optimizer,
+      get baseline() {
+        return monarch.baseline;
+      },
+      setBaseline: (value) => monarch.setBaseline(value),
+      optimizerWeights: () => monarch.optimizerWeights(),
+      setOptimizerWeights: (state) => monarch.setOptimizerWeights(state),
+      dispose: () => monarch.dispose(),
+      async step(episodes) {
+        const stats = await monarch.step(episodes);
+        return { loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, importanceWeight: stats.importanceWeight, baseline: stats.baseline };
+      },
+    };
+  }
+  const reinforce = new Reinforce(policy, grammar, settings, reference);
+  return {
+    optimizer: reinforce.optimizer,
+    get baseline() {
+      return reinforce.baseline;
+    },
+    setBaseline: (value) => reinforce.setBaseline(value),
+    optimizerWeights: () => reinforce.optimizerWeights(),
+    setOptimizerWeights: (state) => reinforce.setOptimizerWeights(state),
+    dispose: () => reinforce.dispose(),
+    async step(episodes) {
+      const stats = await reinforce.step(episodes);
+      return { loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, entropy: stats.entropy, kl: stats.kl };
+    },
+  };
+}
+
+/** A batch drawn for one step: its items, prompts and samples (from this thread or the generators). */
+interface Drawn<Item> {
+  itemIndices: number[];
+  batch: Item[];
+  prompts: number[][];
+  samples: SampledSequence[];
+  /** Weights version each sample was written with (generators only). */
+  versions?: number[];
+  generationsPerSecond?: number;
+  sampleMs: number;
 }
 
 const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
@@ -83,8 +171,14 @@ export async function createTrainingLoop<Item, S extends Scored>(
       reference.setWeights(weights);
     }
   }
-  const algorithm = new Reinforce(policy, grammar, config.algorithm, reference);
+  const algorithm = createAlgorithm(config, policy, grammar, reference);
+  const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
   let rng = new Rng(config.run.seed);
+  // Generated items (task.sampleItems) come from a stream of their own, so the sampler's stays as it was.
+  let itemRng = new Rng(config.run.seed ^ 0x17e45);
+  const generators = deps.generators;
+  let version = 0;
+  let pending: Promise<Drawn<Item>> | null = null;
   let globalStep = 0;
   // Data order: a seeded permutation per epoch; the cursor is saved in checkpoints.
   let epoch = 0;
@@ -113,23 +207,56 @@ export async function createTrainingLoop<Item, S extends Scored>(
     return picked;
   }
 
-  async function step(): Promise<StepResult> {
-    if (items.length === 0) throw new Error('the training set is empty: load a dataset with at least one valid record');
-    const stepStart = performance.now();
+  /** The generators hold the trainer's weights under a new version. */
+  async function syncGenerators(): Promise<void> {
+    if (!generators) return;
+    if (version === 0) {
+      await generators.pool.start({ policy: policyConfig, grammar: task.grammarSpec, maxTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, padToken: task.padToken });
+    }
+    generators.pool.sync(policy.getWeights(), ++version);
+  }
+
+  /** The next batch's items and their sampled programs. */
+  async function draw(): Promise<Drawn<Item>> {
     const groupSize = config.algorithm.groupSize;
     const groups = Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
-    const itemIndices = nextItems(groups).flatMap((index) => Array(groupSize).fill(index) as number[]);
-    const batch = itemIndices.map((index) => items[index]);
+    let itemIndices: number[];
+    let batch: Item[];
+    if (task.sampleItems) {
+      const fresh = task.sampleItems(itemRng, groups);
+      batch = fresh.flatMap((item) => Array(groupSize).fill(item) as Item[]);
+      itemIndices = batch.map((_, i) => Math.floor(i / groupSize));
+    } else {
+      itemIndices = nextItems(groups).flatMap((index) => Array(groupSize).fill(index) as number[]);
+      batch = itemIndices.map((index) => items[index]);
+    }
     const prompts = batch.map((item) => task.prompt(item));
-
     const sampleStart = performance.now();
+    if (generators) {
+      if (version === 0) await syncGenerators();
+      const generated = await generators.pool.generate(prompts, groupSize);
+      const samples = generated.samples.map((sample) => ({ ...sample, alternatives: undefined }));
+      return { itemIndices, batch, prompts, samples, versions: generated.versions, generationsPerSecond: generated.generationsPerSecond, sampleMs: performance.now() - sampleStart };
+    }
     const samples = await sampleBatch(policy, grammar, prompts, {
-      maxTokens: config.model.maxProgramTokens,
+      maxTokens,
       temperature: config.algorithm.temperature,
       rng,
+      padToken: task.padToken,
       alternatives: task.sampleAlternatives?.() ?? 0,
     });
-    const sampleMs = performance.now() - sampleStart;
+    return { itemIndices, batch, prompts, samples, sampleMs: performance.now() - sampleStart };
+  }
+
+  async function step(): Promise<StepResult> {
+    if (items.length === 0 && !task.sampleItems) throw new Error('the training set is empty: load a dataset with at least one valid record');
+    const stepStart = performance.now();
+    const groupSize = config.algorithm.groupSize;
+    const drawn = await (pending ?? draw());
+    pending = null;
+    // A request still in flight when the run stops must not surface as an unhandled rejection.
+    if (generators?.overlap) (pending = draw()).catch(() => undefined);
+    const { itemIndices, batch, prompts, samples, sampleMs } = drawn;
     const tokensSampled = samples.reduce((sum, s) => sum + s.tokens.length, 0);
 
     const evalStart = performance.now();
@@ -139,14 +266,15 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
     const judged = scored.map((s) => s.outcome !== 'infra_error');
     const episodes: Episode[] = samples.flatMap((sample, i) =>
-      judged[i] ? [{ prompt: prompts[i], tokens: sample.tokens, lineEnds: sample.lineEnds, reward: scored[i].reward, group: Math.floor(i / groupSize) }] : [],
+      judged[i] ? [{ prompt: prompts[i], tokens: sample.tokens, lineEnds: sample.lineEnds, reward: scored[i].reward, group: Math.floor(i / groupSize), behaviourLogProbs: sample.logProbs }] : [],
     );
     const demos = task.demonstrations ? await task.demonstrations(batch, prompts, samples, scored, groupSize, context) : [];
     episodes.push(...demos);
     const updateStart = performance.now();
-    const update = await algorithm.step(episodes);
+    const update: PolicyUpdate = episodes.length ? await algorithm.step(episodes) : { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no episode to learn from' };
     const updateMs = performance.now() - updateStart;
     globalStep += 1;
+    if (generators && !update.skipped) await syncGenerators();
 
     const rewards = scored.filter((_, i) => judged[i]).map((s) => s.reward);
     const successRate = scored.filter((s) => s.correct).length / scored.length;
@@ -163,9 +291,13 @@ export async function createTrainingLoop<Item, S extends Scored>(
       ...(curriculum ? { curriculum_pool: pool } : {}),
       ...task.metrics(batch, scored, groupSize),
       policy_loss: update.loss,
-      entropy: update.entropy,
-      kl: update.kl,
+      ...(update.entropy !== undefined ? { entropy: update.entropy } : {}),
+      ...(update.kl !== undefined ? { kl: update.kl } : {}),
+      ...(update.importanceWeight !== undefined ? { importance_weight: update.importanceWeight } : {}),
+      ...(update.baseline !== undefined ? { baseline: update.baseline } : {}),
       grad_norm: update.gradNorm,
+      learning_rate: algorithm.optimizer.learningRate,
+      ...(generators ? { generations_per_s: drawn.generationsPerSecond ?? 0, weights_version: version } : {}),
       tokens_per_s: tokensSampled / (sampleMs / 1000),
       evals_per_s: scored.length / (evalMs / 1000),
       sample_ms: sampleMs,
@@ -187,7 +319,14 @@ export async function createTrainingLoop<Item, S extends Scored>(
     }));
     if (metrics.outcome_infra_error > 0) deps.onLog?.(`step ${globalStep}: ${metrics.outcome_infra_error} sandbox failures (infra_error) kept out of the update`);
     if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
-    return { step: globalStep, metrics, samples: sampleRecords, skipped: update.skipped, reason: update.reason };
+    return {
+      step: globalStep,
+      metrics,
+      samples: sampleRecords,
+      skipped: update.skipped,
+      reason: update.reason,
+      ...(generators ? { generators: generators.pool.statuses(), versions: drawn.versions } : {}),
+    };
   }
 
   async function saveCheckpoint(): Promise<Uint8Array> {
@@ -202,7 +341,12 @@ export async function createTrainingLoop<Item, S extends Scored>(
         rngState: rng.state(),
         dataCursor: { epoch, cursor },
         vocab: task.vocab,
-        extra: { baseline: algorithm.baseline, wallMs: wallBefore + performance.now() - startedAt, ...(curriculum ? { curriculumPool: pool } : {}) },
+        extra: {
+          baseline: algorithm.baseline,
+          wallMs: wallBefore + performance.now() - startedAt,
+          ...(curriculum ? { curriculumPool: pool } : {}),
+          ...(task.sampleItems ? { itemRng: itemRng.state() } : {}),
+        },
       },
       tensors,
     );
@@ -231,7 +375,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
     }
     globalStep = meta.step;
     rng = new Rng(meta.rngState);
-    const extra = meta.extra as { baseline?: number; wallMs?: number; curriculumPool?: number } | undefined;
+    const extra = meta.extra as { baseline?: number; wallMs?: number; curriculumPool?: number; itemRng?: RngState } | undefined;
+    if (task.sampleItems && Array.isArray(extra?.itemRng)) itemRng = new Rng(extra.itemRng);
+    pending = null; // a batch drawn ahead belongs to the run being replaced
     if (curriculum && Number.isInteger(extra?.curriculumPool)) pool = Math.max(1, Math.min(items.length, extra!.curriculumPool!));
     if (meta.dataCursor) {
       epoch = meta.dataCursor.epoch;
@@ -240,6 +386,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     }
     if (typeof extra?.baseline === 'number' && Number.isFinite(extra.baseline)) algorithm.setBaseline(extra.baseline);
     if (typeof extra?.wallMs === 'number' && Number.isFinite(extra.wallMs)) wallBefore = extra.wallMs - (performance.now() - startedAt);
+    if (generators && version > 0) await syncGenerators();
   }
 
   return {
@@ -249,6 +396,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
     },
     policy,
     step,
+    setLearningRate(rate: number) {
+      algorithm.optimizer.learningRate = rate;
+    },
     saveCheckpoint,
     loadCheckpoint,
     dispose() {

@@ -61,6 +61,7 @@ export function withEvaluation<E>(loop: TrainingLoop, evaluate: E): TrainingLoop
       return loop.globalStep;
     },
     step: loop.step,
+    setLearningRate: loop.setLearningRate,
     saveCheckpoint: loop.saveCheckpoint,
     loadCheckpoint: loop.loadCheckpoint,
     dispose: loop.dispose,

@@ -4,6 +4,7 @@
  * that the CLI, the worker protocol and the UI store share.
  */
 import type { OutcomeKind } from './sandbox/outcome';
+import type { GeneratorStatus } from './generators';
 
 /** One metric value at one step (DESIGN: metrics are events appended to a log). */
 export interface MetricEvent {
@@ -42,6 +43,9 @@ export interface StepResult {
   /** True when the update was skipped (non-finite loss); the reason says why. */
   skipped: boolean;
   reason?: string;
+  /** With parallel generators: each one's status, and the weights version of each sample. */
+  generators?: GeneratorStatus[];
+  versions?: number[];
 }
 
 /** KT metrics of a dataset (KOLMOGOROV.md, names as specified). */

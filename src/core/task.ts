@@ -16,6 +16,8 @@ import type { PolicyConfig } from './model/transformer';
 import type { SampleRecord } from './runnerTypes';
 import type { SandboxPool } from './sandbox/pool';
 import type { OutcomeKind } from './sandbox/outcome';
+import type { GrammarSpec } from './generators';
+import type { Rng } from './rng';
 
 /** One sampled program as the task judged it. */
 export interface Scored {
@@ -38,10 +40,18 @@ export interface Task<Item, S extends Scored = Scored> {
   /** The checkpoint's vocabulary tag: a checkpoint of another vocabulary is refused. */
   readonly vocab: { name: string; size: number };
   readonly grammar: Grammar<any>; // each task has its own grammar state
+  /** The same grammar as a message can carry it, for generator workers (generators.ts). */
+  readonly grammarSpec: GrammarSpec;
+  /** Most tokens a program may take (default: the run's model.maxProgramTokens). */
+  readonly maxTokens?: number;
+  /** The token fed to finished rows while others are still sampling (default 0). */
+  readonly padToken?: number;
   /** The policy's shape for this task: the run's model fields with the task's vocabulary. */
   policyConfig(config: LabConfig): PolicyConfig;
   /** The items RL samples from, made from the loaded training set (filters, pieces). */
   trainingItems(items: readonly Item[]): Item[];
+  /** A task whose items are generated (the digit tasks): `count` fresh items, instead of a pass over a dataset. */
+  sampleItems?(rng: Rng, count: number): Item[];
   /** Prompt tokens of an item (the grammar may read them for the item's signature). */
   prompt(item: Item): number[];
   /** Runs each sampled program against its item (samples[i] was written for items[i]). */

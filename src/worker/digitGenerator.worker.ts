@@ -10,7 +10,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
-import { serveDigitGenerator } from '../core/digits/generators';
+import { serveGenerator } from '../core/generators';
 import { installWasmKernels } from '../core/model/wasmKernels';
 
 setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
@@ -22,7 +22,7 @@ const ready = (async () => {
   if (tf.getBackend() === 'wasm') console.log(`digit generator: ${installWasmKernels().join('; ')}`);
 })();
 
-serveDigitGenerator({
+serveGenerator({
   postMessage: (message) => self.postMessage(message),
   onMessage: (listener) => self.addEventListener('message', (event: MessageEvent) => void ready.then(() => listener(event.data))),
 });

@@ -2,7 +2,7 @@
  * Digit-task generators as Web Workers started from the trainer worker (nested module
  * workers), one per generator; weight syncs cross as transferred ArrayBuffers.
  */
-import type { GeneratorHandle } from '../core/digits/generators';
+import type { GeneratorHandle } from '../core/generators';
 
 function spawnGenerator(index: number): GeneratorHandle {
   const worker = new Worker(new URL('./digitGenerator.worker.ts', import.meta.url), { type: 'module', name: `digit generator ${index}` });

@@ -13,7 +13,7 @@
 import { configToSearchParams, type LabConfig } from '../core/config';
 import { evaluateDigits, type DigitEvalResult } from '../core/digits/evaluate';
 import { digitPolicyConfig, isDigitTask, runDigitTask, withDigitRecipe, type DigitStepMetrics } from '../core/digits/experiment';
-import { GeneratorPool, type GeneratorHandle, type GeneratorInit } from '../core/digits/generators';
+import { GeneratorPool, type GeneratorHandle, type GeneratorInit } from '../core/generators';
 import { heldOutItems } from '../core/digits/tasks';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
 import { Rng } from '../core/rng';
@@ -54,9 +54,9 @@ class GatedPool extends GeneratorPool {
     super.sync(weights, version);
   }
 
-  override async generate(total: number) {
+  override async generate(prompts: readonly number[][], groupSize?: number) {
     await this.session.admit();
-    return super.generate(total);
+    return super.generate(prompts, groupSize);
   }
 }
 

@@ -134,7 +134,7 @@ describe('trainer protocol', () => {
     const row = await api.evaluate({ limit: 5, k: 1 });
     expect(row).toMatchObject({ n: 5, step: 3 });
     expect(row.formatCompliance).toBeGreaterThanOrEqual(0);
-    await expect(api.getCheckpoint()).rejects.toThrow(/kolmogorov task/);
+    await expect(api.getCheckpoint()).rejects.toThrow(/kolmogorov and functions tasks/);
   });
 
   it('pauses, resumes and stops a digit run between RL steps; Train then starts a fresh run', async () => {

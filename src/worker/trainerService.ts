@@ -10,7 +10,7 @@ import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { isDigitTask } from '../core/digits/experiment';
-import { inProcessGenerator, type GeneratorHandle } from '../core/digits/generators';
+import { inProcessGenerator, type GeneratorHandle } from '../core/generators';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { gzipBits, lzmaBits, sequencesText } from '../core/kolmogorov/metrics';

@@ -35,6 +35,8 @@ export interface Episode {
   reward: number;
   /** Episodes of one group share a prompt (group sampling). */
   group?: number;
+  /** Per-token log-probabilities under the weights that sampled `tokens` (importance weights of stale samples). */
+  behaviourLogProbs?: readonly number[];
 }
 
 export interface ReinforceStats {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig } from '../config';
 import { scheduledRate } from '../model/schedule';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe, type DigitStepMetrics } from './experiment';
-import { GeneratorPool, inProcessGenerator } from './generators';
+import { GeneratorPool, inProcessGenerator } from '../generators';
 
 describe('digit recipe defaults', () => {
   it('fill the fields not named on the command line, per task, and leave named ones alone', () => {

@@ -15,17 +15,20 @@
  * waits for the update. Measured (README, digit tasks): overlap raises the RL loop's throughput
  * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
-import { DigitReinforce } from '../algorithms/digitReinforce';
 import { SupervisedTrainer } from '../algorithms/supervised';
 import { configFields, withField, type LabConfig } from '../config';
 import { scheduledRate } from '../model/schedule';
-import { TransformerPolicy, type PolicyConfig } from '../model/transformer';
+import type { GeneratorPool, GeneratorStatus } from '../generators';
+import { createTrainingLoop } from '../loop';
+import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
+import type { SandboxPool } from '../sandbox/pool';
 import { evaluateDigits, type DigitEvalResult } from './evaluate';
-import { scoreAnswer } from './extractAnswer';
-import type { GeneratorPool, GeneratorStatus } from './generators';
 import { heldOutItems, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
-import { DigitGrammar, answerText, digitPromptLength, digitVocabSize, promptTokens, responseTokens } from './vocab';
+import { digitPair, digitTask } from './task';
+import { DigitGrammar } from './vocab';
+
+export { digitPolicyConfig } from './task';
 
 /**
  * Values the digit recipe uses for fields the user did not set: a small policy (prompts are
@@ -34,6 +37,7 @@ import { DigitGrammar, answerText, digitPromptLength, digitVocabSize, promptToke
  * held-out prompts, see the README's digit-task notes).
  */
 const sharedRecipe: Record<string, string> = {
+  algorithm: 'reinforce_monarch',
   layers: '2',
   'd-model': '64',
   heads: '4',
@@ -74,10 +78,6 @@ export function isDigitTask(name: string): name is DigitTaskName {
   return name === 'sum_digits' || name === 'reverse_digits';
 }
 
-export function digitPolicyConfig(config: LabConfig): PolicyConfig {
-  const { layers, dModel, heads, context } = config.model;
-  return { vocabSize: digitVocabSize, layers, dModel, heads, context };
-}
 
 export interface DigitStepMetrics {
   step: number;
@@ -116,103 +116,94 @@ export interface DigitRunResult {
   totalSeconds: number;
 }
 
-export async function runDigitTask(config: LabConfig, pool: GeneratorPool, events: DigitRunEvents, samplesPerStep = 0): Promise<DigitRunResult> {
+/** The held-out questions of a digit run (a fixed seed), never trained on. */
+export function digitHeldOut(config: LabConfig): DigitItem[] {
+  return heldOutItems(config.task.name as DigitTaskName, config.run.evalSamples, new Rng(config.digits.evalSeed));
+}
+
+/**
+ * The digit tasks' supervised warm start on the run's policy: `warmStartSteps` batches drawn from
+ * `warmStartExamples` labelled questions (never a held-out one), at the warm start's own rate.
+ */
+export async function digitWarmStart(config: LabConfig, policy: TransformerPolicy, excluded: ReadonlySet<string>, log: (line: string) => void, rng = new Rng(config.run.seed)): Promise<void> {
+  const d = config.digits;
+  const task = config.task.name as DigitTaskName;
+  const labelled: DigitItem[] = Array.from({ length: d.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
+  if (!labelled.length || !d.warmStartSteps) return;
+  const trainer = new SupervisedTrainer(policy, new DigitGrammar(d.maxResponseTokens), { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
+  try {
+    for (let step = 1; step <= d.warmStartSteps; step++) {
+      const items = Array.from({ length: config.algorithm.batchSize }, () => rng.pick(labelled));
+      const stats = await trainer.step(items.map(digitPair));
+      if (step % 50 === 0 || step === d.warmStartSteps) log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
+    }
+  } finally {
+    trainer.dispose();
+  }
+}
+
+/**
+ * The digit recipe on the one training loop (loop.ts) with the digit task (task.ts): warm start,
+ * greedy evaluation, REINFORCE as the Monarch example writes it with the pool's generators and
+ * versioned weight sync (`digits.overlap`: one version behind, importance-weighted), greedy
+ * evaluation again.
+ */
+export async function runDigitTask(config: LabConfig, pool: GeneratorPool, events: DigitRunEvents, samplesPerStep = 0, sandbox?: SandboxPool): Promise<DigitRunResult> {
   const task = config.task.name;
   if (!isDigitTask(task)) throw new Error(`task ${task} is not a digit task`);
   const d = config.digits;
   const started = performance.now();
-  const evalItems = heldOutItems(task, config.run.evalSamples, new Rng(d.evalSeed));
+  const evalItems = digitHeldOut(config);
   const excluded = new Set(evalItems.map((item) => item.question));
-  const rng = new Rng(config.run.seed);
-  const groupSize = config.algorithm.groupSize;
-  if (config.algorithm.batchSize % groupSize !== 0) throw new Error(`--batch-size ${config.algorithm.batchSize} is not a multiple of --group-size ${groupSize}`);
-  const policy = new TransformerPolicy(digitPolicyConfig(config), config.run.seed);
-  const grammar = new DigitGrammar(d.maxResponseTokens);
-  const batchSize = config.algorithm.batchSize;
+  if (config.algorithm.batchSize % config.algorithm.groupSize !== 0) throw new Error(`--batch-size ${config.algorithm.batchSize} is not a multiple of --group-size ${config.algorithm.groupSize}`);
+  const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? noSandbox, generators: { pool, overlap: d.overlap } });
   // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.
   try {
-    return await train(task);
-  } finally {
-    policy.dispose();
-  }
-
-  async function train(task: DigitTaskName): Promise<DigitRunResult> {
-    // Warm start: a small labelled set, visited in shuffled batches.
-    const labelled: DigitItem[] = Array.from({ length: d.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
-    if (labelled.length && d.warmStartSteps) {
-      const trainer = new SupervisedTrainer(policy, grammar, { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
-      for (let step = 1; step <= d.warmStartSteps; step++) {
-        const items = Array.from({ length: batchSize }, () => rng.pick(labelled));
-        const stats = await trainer.step(items.map((item) => ({ prompt: promptTokens(item.question, digitPromptLength[task]), tokens: responseTokens(answerText(item.answer)) })));
-        if (step % 50 === 0 || step === d.warmStartSteps) events.log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
-      }
-      trainer.dispose();
-    }
+    await digitWarmStart(config, loop.policy, excluded, events.log);
     const warmStartSeconds = (performance.now() - started) / 1000;
-    const before = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
+    const before = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
     events.evaluation?.('warm start', 0, before);
-
-    const algorithm = new DigitReinforce(policy, grammar, {
-      learningRate: config.algorithm.learningRate,
-      baselineMomentum: config.algorithm.baselineMomentum,
-      temperature: config.algorithm.temperature,
-      gradClip: config.algorithm.gradClip,
-      groupSize,
-    });
     const rlStarted = performance.now();
     let loopSeconds = 0; // RL wall time without the periodic evaluations
     let generations = 0;
-    try {
-      await pool.start({ policy: digitPolicyConfig(config), task, maxResponseTokens: d.maxResponseTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, excluded: [...excluded] });
-      let version = 1;
-      pool.sync(policy.getWeights(), version);
-      // A request still in flight when the run stops (an error, or the page's Stop) must not
-      // surface as an unhandled rejection: the await below reports failures.
-      const request = () => {
-        const batch = pool.generate(batchSize, groupSize);
-        batch.catch(() => undefined);
-        return batch;
-      };
-      let next = d.numSteps > 0 ? request() : undefined;
-      for (let step = 1; step <= d.numSteps; step++) {
-        const stepStarted = performance.now();
-        if (d.lrDecay) algorithm.optimizer.learningRate = scheduledRate(config.algorithm.learningRate, step, d.numSteps, 0);
-        const batch = await next!;
-        const more = step < d.numSteps;
-        if (d.overlap && more) next = request();
-        generations += batch.trajectories.length;
-        const scores = batch.trajectories.map((t) => scoreAnswer(t.text, t.answer, d.requireTag));
-        const stats = await algorithm.step(batch.trajectories.map((t, i) => ({ prompt: t.prompt, tokens: t.tokens, behaviourLogProbs: t.logProbs, reward: scores[i].reward })));
-        if (!stats.skipped) pool.sync(policy.getWeights(), ++version);
-        if (!d.overlap && more) next = request();
-        loopSeconds += (performance.now() - stepStarted) / 1000;
-        const n = scores.length;
-        events.step?.({
-          step,
-          reward: stats.meanReward,
-          accuracy: scores.filter((s) => s.correct).length / n,
-          formatCompliance: scores.filter((s) => s.tagged).length / n,
-          loss: stats.loss,
-          baseline: stats.baseline,
-          importanceWeight: stats.importanceWeight,
-          learningRate: algorithm.optimizer.learningRate,
-          generationsPerSecond: batch.generationsPerSecond,
-          trainerVersion: version,
-          generators: pool.statuses(),
-          skipped: stats.skipped,
-          reason: stats.reason,
-          samples: batch.trajectories.slice(0, samplesPerStep).map((t, i) => ({ question: t.question, answer: t.answer, text: t.text, reward: scores[i].reward, version: batch.versions[i] })),
-        });
-        if (config.run.evalFreq && step % config.run.evalFreq === 0 && more) {
-          events.evaluation?.('during RL', step, await evaluateDigits(policy, evalItems, d.maxResponseTokens));
-        }
+    for (let step = 1; step <= d.numSteps; step++) {
+      const stepStarted = performance.now();
+      if (d.lrDecay) loop.setLearningRate(scheduledRate(config.algorithm.learningRate, step, d.numSteps, 0));
+      const result = await loop.step();
+      loopSeconds += (performance.now() - stepStarted) / 1000;
+      generations += result.samples.length;
+      const m = result.metrics;
+      events.step?.({
+        step,
+        reward: m.avg_reward,
+        accuracy: m.accuracy,
+        formatCompliance: m.format_compliance,
+        loss: m.policy_loss,
+        baseline: m.baseline,
+        importanceWeight: m.importance_weight,
+        learningRate: m.learning_rate,
+        generationsPerSecond: m.generations_per_s,
+        trainerVersion: m.weights_version,
+        generators: result.generators ?? [],
+        skipped: result.skipped,
+        reason: result.reason,
+        samples: result.samples.slice(0, samplesPerStep).map((s, i) => ({ question: s.label ?? '', answer: s.target[0], text: s.program, reward: s.reward, version: result.versions?.[i] ?? 0 })),
+      });
+      if (config.run.evalFreq && step % config.run.evalFreq === 0 && step < d.numSteps) {
+        events.evaluation?.('during RL', step, await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens));
       }
-    } finally {
-      algorithm.dispose();
     }
     const rlSeconds = (performance.now() - rlStarted) / 1000;
-    const after = await evaluateDigits(policy, evalItems, d.maxResponseTokens);
+    const after = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
     events.evaluation?.('after RL', d.numSteps, after);
     return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+  } finally {
+    loop.dispose();
   }
 }
+
+/** The digit tasks score answers on the host: a sandbox pool they never call. */
+const noSandbox: SandboxPool = {
+  evaluateBatch: () => Promise.reject(new Error('the digit tasks score answers without the sandbox')),
+  close: () => Promise.resolve(),
+} as unknown as SandboxPool;

@@ -109,6 +109,7 @@ export function functionsTask(config: LabConfig): Task<FunctionProblem, Function
   return {
     vocab: { name: 'functions', size: vocabSize },
     grammar,
+    grammarSpec: { task: 'functions', budget: config.model.maxProgramTokens },
     policyConfig: () => functionsPolicyConfig(config),
     // The curriculum orders problems by difficulty (a generated problem's program size; the
     // number of tests otherwise), so the loop's pool can start with the easiest.

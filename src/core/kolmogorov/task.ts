@@ -210,6 +210,7 @@ export function kolmogorovTask(config: LabConfig): Task<KolmogorovRecord, Kolmog
   return {
     vocab: { name: 'kolmogorov', size: vocabSize },
     grammar,
+    grammarSpec: { task: 'kolmogorov' },
     policyConfig: () => kolmogorovPolicyConfig(config),
     trainingItems: (train) => trainingRecords(config, [...train]),
     prompt: (record) => encodePrompt(record.sequence, config.task.maxSequenceLength),

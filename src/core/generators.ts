@@ -1,31 +1,45 @@
 /**
- * Parallel generators with versioned weight sync (the Monarch RL example's generator actors),
- * platform-neutral: the same code runs in Node worker_threads (src/cli/digitGenerator.worker.ts)
- * and Web Workers. Each generator holds its own copy of the policy and samples trajectories;
- * the trainer updates and broadcasts the new weights tagged with a version, packed into one
- * ArrayBuffer per generator and transferred (not copied). A generator applies a sync only if
- * its version is newer than the one it holds and reports which version produced each batch.
+ * Parallel generators with versioned weight sync (the Monarch RL example's generator actors), a
+ * property of the one training loop (loop.ts) available to every task, platform-neutral: the
+ * same code runs in Node worker_threads (src/cli/generator.worker.ts) and Web Workers. Each
+ * generator holds its own copy of the policy and samples programs for the prompts the trainer
+ * sends, under the task's grammar (named by a serialisable spec, `grammarOf`); the trainer
+ * updates and broadcasts the new weights tagged with a version, packed into one ArrayBuffer per
+ * generator and transferred (not copied). A generator applies a sync only if its version is
+ * newer than the one it holds and reports which version produced each batch.
  *
  * Messages to a generator are handled strictly in order (one at a time), so a sync posted
- * before a generate request is in place before that request samples. Rewards are computed by
- * the trainer, so generators know nothing about `requireTag`.
+ * before a generate request is in place before that request samples. Items and rewards stay
+ * with the trainer: a generator only writes programs.
  */
-import { sampleBatch } from '../model/sampler';
-import { TransformerPolicy, type PolicyConfig, type WeightArray } from '../model/transformer';
-import { Rng } from '../rng';
-import { sampleTrainingItem, type DigitTaskName } from './tasks';
-import { DigitGrammar, SPECIAL, decodeText, digitPromptLength, promptTokens } from './vocab';
+import type { Grammar } from './grammar';
+import { DigitGrammar } from './digits/vocab';
+import { FunctionGrammar } from './functions/grammar';
+import { KolmogorovGrammar } from './kolmogorov/grammar';
+import { sampleBatch } from './model/sampler';
+import { TransformerPolicy, type PolicyConfig, type WeightArray } from './model/transformer';
+import { Rng } from './rng';
+
+/** A task's grammar as a message can carry it. */
+export type GrammarSpec = { task: 'kolmogorov' } | { task: 'functions'; budget: number } | { task: 'digits'; maxResponseTokens: number };
+
+export function grammarOf(spec: GrammarSpec): Grammar<unknown> {
+  switch (spec.task) {
+    case 'kolmogorov': return new KolmogorovGrammar() as Grammar<unknown>;
+    case 'functions': return new FunctionGrammar(spec.budget) as Grammar<unknown>;
+    case 'digits': return new DigitGrammar(spec.maxResponseTokens) as Grammar<unknown>;
+  }
+}
 
 export interface GeneratorInit {
   type: 'init';
   id: number;
   policy: PolicyConfig;
-  task: DigitTaskName;
-  maxResponseTokens: number;
+  grammar: GrammarSpec;
+  maxTokens: number;
   temperature: number;
   seed: number;
-  /** Held-out questions the generator must never train on. */
-  excluded: string[];
+  padToken?: number;
 }
 
 export interface WeightsMessage {
@@ -38,27 +52,23 @@ export interface WeightsMessage {
 export interface GenerateMessage {
   type: 'generate';
   requestId: number;
-  count: number;
-  /** Answers sampled per question, consecutive (a group); `count` is a multiple of it. */
-  groupSize?: number;
+  prompts: number[][];
 }
 
 export type ToGenerator = GeneratorInit | WeightsMessage | GenerateMessage;
 
-export interface Trajectory {
-  question: string;
-  answer: number;
-  prompt: number[];
+/** One sampled program, as the sampler returns it (sampler.ts), with the log-probability of each token. */
+export interface Generated {
   tokens: number[];
-  /** Log-probability of each token under the weights that sampled it (for importance weights). */
   logProbs: number[];
-  text: string;
+  lineEnds: number[];
+  complete: boolean;
 }
 
 export type FromGenerator =
   | { type: 'ready'; id: number }
   | { type: 'synced'; id: number; version: number; applied: boolean }
-  | { type: 'trajectories'; id: number; requestId: number; version: number; trajectories: Trajectory[]; ms: number }
+  | { type: 'samples'; id: number; requestId: number; version: number; samples: Generated[]; ms: number }
   | { type: 'error'; id: number; message: string };
 
 /** Packs weights into one buffer (to transfer) plus their names and shapes. */
@@ -84,19 +94,17 @@ export function unpackWeights(message: WeightsMessage): WeightArray[] {
   });
 }
 
-/** One generator: a policy copy, the version it holds, and its own RNG. */
-export class DigitGenerator {
+/** One generator: a policy copy, the version it holds, its grammar and its own RNG. */
+export class Generator {
   version = 0;
   private readonly policy: TransformerPolicy;
-  private readonly grammar: DigitGrammar;
+  private readonly grammar: Grammar<unknown>;
   private readonly rng: Rng;
-  private readonly excluded: Set<string>;
 
   constructor(readonly init: GeneratorInit) {
     this.policy = new TransformerPolicy(init.policy, init.seed);
-    this.grammar = new DigitGrammar(init.maxResponseTokens);
+    this.grammar = grammarOf(init.grammar);
     this.rng = new Rng(init.seed * 7919 + init.id);
-    this.excluded = new Set(init.excluded);
   }
 
   /** Applies a sync if it is newer than the weights held; returns whether it did. */
@@ -107,22 +115,18 @@ export class DigitGenerator {
     return true;
   }
 
-  /** `count` answers: `count / groupSize` questions, each asked `groupSize` times in a row. */
-  async generate(count: number, groupSize = 1): Promise<{ trajectories: Trajectory[]; version: number; ms: number }> {
-    if (!Number.isInteger(groupSize) || groupSize < 1 || count % groupSize !== 0) throw new Error(`generate: ${count} answers cannot form groups of ${groupSize}`);
+  /** One program per prompt, sampled with the weights held. */
+  async generate(prompts: readonly number[][]): Promise<{ samples: Generated[]; version: number; ms: number }> {
     const started = performance.now();
     const version = this.version;
-    const questions = Array.from({ length: count / groupSize }, () => sampleTrainingItem(this.init.task, this.rng, this.excluded));
-    const items = questions.flatMap((item) => new Array<typeof item>(groupSize).fill(item));
-    const prompts = items.map((item) => promptTokens(item.question, digitPromptLength[item.task]));
-    const samples = await sampleBatch(this.policy, this.grammar, prompts, {
-      maxTokens: this.init.maxResponseTokens,
+    const sampled = await sampleBatch(this.policy, this.grammar, prompts, {
+      maxTokens: this.init.maxTokens,
       temperature: this.init.temperature,
       rng: this.rng,
-      padToken: SPECIAL.PAD,
+      padToken: this.init.padToken,
     });
-    const trajectories = items.map((item, i) => ({ question: item.question, answer: item.answer, prompt: prompts[i], tokens: samples[i].tokens, logProbs: samples[i].logProbs, text: decodeText(samples[i].tokens) }));
-    return { trajectories, version, ms: performance.now() - started };
+    const samples = sampled.map(({ tokens, logProbs, lineEnds, complete }) => ({ tokens, logProbs, lineEnds, complete }));
+    return { samples, version, ms: performance.now() - started };
   }
 
   dispose(): void {
@@ -136,15 +140,15 @@ export interface GeneratorPort {
 }
 
 /** The body of a generator worker: handles messages one at a time, in order. */
-export function serveDigitGenerator(port: GeneratorPort): void {
-  let generator: DigitGenerator | undefined;
+export function serveGenerator(port: GeneratorPort): void {
+  let generator: Generator | undefined;
   let queue: Promise<void> = Promise.resolve();
   const handle = async (message: ToGenerator): Promise<void> => {
     const id = generator?.init.id ?? (message.type === 'init' ? message.id : -1);
     try {
       if (message.type === 'init') {
         generator?.dispose();
-        generator = new DigitGenerator(message);
+        generator = new Generator(message);
         port.postMessage({ type: 'ready', id });
         return;
       }
@@ -153,8 +157,8 @@ export function serveDigitGenerator(port: GeneratorPort): void {
         const applied = generator.applyWeights(message);
         port.postMessage({ type: 'synced', id, version: generator.version, applied });
       } else {
-        const result = await generator.generate(message.count, message.groupSize);
-        port.postMessage({ type: 'trajectories', id, requestId: message.requestId, ...result });
+        const result = await generator.generate(message.prompts);
+        port.postMessage({ type: 'samples', id, requestId: message.requestId, ...result });
       }
     } catch (error) {
       port.postMessage({ type: 'error', id, message: error instanceof Error ? error.message : String(error) });
@@ -177,7 +181,7 @@ export interface GeneratorHandle {
 export function inProcessGenerator(): GeneratorHandle {
   const toGenerator: ((message: ToGenerator) => void)[] = [];
   const toTrainer: ((message: FromGenerator) => void)[] = [];
-  serveDigitGenerator({
+  serveGenerator({
     postMessage: (message) => queueMicrotask(() => toTrainer.forEach((l) => l(message))),
     onMessage: (listener) => toGenerator.push(listener),
   });
@@ -202,8 +206,8 @@ export interface GeneratorStatus {
 }
 
 export interface GeneratedBatch {
-  trajectories: Trajectory[];
-  /** Version each trajectory was sampled with. */
+  samples: Generated[];
+  /** Version each sample was written with. */
   versions: number[];
   /** Wall-clock generations per second of the whole batch, all generators together. */
   generationsPerSecond: number;
@@ -242,7 +246,7 @@ export class GeneratorPool {
       if (!message.applied) status.skippedSyncs += 1;
       return;
     }
-    const key = message.type === 'trajectories' ? `${index}:${message.requestId}` : message.type === 'ready' ? `${index}:ready` : '';
+    const key = message.type === 'samples' ? `${index}:${message.requestId}` : message.type === 'ready' ? `${index}:ready` : '';
     if (message.type === 'error') return this.fail(`generator ${index}: ${message.message}`);
     const resolve = this.waiting.get(key);
     this.waiting.delete(key);
@@ -276,35 +280,37 @@ export class GeneratorPool {
   }
 
   /**
-   * `total` trajectories split across the generators, sampled in parallel. With `groupSize` > 1
-   * each question is answered `groupSize` times, its answers consecutive in the batch (a group
-   * never spans two generators).
+   * One program per prompt, the prompts split across the generators in whole groups of
+   * `groupSize` (a group's prompts, consecutive, never span two generators), sampled in parallel;
+   * the samples come back in the prompts' order.
    */
-  async generate(total: number, groupSize = 1): Promise<GeneratedBatch> {
-    if (total % groupSize !== 0) throw new Error(`a batch of ${total} cannot form groups of ${groupSize}`);
+  async generate(prompts: readonly number[][], groupSize = 1): Promise<GeneratedBatch> {
+    if (prompts.length % groupSize !== 0) throw new Error(`a batch of ${prompts.length} cannot form groups of ${groupSize}`);
     const started = performance.now();
     const n = this.handles.length;
-    const groups = total / groupSize;
+    const groups = prompts.length / groupSize;
     const counts = this.handles.map((_, i) => (Math.floor(groups / n) + (i < groups % n ? 1 : 0)) * groupSize);
+    let from = 0;
     const replies = counts.map((count, index) => {
+      const part = prompts.slice(from, (from += count));
       if (count === 0) return Promise.resolve(undefined);
       const requestId = this.nextRequest++;
       const reply = this.expect(`${index}:${requestId}`);
-      this.handles[index].postMessage({ type: 'generate', requestId, count, groupSize }, []);
+      this.handles[index].postMessage({ type: 'generate', requestId, prompts: part.map((p) => [...p]) }, []);
       return reply;
     });
-    const trajectories: Trajectory[] = [];
+    const samples: Generated[] = [];
     const versions: number[] = [];
     (await Promise.all(replies)).forEach((message, index) => {
-      if (!message || message.type !== 'trajectories') return;
+      if (!message || message.type !== 'samples') return;
       const status = this.status[index];
       status.generatedWith = message.version;
-      status.generated += message.trajectories.length;
-      status.generationsPerSecond = message.trajectories.length / Math.max(1e-3, message.ms / 1000);
-      trajectories.push(...message.trajectories);
-      versions.push(...message.trajectories.map(() => message.version));
+      status.generated += message.samples.length;
+      status.generationsPerSecond = message.samples.length / Math.max(1e-3, message.ms / 1000);
+      samples.push(...message.samples);
+      versions.push(...message.samples.map(() => message.version));
     });
-    return { trajectories, versions, generationsPerSecond: trajectories.length / Math.max(1e-3, (performance.now() - started) / 1000) };
+    return { samples, versions, generationsPerSecond: samples.length / Math.max(1e-3, (performance.now() - started) / 1000) };
   }
 
   statuses(): GeneratorStatus[] {

@@ -1,16 +1,26 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TransformerPolicy } from '../model/transformer';
-import { DigitGenerator, GeneratorPool, inProcessGenerator, packWeights, unpackWeights, type GeneratorInit } from './generators';
-import { digitVocabSize } from './vocab';
+import { digitPrompt } from './digits/task';
+import { sampleDigitItem } from './digits/tasks';
+import { decodeText, digitVocabSize } from './digits/vocab';
+import { Generator, GeneratorPool, inProcessGenerator, packWeights, unpackWeights, type GeneratorInit } from './generators';
+import { TransformerPolicy } from './model/transformer';
+import { Rng } from './rng';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
 });
 
 const policyConfig = { vocabSize: digitVocabSize, layers: 1, dModel: 16, heads: 2, context: 40 };
-const init: GeneratorInit = { type: 'init', id: 0, policy: policyConfig, task: 'reverse_digits', maxResponseTokens: 6, temperature: 1, seed: 9, excluded: [] };
+const init: GeneratorInit = { type: 'init', id: 0, policy: policyConfig, grammar: { task: 'digits', maxResponseTokens: 6 }, maxTokens: 6, temperature: 1, seed: 9 };
+const start = { policy: policyConfig, grammar: { task: 'digits', maxResponseTokens: 6 } as const, maxTokens: 6, temperature: 1, seed: 4 };
+
+/** Prompts of `count` digit questions, each `groupSize` times in a row. */
+function prompts(count: number, groupSize = 1, seed = 1): number[][] {
+  const rng = new Rng(seed);
+  return Array.from({ length: count / groupSize }, () => digitPrompt(sampleDigitItem('sum_digits', rng))).flatMap((p) => Array(groupSize).fill(p) as number[][]);
+}
 
 /** Weights of a fresh policy with the given seed (different seeds give different weights). */
 function weightsOf(seed: number) {
@@ -29,31 +39,31 @@ describe('versioned weight sync', () => {
   });
 
   it('a generator applies newer versions and ignores stale or repeated ones', async () => {
-    const generator = new DigitGenerator(init);
+    const generator = new Generator(init);
     const v1 = weightsOf(11);
     const v2 = weightsOf(12);
     expect(generator.applyWeights(packWeights(v2, 2))).toBe(true);
     expect(generator.applyWeights(packWeights(v1, 1))).toBe(false); // stale: arrived late
     expect(generator.applyWeights(packWeights(v1, 2))).toBe(false); // not newer
     expect(generator.version).toBe(2);
-    const { version, trajectories } = await generator.generate(4);
+    const { version, samples } = await generator.generate(prompts(4));
     expect(version).toBe(2);
-    expect(trajectories).toHaveLength(4);
-    // The policy really holds v2: its greedy samples equal a fresh policy loaded with v2.
-    const reference = new DigitGenerator({ ...init, seed: 9 });
+    expect(samples).toHaveLength(4);
+    // The policy really holds v2: its samples equal a fresh policy's loaded with v2 (same seed).
+    const reference = new Generator({ ...init, seed: 9 });
     reference.applyWeights(packWeights(v2, 1));
-    expect((await reference.generate(4)).trajectories.map((t) => t.text)).toEqual(trajectories.map((t) => t.text));
+    expect((await reference.generate(prompts(4))).samples.map((t) => decodeText(t.tokens))).toEqual(samples.map((t) => decodeText(t.tokens)));
     generator.dispose();
     reference.dispose();
   });
 
   it('keeps the tensor count flat over many syncs and generations', async () => {
-    const generator = new DigitGenerator(init);
+    const generator = new Generator(init);
     const weights = weightsOf(31);
     let version = 0;
     const round = async () => {
       generator.applyWeights(packWeights(weights, ++version));
-      await generator.generate(4);
+      await generator.generate(prompts(4));
     };
     await round();
     const count = tf.memory().numTensors;
@@ -62,28 +72,31 @@ describe('versioned weight sync', () => {
     generator.dispose();
   });
 
-  it('samples groups of answers to one question, consecutive and never split between generators', async () => {
+  it('splits a batch between generators in whole groups and returns the samples in the prompts\' order', async () => {
     const pool = new GeneratorPool([inProcessGenerator(), inProcessGenerator()]);
-    await pool.start({ policy: policyConfig, task: 'sum_digits', maxResponseTokens: 6, temperature: 1, seed: 4, excluded: [] });
+    await pool.start(start);
     pool.sync(weightsOf(23), 1);
-    const batch = await pool.generate(12, 4);
-    const questions = batch.trajectories.map((t) => t.question);
-    expect(questions).toHaveLength(12);
-    for (let g = 0; g < 3; g++) expect(new Set(questions.slice(4 * g, 4 * g + 4)).size).toBe(1);
-    expect(new Set(questions).size).toBe(3);
+    const asked = prompts(12, 4);
+    const batch = await pool.generate(asked, 4);
+    expect(batch.samples).toHaveLength(12);
     expect(pool.statuses().map((s) => s.generated)).toEqual([8, 4]); // whole groups: 2 and 1
-    await expect(pool.generate(10, 4)).rejects.toThrow('cannot form groups of 4');
+    // In order: each sample answers its own prompt (a lone generator with the same weights and seed writes the first 8 the same).
+    const alone = new Generator({ ...init, ...start, seed: 4 });
+    alone.applyWeights(packWeights(weightsOf(23), 1));
+    expect((await alone.generate(asked.slice(0, 8))).samples.map((s) => s.tokens)).toEqual(batch.samples.slice(0, 8).map((s) => s.tokens));
+    alone.dispose();
+    await expect(pool.generate(prompts(10), 4)).rejects.toThrow('cannot form groups of 4');
     pool.close();
   });
 
   it('through a pool, every generator samples with the newest version and counts skipped syncs', async () => {
     const pool = new GeneratorPool([inProcessGenerator(), inProcessGenerator()]);
-    await pool.start({ policy: policyConfig, task: 'sum_digits', maxResponseTokens: 6, temperature: 1, seed: 3, excluded: [] });
+    await pool.start({ ...start, seed: 3 });
     pool.sync(weightsOf(21), 1);
     pool.sync(weightsOf(22), 2);
     pool.syncOne(0, packWeights(weightsOf(21), 1)); // a stale sync after a newer one
-    const batch = await pool.generate(6);
-    expect(batch.trajectories).toHaveLength(6);
+    const batch = await pool.generate(prompts(6));
+    expect(batch.samples).toHaveLength(6);
     expect(batch.versions).toEqual([2, 2, 2, 2, 2, 2]);
     const statuses = pool.statuses();
     expect(statuses.map((s) => s.version)).toEqual([2, 2]);

@@ -25,34 +25,36 @@ import * as tf from '@tensorflow/tfjs';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
-import type { TransformerPolicy } from '../model/transformer';
+import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
-export interface DigitReinforceConfig {
+export interface TokenMeanReinforceConfig {
   learningRate: number;
   /** EMA momentum of the reward baseline: baseline <- m * baseline + (1 - m) * mean reward. */
   baselineMomentum: number;
   temperature: number;
   gradClip: number;
   /**
-   * Answers per question, consecutive in a batch. Above 1 the baseline of an answer is the mean
-   * reward of its group (the other answers to the same question) instead of the EMA: a question
-   * the policy always gets right then teaches nothing, and one it sometimes gets right teaches
-   * which answer was right. 1: the seed's EMA baseline.
+   * Answers per question. Above 1 the baseline of an answer is the mean reward of its group (the
+   * other answers to the same question: episodes with the same `group`, else consecutive runs
+   * of groupSize) instead of the EMA: a question the policy always gets right then teaches
+   * nothing, and one it sometimes gets right teaches which answer was right. 1: the seed's EMA.
    */
   groupSize?: number;
 }
 
-export const defaultDigitReinforceConfig: DigitReinforceConfig = { learningRate: 3e-4, baselineMomentum: 0.9, temperature: 1, gradClip: 1, groupSize: 1 };
+export const defaultTokenMeanReinforceConfig: TokenMeanReinforceConfig = { learningRate: 3e-4, baselineMomentum: 0.9, temperature: 1, gradClip: 1, groupSize: 1 };
 
-export interface DigitEpisode {
+export interface TokenMeanEpisode {
   prompt: readonly number[];
   tokens: readonly number[];
   reward: number;
   /** Per-token log-probabilities under the policy that sampled `tokens` (same temperature). */
   behaviourLogProbs?: readonly number[];
+  /** Episodes of one group share a prompt (group sampling). */
+  group?: number;
 }
 
-export interface DigitReinforceStats {
+export interface TokenMeanReinforceStats {
   loss: number;
   meanReward: number;
   /** Baseline used by this step (before its own update). */
@@ -64,7 +66,7 @@ export interface DigitReinforceStats {
   reason?: string;
 }
 
-export class DigitReinforce<S = unknown> {
+export class TokenMeanReinforce<S = unknown> {
   readonly optimizer: Adam;
   /** The EMA baseline; undefined until the first batch. */
   baseline: number | undefined;
@@ -72,18 +74,19 @@ export class DigitReinforce<S = unknown> {
   constructor(
     private readonly policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
-    private readonly config: DigitReinforceConfig = defaultDigitReinforceConfig,
+    private readonly config: TokenMeanReinforceConfig = defaultTokenMeanReinforceConfig,
   ) {
     this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
 
-  async step(episodes: readonly DigitEpisode[]): Promise<DigitReinforceStats> {
+  async step(episodes: readonly TokenMeanEpisode[]): Promise<TokenMeanReinforceStats> {
     const B = episodes.length;
     const meanReward = episodes.reduce((sum, e) => sum + e.reward, 0) / B;
     const baseline = this.baseline ?? meanReward;
     const batch = buildSequenceBatch(episodes.map((e) => ({ prompt: e.prompt, tokens: e.tokens })), this.grammar, this.policy.config.context);
     const lengths = tf.tensor1d(episodes.map((e) => Math.max(1, e.tokens.length))); // [B]
-    const advantage = tf.tensor1d(advantages(episodes.map((e) => e.reward), baseline, this.config.groupSize ?? 1)); // [B]
+    const groups = episodes.every((e) => e.group !== undefined) ? episodes.map((e) => e.group!) : undefined;
+    const advantage = tf.tensor1d(advantages(episodes.map((e) => e.reward), baseline, this.config.groupSize ?? 1, groups)); // [B]
     const behaviour = behaviourTensor(episodes, batch.programLength); // [B, P] or null
     try {
       const result = await clippedStep(
@@ -107,14 +110,40 @@ export class DigitReinforce<S = unknown> {
     }
   }
 
+  optimizerWeights(): WeightArray[] {
+    return this.optimizer.getState(this.policy.weightNames());
+  }
+
+  setOptimizerWeights(state: readonly WeightArray[]): void {
+    this.optimizer.setState(state, this.policy.weightNames());
+  }
+
+  setBaseline(value: number): void {
+    this.baseline = value;
+  }
+
   dispose(): void {
     this.optimizer.dispose();
   }
 }
 
-/** reward - baseline per answer: the EMA baseline, or with groups the mean reward of the answer's group. */
-export function advantages(rewards: readonly number[], baseline: number, groupSize: number): number[] {
+/**
+ * reward - baseline per answer: the EMA baseline, or with groups the mean reward of the answer's
+ * group (by `groups`, the group of each answer, when given; else consecutive runs of groupSize).
+ */
+export function advantages(rewards: readonly number[], baseline: number, groupSize: number, groups?: readonly number[]): number[] {
   if (groupSize <= 1) return rewards.map((r) => r - baseline);
+  if (groups) {
+    const sums = new Map<number, [number, number]>();
+    groups.forEach((g, i) => {
+      const [sum, count] = sums.get(g) ?? [0, 0];
+      sums.set(g, [sum + rewards[i], count + 1]);
+    });
+    return rewards.map((r, i) => {
+      const [sum, count] = sums.get(groups[i])!;
+      return r - sum / count;
+    });
+  }
   if (rewards.length % groupSize !== 0) throw new Error(`${rewards.length} answers cannot form groups of ${groupSize}`);
   return rewards.map((r, i) => {
     const start = i - (i % groupSize);
@@ -130,7 +159,7 @@ const stopGradient = tf.customGrad(((...args: (tf.Tensor | tf.GradSaveFunc)[]) =
 }) as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor) => tf.Tensor;
 
 /** The episodes' behaviour log-probabilities, right-padded to P; null when none has them. */
-function behaviourTensor(episodes: readonly DigitEpisode[], P: number): tf.Tensor2D | null {
+function behaviourTensor(episodes: readonly TokenMeanEpisode[], P: number): tf.Tensor2D | null {
   if (!episodes.some((e) => e.behaviourLogProbs)) return null;
   const values = new Float32Array(episodes.length * P);
   episodes.forEach((e, b) => {

@@ -6,7 +6,7 @@ import { sampleBatch } from '../model/sampler';
 import { TOY, ToyGrammar } from '../model/testGrammar';
 import { TransformerPolicy } from '../model/transformer';
 import { buildSequenceBatch, disposeBatch, programLogProbs } from '../model/training';
-import { DigitReinforce, advantages, defaultDigitReinforceConfig } from './digitReinforce';
+import { TokenMeanReinforce, advantages, defaultTokenMeanReinforceConfig } from './tokenMeanReinforce';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -28,7 +28,7 @@ async function probability(policy: TransformerPolicy, tokens: number[]): Promise
 describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () => {
   it('moves the baseline as an EMA of the batch mean reward, after using it, starting at the first mean', async () => {
     const policy = new TransformerPolicy(config, 1);
-    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, baselineMomentum: 0.5 });
+    const algorithm = new TokenMeanReinforce(policy, grammar, { ...defaultTokenMeanReinforceConfig, baselineMomentum: 0.5 });
     const episode = (reward: number) => ({ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE], reward });
     const first = await algorithm.step([episode(-1), episode(-1), episode(-1), episode(1)]);
     expect(first.baseline).toBe(-0.5);
@@ -46,7 +46,7 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
     expect(advantages([1, -1], 0.5, 1)).toEqual([0.5, -1.5]);
     expect(() => advantages([1, 1, 1], 0, 2)).toThrow('cannot form groups of 2');
     const policy = new TransformerPolicy(config, 3);
-    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9, groupSize: 2 });
+    const algorithm = new TokenMeanReinforce(policy, grammar, { ...defaultTokenMeanReinforceConfig, learningRate: 1e-9, groupSize: 2 });
     const a = [TOY.A, TOY.EOL, TOY.DONE];
     const b = [TOY.B, TOY.EOL, TOY.A, TOY.EOL, TOY.DONE];
     algorithm.baseline = 0.9; // ignored with groups
@@ -60,7 +60,7 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
 
   it('the loss is -mean[(r - b) * mean_t log p]: checked against the log-probs by hand', async () => {
     const policy = new TransformerPolicy(config, 2);
-    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9 });
+    const algorithm = new TokenMeanReinforce(policy, grammar, { ...defaultTokenMeanReinforceConfig, learningRate: 1e-9 });
     const a = [TOY.A, TOY.EOL, TOY.DONE];
     const b = [TOY.B, TOY.EOL, TOY.A, TOY.EOL, TOY.DONE];
     algorithm.baseline = 0.5;
@@ -80,7 +80,7 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
       reward: i % 2 ? 1 : -1,
     }));
     const lossWith = async (behaviour: (logProbs: number[]) => number[] | undefined) => {
-      const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 1e-9 });
+      const algorithm = new TokenMeanReinforce(policy, grammar, { ...defaultTokenMeanReinforceConfig, learningRate: 1e-9 });
       algorithm.baseline = 0.25;
       const stats = await algorithm.step(episodes.map((e) => ({ prompt, tokens: e.tokens, reward: e.reward, behaviourLogProbs: behaviour(e.logProbs) })));
       algorithm.dispose();
@@ -105,7 +105,7 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
 
   it('learns to prefer the rewarded answer', async () => {
     const policy = new TransformerPolicy(config, 3);
-    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 0.01 });
+    const algorithm = new TokenMeanReinforce(policy, grammar, { ...defaultTokenMeanReinforceConfig, learningRate: 0.01 });
     const rewarded = [TOY.B, TOY.EOL, TOY.DONE];
     const before = await probability(policy, rewarded);
     const rng = new Rng(3);
@@ -120,7 +120,7 @@ describe('digit REINFORCE (per-token normalised log-probs, EMA baseline)', () =>
 
   it('skips a non-finite update and keeps the tensor count flat', async () => {
     const policy = new TransformerPolicy(config, 4);
-    const algorithm = new DigitReinforce(policy, grammar, { ...defaultDigitReinforceConfig, learningRate: 0.001 });
+    const algorithm = new TokenMeanReinforce(policy, grammar, { ...defaultTokenMeanReinforceConfig, learningRate: 0.001 });
     const skipped = await algorithm.step([{ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE], reward: Number.NaN }]);
     expect(skipped.skipped).toBe(true);
     expect(algorithm.baseline).toBeUndefined();

@@ -1,0 +1,56 @@
+/**
+ * The digit tasks (sum_digits, reverse_digits) as the one training loop sees them (task.ts):
+ * items are generated questions (never a held-out one), the prompt is the question's tokens, the
+ * policy writes free text under the loose digit grammar, and the answer is read back with the
+ * Monarch example's fallback chain ([ANSWER] tag, "the answer is", last number): +1 when right
+ * (and tagged, with digits.requireTag), -1 otherwise. An answer is text, not a program, so
+ * scoring needs no sandbox.
+ */
+import type { LabConfig } from '../config';
+import type { PolicyConfig } from '../model/transformer';
+import type { Rng } from '../rng';
+import type { Scored, Task } from '../task';
+import { scoreAnswer } from './extractAnswer';
+import { sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
+import { DigitGrammar, SPECIAL, answerText, decodeText, digitPromptLength, digitVocabSize, promptTokens, responseTokens } from './vocab';
+
+export interface DigitScored extends Scored {
+  tagged: boolean;
+}
+
+export function digitPolicyConfig(config: LabConfig): PolicyConfig {
+  const { layers, dModel, heads, context } = config.model;
+  return { vocabSize: digitVocabSize, layers, dModel, heads, context };
+}
+
+/** The prompt of a question: right-aligned to the task's longest (vocab.ts says why). */
+export const digitPrompt = (item: DigitItem): number[] => promptTokens(item.question, digitPromptLength[item.task]);
+
+/** The warm start's (prompt, response) pair of a labelled item: `[ANSWER] n` then EOS. */
+export const digitPair = (item: DigitItem) => ({ prompt: digitPrompt(item), tokens: responseTokens(answerText(item.answer)) });
+
+/** `excluded`: the held-out questions, which training never samples. */
+export function digitTask(config: LabConfig, excluded: ReadonlySet<string>): Task<DigitItem, DigitScored> {
+  const task = config.task.name as DigitTaskName;
+  const { requireTag, maxResponseTokens } = config.digits;
+  return {
+    vocab: { name: 'digits', size: digitVocabSize },
+    grammar: new DigitGrammar(maxResponseTokens),
+    grammarSpec: { task: 'digits', maxResponseTokens },
+    padToken: SPECIAL.PAD,
+    maxTokens: maxResponseTokens,
+    policyConfig: () => digitPolicyConfig(config),
+    trainingItems: (items) => [...items],
+    sampleItems: (rng: Rng, count: number) => Array.from({ length: count }, () => sampleTrainingItem(task, rng, excluded)),
+    prompt: digitPrompt,
+    async score(items, samples) {
+      return samples.map((sample, i) => {
+        const text = decodeText(sample.tokens);
+        const score = scoreAnswer(text, items[i].answer, requireTag);
+        return { text, outcome: score.correct ? 'ok' : 'wrong', reward: score.reward, correct: score.correct, tagged: score.tagged };
+      });
+    },
+    metrics: (_items, scored) => ({ format_compliance: scored.filter((s) => s.tagged).length / scored.length }),
+    sampleRecord: (item) => ({ target: [item.answer], bits: 0, label: item.question, detail: `answer ${item.answer}` }),
+  };
+}
