@@ -23,7 +23,7 @@ import { stage } from './stage';
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'out', doc: 'directory of the checkpoints, logs and recipe.json', defaultValue: 'runs/functions-recipe' },
-  { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '6000' },
+  { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '3000' },
   { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '300' },
   { name: 'k', doc: 'programs per problem for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
   { name: 'ship', doc: 'copy the RL policy to public/functions.prl, with its record public/functions.json', boolean: true },

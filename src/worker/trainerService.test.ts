@@ -134,10 +134,17 @@ describe('trainer protocol', () => {
     const row = await api.evaluate({ limit: 5, k: 1 });
     expect(row).toMatchObject({ n: 5, step: 3 });
     expect(row.formatCompliance).toBeGreaterThanOrEqual(0);
-    await expect(api.getCheckpoint()).rejects.toThrow(/kolmogorov and functions tasks/);
+    // On the one loop a digit run checkpoints like any other, and loads back at its step.
+    const bytes = await api.getCheckpoint();
+    expect((await api.loadCheckpoint(bytes)).step).toBe(3);
+    // A run that reached its last step starts afresh on Train: its warm start, then step 1.
+    events.length = 0;
+    await api.train();
+    await expect.poll(() => metrics().some((m) => m.name === 'format_compliance' && m.step === 1), { timeout: 30_000 }).toBe(true);
+    await api.stop();
   });
 
-  it('pauses, resumes and stops a digit run between RL steps; Train then starts a fresh run', async () => {
+  it('pauses, resumes and stops a digit run between RL steps, and during its warm start; Train then continues it', async () => {
     await api.configure(configFromSearchParams('task=reverse_digits&layers=1&d-model=16&heads=2&context=40&batch-size=4&num-steps=100000&num-generators=1&warm-start-steps=1&warm-start-examples=8&eval-samples=4'));
     events.length = 0;
     const steps = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'format_compliance').length;
@@ -152,9 +159,29 @@ describe('trainer protocol', () => {
     await expect.poll(steps, { timeout: 30_000 }).toBeGreaterThan(paused);
     await api.stop();
     await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /^stopped at step \d+/.test(e.message))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const stoppedAt = Math.max(...events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'format_compliance').map((m) => m.step));
     events.length = 0;
     await api.train();
-    await expect.poll(() => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).some((m) => m.name === 'format_compliance' && m.step === 1), { timeout: 30_000 }).toBe(true);
+    const next = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'format_compliance').map((m) => m.step);
+    await expect.poll(() => next().length, { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(Math.min(...next())).toBe(stoppedAt + 1);
     await api.stop();
+
+    // The warm start is a phase of its own: Pause holds it between its steps, and Stop ends it keeping its weights.
+    await api.configure(configFromSearchParams('task=reverse_digits&layers=1&d-model=16&heads=2&context=40&batch-size=4&num-steps=100000&num-generators=1&warm-start-steps=100000&warm-start-examples=8&eval-samples=4'));
+    events.length = 0;
+    await api.train();
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'pretraining')).toBe(true);
+    const warm = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'pretrain_loss').length;
+    await expect.poll(warm, { timeout: 30_000 }).toBeGreaterThan(0);
+    await api.pause();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const held = warm();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(warm()).toBe(held);
+    await api.resume();
+    await api.stop();
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /^warm start stopped after \d+ steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
   });
 });

@@ -9,8 +9,13 @@ import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
-import { isDigitTask } from '../core/digits/experiment';
-import { inProcessGenerator, type GeneratorHandle } from '../core/generators';
+import { evaluateDigits, type DigitEvalResult } from '../core/digits/evaluate';
+import { digitHeldOut, digitRunConfig, digitWarmStartBatches, hostScored, isDigitTask } from '../core/digits/experiment';
+import { digitTask } from '../core/digits/task';
+import type { DigitItem } from '../core/digits/tasks';
+import { DigitGrammar } from '../core/digits/vocab';
+import { GeneratorPool, inProcessGenerator, type GeneratorHandle } from '../core/generators';
+import { createTrainingLoop, type TrainingLoop } from '../core/loop';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { gzipBits, lzmaBits, sequencesText } from '../core/kolmogorov/metrics';
@@ -19,12 +24,11 @@ import { repairSearch } from '../core/kolmogorov/repair';
 import { splitSearch } from '../core/kolmogorov/split';
 import { scheduledRate } from '../core/model/schedule';
 import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
-import { createFunctionsRunner, createRunner, preludes, type FunctionsRunner, type Runner } from '../core/runner';
+import { createFunctionsRunner, createRunner, preludes, withEvaluation, type FunctionsRunner, type Runner } from '../core/runner';
 import type { MetricEvent, RunPhase } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Prelude } from '../core/sandbox/prelude';
-import { DigitSession } from './digitSession';
 import type { BackendInfo, DatasetSummary, EvaluationRow, PretrainOptions, TrainerApi, TrainerEvent } from './protocol';
 
 export interface TrainerPlatform {
@@ -65,10 +69,15 @@ const data: { train: KolmogorovRecord[]; heldout: KolmogorovRecord[] } = { train
 /** The functions task's problems, loaded beside the sequences (a file's kind decides where it goes). */
 const problems: { train: FunctionProblem[]; heldout: FunctionProblem[] } = { train: [], heldout: [] };
 let config: LabConfig | null = null;
-let runner: Runner | FunctionsRunner | null = null;
+/** A digit run's loop, evaluated greedily on its first `limit` held-out questions. */
+type DigitRunner = TrainingLoop & { evaluate(limit: number): Promise<DigitEvalResult> };
+let runner: Runner | FunctionsRunner | DigitRunner | null = null;
 let pool: SandboxPool | null = null;
-/** The digit-task run when the configured task is sum_digits or reverse_digits (then there is no runner). */
-let digits: DigitSession | null = null;
+/**
+ * The digit tasks' run state beside their runner: held-out questions (never trained on), the
+ * generator workers, and whether the warm start is done (Train runs it first) or the RL steps.
+ */
+let digits: { heldout: DigitItem[]; excluded: Set<string>; generators: GeneratorPool; warmStarted: boolean; before?: DigitEvalResult; after?: DigitEvalResult } | null = null;
 let wallStart = performance.now();
 let wallOffset = 0;
 /** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
@@ -90,16 +99,44 @@ function referenceRates(records: readonly KolmogorovRecord[]): { gzipRate?: numb
   return { gzipRate: gzipBits(text) / rawBits, lzmaRate: lzmaBits(text) / rawBits };
 }
 
-function requireRunner(): Runner | FunctionsRunner {
-  if (digits) throw new Error(`${digits.task} trains with its own warm start (Train); Pretrain and checkpoints are for the kolmogorov and functions tasks`);
+function requireRunner(): Runner | FunctionsRunner | DigitRunner {
   if (!runner) throw new Error('no run is configured yet: load a dataset first');
   return runner;
+}
+
+/** The RL steps a run takes: the digit recipe's --num-steps, else --max-steps (0: no limit). */
+function stepLimit(): number {
+  if (!config) return 0;
+  return digits ? config.digits.numSteps : config.run.maxSteps;
+}
+
+function describeDigits(next: LabConfig): string {
+  const { model, algorithm, digits: d } = next;
+  return `${next.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, batch ${algorithm.batchSize}; warm start ${d.warmStartSteps} steps on ${d.warmStartExamples} examples, then ${d.numSteps} RL steps with ${d.numGenerators} generator worker(s)`;
+}
+
+/** A digit evaluation as a table row: accuracy and format compliance; the compression columns do not apply. */
+function digitRow(label: string, step: number, result: DigitEvalResult): EvaluationRow {
+  const none = { '16': NaN, '32': NaN, '64': NaN, '128': NaN };
+  return { label, step, k: 1, n: result.n, accuracy: result.accuracy, formatCompliance: result.formatCompliance, accAtPrefix: none, compressionRate: NaN, precision: NaN, gzipRate: NaN, lzmaRate: NaN };
+}
+
+/** Greedy evaluation of a digit run, sent as metrics (eval_*) and a table row. */
+async function evaluateDigitRun(active: DigitRunner, label: 'warm start' | 'during RL' | 'after RL' | null, limit: number): Promise<EvaluationRow> {
+  const result = await active.evaluate(limit);
+  if (digits && label === 'warm start') digits.before = result;
+  if (digits && label === 'after RL') digits.after = result;
+  const wallMs = wallOffset + performance.now() - wallStart;
+  send({ type: 'metrics', events: [['eval_accuracy', result.accuracy], ['eval_format_compliance', result.formatCompliance]].map(([name, value]) => ({ step: active.globalStep, name: name as string, value: value as number, wallMs })) });
+  const row = digitRow(`greedy${label ? ` (${label})` : ''} @ step ${active.globalStep}`, active.globalStep, result);
+  send({ type: 'evaluation', row });
+  return row;
 }
 
 /** The Kolmogorov runner, for what only that task has in the page (its warm start from generated pairs, its searches). */
 function requireKolmogorov(): Runner {
   const active = requireRunner();
-  if (config?.task.name !== 'kolmogorov') throw new Error(`the page pretrains the kolmogorov task only (this run: ${config?.task.name}); the functions warm start is \`npm run pretrain -- --task functions\``);
+  if (config?.task.name !== 'kolmogorov') throw new Error(`Pretrain is the kolmogorov task's (this run: ${config?.task.name}); the digit tasks' Train runs their warm start first, and the functions warm start is \`npm run pretrain -- --task functions\``);
   return active as Runner;
 }
 
@@ -141,8 +178,16 @@ async function loadProblems(role: 'train' | 'heldout', name: string, file: Blob)
 interface Pretraining {
   options: PretrainOptions;
   trainer: SupervisedTrainer;
-  stream: PairStream;
-  heldoutPairs: Pair[];
+  /** The next supervised batch: generated (sequence -> program) pairs, or the digit tasks' labelled answers. */
+  batch(size: number): Pair[];
+  /** The learning rate of a step (Kolmogorov: warm-up then cosine, as the CLI; digits: constant). */
+  rate(step: number): number;
+  /** Held-out figures every evalEvery steps (Kolmogorov only). */
+  evaluate?(state: Pretraining): Promise<Record<string, number>>;
+  /** Where the weights go when it ends. */
+  finish(state: Pretraining, how: 'done' | 'stopped'): Promise<void>;
+  /** Train continues with RL when it ends (the digit tasks' Train runs their warm start first). */
+  thenTrain: boolean;
   step: number;
   wallMs: number;
   heldoutAccuracy?: number;
@@ -161,16 +206,22 @@ async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<vo
   runner?.dispose();
   runner = null;
   await pool?.close();
-  await digits?.dispose();
+  pool = null;
+  digits?.generators.close();
   digits = null;
   if (isDigitTask(next.task.name)) {
-    pool = null;
-    config = next;
-    digits = new DigitSession(next, {
-      send,
-      setPhase,
-      createGenerators: (size) => (platform.createDigitGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(size),
-    });
+    // The digit recipe's values for the fields left at their defaults; generated questions, host-scored answers.
+    const run = digitRunConfig(next);
+    const heldout = digitHeldOut(run);
+    const excluded = new Set(heldout.map((item) => item.question));
+    const handles = (platform.createDigitGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(run.digits.numGenerators);
+    const generators = new GeneratorPool(handles);
+    config = run;
+    const loop = await createTrainingLoop(run, digitTask(run, excluded), [], { pool: hostScored, generators: { pool: generators, overlap: run.digits.overlap }, initFrom });
+    runner = withEvaluation(loop, (limit: number) => evaluateDigits(loop.policy, heldout.slice(0, limit), run.digits.maxResponseTokens));
+    digits = { heldout, excluded, generators, warmStarted: Boolean(initFrom) || run.digits.warmStartSteps === 0 };
+    wallStart = performance.now();
+    wallOffset = 0;
     return;
   }
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
@@ -186,13 +237,21 @@ async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<vo
 async function runStep(): Promise<void> {
   const active = requireRunner();
   const started = performance.now();
+  if (digits && config!.digits.lrDecay) active.setLearningRate(scheduledRate(config!.algorithm.learningRate, active.globalStep + 1, config!.digits.numSteps, 0));
   const result = await active.step();
   const wallMs = wallOffset + performance.now() - wallStart;
-  const events: MetricEvent[] = Object.entries(result.metrics).map(([name, value]) => ({ step: result.step, name, value, wallMs }));
+  const values: Record<string, number> = { ...result.metrics };
+  for (const g of result.generators ?? []) values[`generator_${g.id}_version`] = g.generatedWith;
+  const events: MetricEvent[] = Object.entries(values).map(([name, value]) => ({ step: result.step, name, value, wallMs }));
   send({ type: 'metrics', events });
   send({ type: 'samples', samples: result.samples.slice(0, 16) });
   send({ type: 'step', step: result.step, stepsPerSecond: 1000 / (performance.now() - started) });
   if (result.skipped) send({ type: 'error', message: `step ${result.step}: ${result.reason}` });
+  if (digits) {
+    const evalFreq = config!.run.evalFreq;
+    const end = result.step >= config!.digits.numSteps;
+    if (end || (evalFreq > 0 && result.step % evalFreq === 0)) await evaluateDigitRun(active as DigitRunner, end ? 'after RL' : 'during RL', config!.run.evalSamples);
+  }
 }
 
 async function trainLoop(): Promise<void> {
@@ -204,14 +263,22 @@ async function trainLoop(): Promise<void> {
       send({ type: 'error', message: (error as Error).message }, true);
       return;
     }
-    const limit = config?.run.maxSteps ?? 0;
-    if (limit > 0 && (runner?.globalStep ?? 0) >= limit) setPhase('stopped', `reached ${limit} steps`);
+    const limit = stepLimit();
+    if (limit > 0 && (runner?.globalStep ?? 0) >= limit) setPhase('stopped', finishedMessage(limit));
     // Let pause/stop messages in between steps.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
 
-function startPretraining(active: Runner | FunctionsRunner, options: PretrainOptions): Pretraining {
+/** What the status says when a run reaches its last step. */
+function finishedMessage(limit: number): string {
+  if (!digits?.before) return `reached ${limit} steps`;
+  const last = digits.after;
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return `${config!.task.name} done after ${limit} RL steps: greedy accuracy ${pct(digits.before.accuracy)} -> ${pct(last?.accuracy ?? NaN)}, format compliance ${pct(digits.before.formatCompliance)} -> ${pct(last?.formatCompliance ?? NaN)}`;
+}
+
+function startPretraining(active: Runner | FunctionsRunner | DigitRunner, options: PretrainOptions): Pretraining {
   const { model, task, algorithm, run } = active.config;
   if (task.name !== 'kolmogorov') throw new Error(`the page pretrains the kolmogorov task only (this run: ${task.name})`);
   for (const [name, value] of Object.entries(options)) {
@@ -223,41 +290,80 @@ function startPretraining(active: Runner | FunctionsRunner, options: PretrainOpt
   const stream = new PairStream({ ...limits, seed: run.seed + 1_000_003, exclude });
   const heldoutPairs = data.heldout.map((record) => toPair(record, limits)).filter((pair): pair is Pair => pair !== null).slice(0, 256);
   const trainer = new SupervisedTrainer(active.policy, new KolmogorovGrammar(), { learningRate: algorithm.learningRate, gradClip: algorithm.gradClip });
-  return { options, trainer, stream, heldoutPairs, step: 0, wallMs: 0 };
+  return {
+    options,
+    trainer,
+    batch: (size) => stream.batch(size),
+    // Linear warm-up then cosine decay, as the CLI (a tenth of the steps, at most 50, warm up).
+    rate: (step) => scheduledRate(algorithm.learningRate, step, options.steps, Math.min(50, Math.floor(options.steps / 10))),
+    async evaluate(state): Promise<Record<string, number>> {
+      if (data.heldout.length === 0) return {};
+      const evaluation = await requireKolmogorov().evaluate(data.heldout, { limit: options.evalLimit });
+      state.heldoutAccuracy = evaluation.accuracy;
+      return { heldout_loss: await trainer.loss(heldoutPairs), heldout_accuracy: evaluation.accuracy, heldout_compression_rate: evaluation.compressionRate };
+    },
+    // The pretrained weights become the run's starting point: step 0, fresh RL optimizer, KL reference.
+    async finish(state, how) {
+      const bytes = await requireRunner().saveCheckpoint();
+      await rebuildRunner(active.config, bytes);
+      const heldout = state.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${state.heldoutAccuracy.toFixed(3)}`;
+      setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${state.step} steps${heldout}; Train continues with RL from these weights`);
+    },
+    thenTrain: false,
+    step: 0,
+    wallMs: 0,
+  };
 }
 
-/** One supervised update, and every evalEvery steps the held-out loss and greedy accuracy. */
+/**
+ * The digit tasks' warm start, a step at a time so that Pause and Stop act on it: the labelled
+ * batches the CLI draws (digitWarmStartBatches), then the warm start's greedy evaluation; RL
+ * follows on the same loop (Train), unless it was stopped.
+ */
+function startDigitWarmStart(active: DigitRunner, thenTrain: boolean): Pretraining {
+  const run = active.config;
+  const batches = digitWarmStartBatches(run, digits!.excluded)!;
+  const trainer = new SupervisedTrainer(active.policy, new DigitGrammar(run.digits.maxResponseTokens), { learningRate: run.digits.warmStartLearningRate, gradClip: run.algorithm.gradClip });
+  return {
+    options: { steps: run.digits.warmStartSteps, evalEvery: run.digits.warmStartSteps, evalLimit: run.run.evalSamples },
+    trainer,
+    batch: batches,
+    rate: () => run.digits.warmStartLearningRate,
+    async finish(state, how) {
+      digits!.warmStarted = true;
+      await evaluateDigitRun(active, 'warm start', run.run.evalSamples);
+      wallStart = performance.now();
+      if (how === 'done' && state.thenTrain) {
+        setPhase('training', `warm start done after ${state.step} steps; RL: ${describeDigits(run)}`);
+        void trainLoop();
+      } else {
+        setPhase(how === 'done' ? 'idle' : 'stopped', `warm start ${how} after ${state.step} steps; Train continues with RL from these weights`);
+      }
+    },
+    thenTrain,
+    step: 0,
+    wallMs: 0,
+  };
+}
+
+/** One supervised update, and every evalEvery steps the held-out figures. */
 async function pretrainStep(state: Pretraining): Promise<void> {
-  const active = requireKolmogorov();
-  const { steps, evalEvery, evalLimit } = state.options;
+  const { steps, evalEvery } = state.options;
   const started = performance.now();
   const step = state.step + 1;
-  // Linear warm-up then cosine decay, as the CLI (a tenth of the steps, at most 50, warm up).
-  state.trainer.optimizer.learningRate = scheduledRate(active.config.algorithm.learningRate, step, steps, Math.min(50, Math.floor(steps / 10)));
-  const result = await state.trainer.step(state.stream.batch(active.config.algorithm.batchSize));
+  state.trainer.optimizer.learningRate = state.rate(step);
+  const result = await state.trainer.step(state.batch(requireRunner().config.algorithm.batchSize));
   state.step = step;
   const values: Record<string, number> = { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, pretrain_learning_rate: state.trainer.optimizer.learningRate };
   if (result.skipped) send({ type: 'error', message: `pretrain step ${step}: update skipped (${result.reason})` });
-  if ((step % evalEvery === 0 || step === steps) && data.heldout.length > 0) {
+  if ((step % evalEvery === 0 || step === steps) && state.evaluate) {
     send({ type: 'progress', task: `pretraining ${step}/${steps}: held-out evaluation`, done: step, total: steps });
-    values.heldout_loss = await state.trainer.loss(state.heldoutPairs);
-    const evaluation = await active.evaluate(data.heldout, { limit: evalLimit });
-    values.heldout_accuracy = state.heldoutAccuracy = evaluation.accuracy;
-    values.heldout_compression_rate = evaluation.compressionRate;
+    Object.assign(values, await state.evaluate(state));
   }
   const elapsed = performance.now() - started;
   state.wallMs += elapsed;
   send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: state.wallMs })) });
-  send({ type: 'progress', task: `pretraining ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s)`, done: step, total: steps });
-}
-
-/** The pretrained weights become the run's starting point: step 0, fresh RL optimizer, KL reference. */
-async function finishPretraining(state: Pretraining, how: 'done' | 'stopped'): Promise<void> {
-  const active = requireRunner();
-  const bytes = await active.saveCheckpoint();
-  await rebuildRunner(active.config, bytes);
-  const heldout = state.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${state.heldoutAccuracy.toFixed(3)}`;
-  setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${state.step} steps${heldout}; Train continues with RL from these weights`);
+  send({ type: 'progress', task: `${digits ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s)`, done: step, total: steps });
 }
 
 async function pretrainLoop(): Promise<void> {
@@ -268,9 +374,9 @@ async function pretrainLoop(): Promise<void> {
         if (phase !== 'pretraining' || pretraining !== state) return; // paused or stopped while queued
         await pretrainStep(state);
         if (state.step >= state.options.steps) {
-          pretraining = null; // finishPretraining disposes the trainer with the old runner
+          pretraining = null;
           state.trainer.dispose();
-          await finishPretraining(state, 'done');
+          await state.finish(state, 'done');
         }
       });
     } catch (error) {
@@ -354,19 +460,32 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('stop training before changing the configuration');
       await rebuildRunner(next);
-      setPhase('idle', digits ? `ready to train ${digits.describe()}` : 'ready to train');
+      setPhase('idle', digits ? `ready to train ${describeDigits(config!)}` : 'ready to train');
     });
   },
 
   async train() {
-    if (digits) return digits.train();
+    if (phase === 'training' || phase === 'pretraining') return;
+    if (pretraining) throw new Error('pretraining is in progress: let it finish or stop it first');
+    if (digits) {
+      // A run that reached its last step starts afresh; one not warm-started yet runs its warm start first.
+      if (stepLimit() > 0 && requireRunner().globalStep >= stepLimit()) await serial(() => rebuildRunner(config!));
+      if (!digits!.warmStarted) {
+        pretraining = startDigitWarmStart(requireRunner() as DigitRunner, true);
+        setPhase('pretraining', `warm start ${config!.digits.warmStartSteps} steps, then RL: ${describeDigits(config!)}`);
+        void pretrainLoop();
+        return;
+      }
+      wallStart = performance.now();
+      setPhase('training', `training ${describeDigits(config!)}`);
+      void trainLoop();
+      return;
+    }
     requireRunner();
     const functions = config?.task.name === 'functions';
     if ((functions ? problems.train : data.train).length === 0) {
       throw new Error(functions ? 'no training problems are loaded: drop a problems file (JSON array or JSONL) or pick a shipped one' : 'the training set is empty: load a dataset with valid records');
     }
-    if (phase === 'training') return;
-    if (pretraining) throw new Error('pretraining is in progress: let it finish or stop it first');
     wallStart = performance.now();
     setPhase('training', 'training');
     void trainLoop();
@@ -383,7 +502,6 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   },
 
   async pause() {
-    if (digits) return digits.pause();
     if (phase === 'pretraining') {
       pausedFrom = 'pretraining';
       setPhase('paused', 'pausing pretraining after the step in flight');
@@ -400,7 +518,6 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   async resume() {
     if (phase !== 'paused') return;
-    if (digits) return digits.resume();
     if (pausedFrom === 'pretraining' && pretraining) {
       setPhase('pretraining', `pretraining from step ${pretraining.step}`);
       void pretrainLoop();
@@ -412,7 +529,6 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   },
 
   async stop() {
-    if (digits) return digits.stop();
     if (pretraining) {
       const state = pretraining;
       setPhase('paused', `stopping pretraining at step ${state.step}`); // ends the loop between steps
@@ -420,7 +536,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         if (pretraining !== state) return;
         pretraining = null;
         state.trainer.dispose();
-        await finishPretraining(state, 'stopped');
+        await state.finish(state, 'stopped');
       });
     }
     if (phase === 'training') wallOffset += performance.now() - wallStart;
@@ -431,8 +547,18 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   step() {
     if (phase === 'training') return Promise.reject(new Error('pause training to take single steps'));
     if (pretraining) return Promise.reject(new Error('pretraining is in progress: stop it (its weights are kept) to take RL steps'));
-    if (digits) return digits.takeStep().then(() => flush());
     return serial(async () => {
+      if (digits && !digits.warmStarted) {
+        // A fresh digit run's first Step runs its warm start to the end, then the step.
+        const state = startDigitWarmStart(requireRunner() as DigitRunner, false);
+        try {
+          setPhase('pretraining', `warm start ${state.options.steps} steps before the first RL step`);
+          while (state.step < state.options.steps) await pretrainStep(state);
+        } finally {
+          state.trainer.dispose();
+        }
+        await state.finish(state, 'done');
+      }
       wallStart = performance.now();
       await runStep();
       wallOffset += performance.now() - wallStart;
@@ -442,16 +568,16 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   evaluate({ limit, k, repair = false, split = false }) {
     return serial(async () => {
+      const active = requireRunner();
       if (digits) {
         const previous = phase;
-        setPhase('evaluating', `evaluating ${digits.task} greedily on ${limit} held-out prompts`);
+        setPhase('evaluating', `evaluating ${config!.task.name} greedily on ${Math.min(limit, digits.heldout.length)} held-out prompts`);
         try {
-          return await digits.evaluate(limit);
+          return await evaluateDigitRun(active as DigitRunner, null, limit);
         } finally {
-          setPhase(previous, 'evaluation done');
+          setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
         }
       }
-      const active = requireRunner();
       if (config?.task.name === 'functions') return evaluateFunctionsRow(active as FunctionsRunner, limit, k);
       if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
       const previous = phase;
@@ -490,10 +616,6 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   loadCheckpoint(bytes, { source = 'checkpoint', warmStart = false } = {}) {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('pause or stop training before loading a checkpoint');
-      if (digits) {
-        await digits.dispose();
-        digits = null;
-      }
       // Validate fully before anything changes; the run takes the checkpoint's own configuration.
       const { meta } = await decodeCheckpoint(bytes);
       if (warmStart) {
@@ -507,6 +629,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       }
       dropPretraining();
       await runner!.loadCheckpoint(bytes);
+      if (digits) digits.warmStarted = true; // a checkpoint holds trained weights
       setPhase('idle', `loaded ${source}, step ${meta.step}`);
       return { step: meta.step, checkpointStep: meta.step, config: meta.config };
     });

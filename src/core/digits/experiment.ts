@@ -16,7 +16,7 @@
  * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
 import { SupervisedTrainer } from '../algorithms/supervised';
-import { configFields, withField, type LabConfig } from '../config';
+import { configFields, configToSearchParams, withField, type LabConfig } from '../config';
 import { scheduledRate } from '../model/schedule';
 import type { GeneratorPool, GeneratorStatus } from '../generators';
 import { createTrainingLoop } from '../loop';
@@ -62,6 +62,16 @@ export const digitRecipeDefaults: Record<DigitTaskName, Record<string, string>> 
     'warm-start-steps': '400', 'warm-start-examples': '2000',
   },
 };
+
+/**
+ * The page's form sends every field; those still at their schema default take the digit
+ * recipe's value (as the CLI does for flags not given), so a default digit run uses the
+ * recipe's small policy and warm start.
+ */
+export function digitRunConfig(config: LabConfig): LabConfig {
+  const set = configToSearchParams(config).split('&').filter(Boolean).map((pair) => decodeURIComponent(pair.split('=')[0]));
+  return withDigitRecipe(config, new Set(set));
+}
 
 /** Applies the task's `digitRecipeDefaults` to every field whose flag is not in `explicit`. */
 export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
@@ -122,19 +132,30 @@ export function digitHeldOut(config: LabConfig): DigitItem[] {
 }
 
 /**
+ * The warm start's batches: `warmStartExamples` labelled questions (never a held-out one) from
+ * the run's seed, visited in random batches; null when there are none. The CLI and the page draw
+ * the same batches.
+ */
+export function digitWarmStartBatches(config: LabConfig, excluded: ReadonlySet<string>): ((size: number) => { prompt: number[]; tokens: number[] }[]) | null {
+  const rng = new Rng(config.run.seed);
+  const task = config.task.name as DigitTaskName;
+  const labelled: DigitItem[] = Array.from({ length: config.digits.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
+  if (!labelled.length) return null;
+  return (size) => Array.from({ length: size }, () => digitPair(rng.pick(labelled)));
+}
+
+/**
  * The digit tasks' supervised warm start on the run's policy: `warmStartSteps` batches drawn from
  * `warmStartExamples` labelled questions (never a held-out one), at the warm start's own rate.
  */
-export async function digitWarmStart(config: LabConfig, policy: TransformerPolicy, excluded: ReadonlySet<string>, log: (line: string) => void, rng = new Rng(config.run.seed)): Promise<void> {
+export async function digitWarmStart(config: LabConfig, policy: TransformerPolicy, excluded: ReadonlySet<string>, log: (line: string) => void): Promise<void> {
   const d = config.digits;
-  const task = config.task.name as DigitTaskName;
-  const labelled: DigitItem[] = Array.from({ length: d.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
-  if (!labelled.length || !d.warmStartSteps) return;
+  const batches = digitWarmStartBatches(config, excluded);
+  if (!batches || !d.warmStartSteps) return;
   const trainer = new SupervisedTrainer(policy, new DigitGrammar(d.maxResponseTokens), { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
   try {
     for (let step = 1; step <= d.warmStartSteps; step++) {
-      const items = Array.from({ length: config.algorithm.batchSize }, () => rng.pick(labelled));
-      const stats = await trainer.step(items.map(digitPair));
+      const stats = await trainer.step(batches(config.algorithm.batchSize));
       if (step % 50 === 0 || step === d.warmStartSteps) log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
     }
   } finally {
@@ -156,7 +177,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   const evalItems = digitHeldOut(config);
   const excluded = new Set(evalItems.map((item) => item.question));
   if (config.algorithm.batchSize % config.algorithm.groupSize !== 0) throw new Error(`--batch-size ${config.algorithm.batchSize} is not a multiple of --group-size ${config.algorithm.groupSize}`);
-  const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? noSandbox, generators: { pool, overlap: d.overlap } });
+  const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? hostScored, generators: { pool, overlap: d.overlap } });
   // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.
   try {
     await digitWarmStart(config, loop.policy, excluded, events.log);
@@ -202,8 +223,8 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   }
 }
 
-/** The digit tasks score answers on the host: a sandbox pool they never call. */
-const noSandbox: SandboxPool = {
+/** The digit tasks score answers on the host: the sandbox pool they are given is never called. */
+export const hostScored: SandboxPool = {
   evaluateBatch: () => Promise.reject(new Error('the digit tasks score answers without the sandbox')),
   close: () => Promise.resolve(),
 } as unknown as SandboxPool;
