@@ -3,7 +3,7 @@
  * count after warm-up). The policy figures use the same model and batch as the Python
  * reference (shared/bench/policy_bench.py: vocab 64, d_model 128, 4 heads, 2 layers, context
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
- * Run the Python reference in the same session, never at the same time (README, "Benchmarks").
+ * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
  * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
  */

@@ -1,7 +1,7 @@
 /**
  * The learning recipe end to end at smoke size: warm start, RL from it, and the held-out
  * evaluation of each policy run as the real CLI stages, and the table and recipe.json report
- * all eight searches beside gzip and LZMA. (The real recipe's figures are in the README; this checks the pipeline.)
+ * all eight searches beside gzip and LZMA. (The real recipe's figures are in docs/kolmogorov.md; this checks the pipeline.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';

@@ -10,7 +10,7 @@
  *
  * Each stage is the same CLI a user runs by hand (so the recipe exercises exactly what ships),
  * started as a child process; the recipe prints the table and writes recipe.json beside the
- * checkpoints. Flags size each stage; the defaults are the ones the README's figures come from.
+ * checkpoints. Flags size each stage; the defaults are the ones docs/kolmogorov.md's figures come from.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

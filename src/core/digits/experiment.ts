@@ -12,7 +12,7 @@
  * from batch n: that batch comes from the weights one version behind the trainer's (as in the
  * Monarch example's asynchronous generators; each trajectory records its version, and the
  * update weights its tokens by min(1, p/mu)). Without it, every step is on-policy and generation
- * waits for the update. Measured (README, digit tasks): overlap raises the RL loop's throughput
+ * waits for the update. Measured (docs/digits.md): overlap raises the RL loop's throughput
  * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
 import { SupervisedTrainer } from '../algorithms/supervised';
@@ -34,7 +34,7 @@ export { digitPolicyConfig } from './task';
  * Values the digit recipe uses for fields the user did not set: a small policy (prompts are
  * under 30 tokens), since the shared fields' defaults suit the Kolmogorov task, and a warm
  * start sized per task so that it starts well below the 95% target (measured on the 200
- * held-out prompts, see the README's digit-task notes).
+ * held-out prompts, see docs/digits.md).
  */
 const sharedRecipe: Record<string, string> = {
   algorithm: 'reinforce_monarch',
@@ -56,7 +56,7 @@ export const digitRecipeDefaults: Record<DigitTaskName, Record<string, string>> 
   // (log-probs at the same temperature) with lr 2e-4 took it to 68%, swinging 52-75% over 900
   // steps at batch 64. Batches of 128 (the warm start's too) climbed steadily to 76.5% at step 300,
   // then declined at a constant rate. A rate of 1e-4 decaying along a cosine keeps climbing: over
-  // 2500 steps 21% -> 76.0 / 87.5 / 94.0 / 95.5 / 96.0% at steps 500 to 2500, 13.1 min (README).
+  // 2500 steps 21% -> 76.0 / 87.5 / 94.0 / 95.5 / 96.0% at steps 500 to 2500, 13.1 min (docs/digits.md).
   sum_digits: {
     ...sharedRecipe, 'batch-size': '128', temperature: '0.5', 'learning-rate': '0.0001', 'lr-decay': 'true', 'num-steps': '2500',
     'warm-start-steps': '400', 'warm-start-examples': '2000',

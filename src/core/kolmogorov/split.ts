@@ -74,7 +74,7 @@ export interface SplitSettings {
 
 /**
  * The search the recipe and the page use. Chosen on the seed-3 validation file (not the held-out
- * file): see the README's recipe section for the figures.
+ * file): see docs/kolmogorov.md for the figures.
  */
 export const splitSearch: SplitSettings = {
   rounds: 24,

@@ -8,7 +8,7 @@
  * that sends float32 products with equal batch shapes to a hand-written SIMD kernel
  * (batchMatMulKernel.wat, 4x8 register tiles over packed panels, any transposeA/transposeB):
  * 12-16 GMAC/s on the training shapes, at least XNNPACK's speed on the small ones of a decode
- * step (scratch measurements quoted in the README). Broadcast batch shapes and other dtypes go to
+ * step (scratch measurements quoted in docs/performance.md). Broadcast batch shapes and other dtypes go to
  * tfjs's own kernel. Gradients of matMul dispatch to BatchMatMul with transpose flags, so they
  * run here with no transpose copies.
  *
