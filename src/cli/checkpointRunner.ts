@@ -6,53 +6,41 @@
 import { decodeCheckpoint, type CheckpointMeta } from '../core/checkpoint';
 import type { KolmogorovRecord } from '../core/data/records';
 import type { FunctionProblem } from '../core/functions/problems';
+import type { TrainingLoop } from '../core/loop';
 import { createFunctionsRunner, createRunner, preludes, type FunctionsRunner, type Runner } from '../core/runner';
+import type { SandboxPool } from '../core/sandbox/pool';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
-export interface CheckpointRunner {
-  runner: Runner;
+export interface CheckpointRunner<R = Runner> {
+  runner: R;
   meta: CheckpointMeta;
   close(): Promise<void>;
 }
 
 /** `records` are the runner's held-out data; `poolSize` defaults to the checkpoint's sandbox workers. */
 export async function openCheckpointRunner(bytes: Uint8Array, records: KolmogorovRecord[], { poolSize }: { poolSize?: number } = {}): Promise<CheckpointRunner> {
-  const { meta } = await decodeCheckpoint(bytes);
-  const pool = createNodeSandboxPool({ size: poolSize ?? meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
-  let runner: Runner | null = null;
-  const close = async () => {
-    runner?.dispose();
-    await pool.close();
-  };
-  try {
-    runner = await createRunner(meta.config, { train: [], heldout: records }, { pool });
-    await runner.loadCheckpoint(bytes);
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { runner, meta, close };
-}
-
-export interface FunctionsCheckpointRunner {
-  runner: FunctionsRunner;
-  meta: CheckpointMeta;
-  close(): Promise<void>;
+  return open(bytes, poolSize, (meta, pool) => createRunner(meta.config, { train: [], heldout: records }, { pool }));
 }
 
 /** The same for a functions-task checkpoint (refused with a clear message when it is another task's). */
-export async function openFunctionsCheckpointRunner(bytes: Uint8Array, { poolSize }: { poolSize?: number } = {}): Promise<FunctionsCheckpointRunner> {
+export async function openFunctionsCheckpointRunner(bytes: Uint8Array, { poolSize }: { poolSize?: number } = {}): Promise<CheckpointRunner<FunctionsRunner>> {
+  return open(bytes, poolSize, (meta, pool) => {
+    if (meta.config.task.name !== 'functions') throw new Error(`the checkpoint is for task ${meta.config.task.name}, not functions`);
+    return createFunctionsRunner(meta.config, [] as FunctionProblem[], { pool });
+  });
+}
+
+async function open<R extends TrainingLoop>(bytes: Uint8Array, poolSize: number | undefined, create: (meta: CheckpointMeta, pool: SandboxPool) => Promise<R>): Promise<CheckpointRunner<R>> {
   const { meta } = await decodeCheckpoint(bytes);
-  if (meta.config.task.name !== 'functions') throw new Error(`the checkpoint is for task ${meta.config.task.name}, not functions`);
   const pool = createNodeSandboxPool({ size: poolSize ?? meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
-  let runner: FunctionsRunner | null = null;
+  let runner: R | null = null;
   const close = async () => {
     runner?.dispose();
     await pool.close();
   };
   try {
-    runner = await createFunctionsRunner(meta.config, [] as FunctionProblem[], { pool });
+    runner = await create(meta, pool);
     await runner.loadCheckpoint(bytes);
   } catch (error) {
     await close();

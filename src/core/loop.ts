@@ -91,36 +91,27 @@ export interface PolicyUpdate {
 export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Grammar<unknown>, reference?: TransformerPolicy): PolicyAlgorithm {
   const settings = config.algorithm;
   if (settings.name === 'reinforce_monarch') {
-    const monarch = new TokenMeanReinforce(policy, grammar, settings);
-    return {
-      optimizer: monarch.optimizer,
-      get baseline() {
-        return monarch.baseline;
-      },
-      setBaseline: (value) => monarch.setBaseline(value),
-      optimizerWeights: () => monarch.optimizerWeights(),
-      setOptimizerWeights: (state) => monarch.setOptimizerWeights(state),
-      dispose: () => monarch.dispose(),
-      async step(episodes) {
-        const stats = await monarch.step(episodes);
-        return { loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, importanceWeight: stats.importanceWeight, baseline: stats.baseline };
-      },
-    };
+    return adapt(new TokenMeanReinforce(policy, grammar, settings), (stats) => ({
+      loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, importanceWeight: stats.importanceWeight, baseline: stats.baseline,
+    }));
   }
-  const reinforce = new Reinforce(policy, grammar, settings, reference);
+  return adapt(new Reinforce(policy, grammar, settings, reference), (stats) => ({
+    loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, entropy: stats.entropy, kl: stats.kl,
+  }));
+}
+
+/** An algorithm class as the loop sees it: its own statistics mapped to a PolicyUpdate. */
+function adapt<S>(algorithm: Omit<PolicyAlgorithm, 'step'> & { step(episodes: readonly Episode[]): Promise<S> }, stats: (raw: S) => PolicyUpdate): PolicyAlgorithm {
   return {
-    optimizer: reinforce.optimizer,
+    optimizer: algorithm.optimizer,
     get baseline() {
-      return reinforce.baseline;
+      return algorithm.baseline;
     },
-    setBaseline: (value) => reinforce.setBaseline(value),
-    optimizerWeights: () => reinforce.optimizerWeights(),
-    setOptimizerWeights: (state) => reinforce.setOptimizerWeights(state),
-    dispose: () => reinforce.dispose(),
-    async step(episodes) {
-      const stats = await reinforce.step(episodes);
-      return { loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, entropy: stats.entropy, kl: stats.kl };
-    },
+    setBaseline: (value) => algorithm.setBaseline(value),
+    optimizerWeights: () => algorithm.optimizerWeights(),
+    setOptimizerWeights: (state) => algorithm.setOptimizerWeights(state),
+    dispose: () => algorithm.dispose(),
+    step: async (episodes) => stats(await algorithm.step(episodes)),
   };
 }
 

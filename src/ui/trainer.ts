@@ -69,7 +69,8 @@ export async function loadShipped(name: string, reconfigure = true): Promise<voi
  * warm start, when the server has one), so picking the task and pressing Train just works.
  */
 export async function configure(config: LabConfig): Promise<void> {
-  const { datasets } = useLab.getState();
+  const { datasets, config: before } = useLab.getState();
+  const switching = config.task.name === 'functions' && before.task.name !== 'functions';
   if (config.task.name === 'functions') {
     if (datasets.heldout?.kind !== 'problems') await loadShipped('functions/heldout.jsonl', false);
     if (datasets.train?.kind !== 'problems') await loadShipped('functions/train.jsonl', false);
@@ -77,6 +78,22 @@ export async function configure(config: LabConfig): Promise<void> {
   useLab.setState({ config });
   resetMetrics();
   await attempt('configuring the run', () => trainer().configure(config));
+  if (switching) await loadFunctionsCheckpoint();
+}
+
+/** Served from public/ beside pretrained.prl: the functions recipe's policy. */
+export const functionsUrl = `${import.meta.env.BASE_URL}functions.prl`;
+
+/**
+ * Switching to the functions task starts from the shipped functions policy when the server has
+ * one (a warm start with its own config, said in the status); else the run starts fresh.
+ */
+async function loadFunctionsCheckpoint(): Promise<void> {
+  const fetched = await fetchCheckpoint(functionsUrl);
+  const note = (checkpointNote: string) => useLab.setState({ checkpointNote });
+  if ('problem' in fetched) return note(`no functions policy at ${functionsUrl}: ${fetched.problem}; starting fresh`);
+  const loaded = await loadCheckpointBytes(fetched.bytes, functionsUrl, { source: 'shipped functions policy', warmStart: true });
+  note(loaded ? `loaded the shipped functions policy, step ${loaded.checkpointStep}` : `${functionsUrl} was refused (see the error above); starting fresh`);
 }
 
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
@@ -130,5 +147,13 @@ export async function startLab(config: LabConfig, fromLink = false): Promise<voi
   const functions = config.task.name === 'functions';
   await loadShipped(functions ? 'functions/heldout.jsonl' : 'heldout.jsonl');
   await loadShipped(functions ? 'functions/train.jsonl' : 'train.jsonl');
-  if (backend) await loadDefaultCheckpoint(fromLink);
+  if (!backend) return;
+  // Like the Kolmogorov policy: a link that sets more than the task starts fresh with its own config.
+  if (functions && !linkSetsMoreThanTask()) await loadFunctionsCheckpoint();
+  else await loadDefaultCheckpoint(fromLink);
+}
+
+/** Whether the link's hash sets any field besides the task (`#task=functions` alone still gets the shipped policy). */
+function linkSetsMoreThanTask(): boolean {
+  return window.location.hash.slice(1).split('&').filter(Boolean).some((pair) => pair.split('=')[0] !== 'task');
 }
