@@ -77,7 +77,7 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
       throw new Error(`--config: cannot read ${configFile[1]}: ${(error as Error).message}`);
     }
     try {
-      config = parseConfig(JSON.parse(text));
+      config = parseConfig(JSON.parse(text), { strict: true });
     } catch (error) {
       throw new Error(`--config ${configFile[1]}: ${(error as Error).message}`);
     }

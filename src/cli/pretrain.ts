@@ -91,9 +91,26 @@ async function main(): Promise<void> {
     appendFileSync(metricsPath, Object.entries(values).map(([name, value]) => JSON.stringify({ step, name, value, wallMs })).join('\n') + '\n');
   };
 
+  // Ctrl-C and a kill save the weights so far (the next step boundary), as train does.
+  let interrupted: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(signal === 'SIGTERM' ? 143 : 130);
+    interrupted = signal;
+    console.error(`\n${signal}: finishing the current step and saving ${out} (again to quit at once)`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const save = async () => {
+    const bytes = await runner.saveCheckpoint();
+    writeFileSync(`${out}.tmp`, bytes);
+    renameSync(`${out}.tmp`, out);
+  };
   try {
     let tokens = 0;
-    for (let step = 1; step <= steps; step++) {
+    for (let step = 1; step <= steps && !interrupted; step++) {
+      // A turn of the event loop per step: an update that never leaves the microtask queue would
+      // never let a signal's handler run (one thread, no worker messages to wait for).
+      await new Promise((resolve) => setImmediate(resolve));
       trainer.optimizer.learningRate = scheduledRate(config.algorithm.learningRate, step, steps, warmup);
       const batch = setup.batch(config.algorithm.batchSize);
       tokens += batch.reduce((sum, pair) => sum + pair.prompt.length + pair.tokens.length, 0);
@@ -112,15 +129,16 @@ async function main(): Promise<void> {
         const { values, text } = await setup.evaluate(evalLimit);
         log(step, { heldout_loss: heldoutLoss, ...values });
         console.error(`  held-out @${step}: loss ${heldoutLoss.toFixed(4)}  ${text}`);
-        const bytes = await runner.saveCheckpoint();
-        writeFileSync(`${out}.tmp`, bytes);
-        renameSync(`${out}.tmp`, out);
+        await save();
       }
     }
+    if (interrupted) await save();
     const dropped = setup.dropped();
     if (dropped) console.error(dropped);
     console.error(`wrote ${out}`);
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     runner.dispose();
     await Promise.all([pool.close(), gradientHost?.close()]);
   }

@@ -95,12 +95,18 @@ async function main(): Promise<void> {
   /** Wall time already in metrics.jsonl before a resume, so that wallMs keeps growing. */
   let wallOffset = 0;
   let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) process.exit(130);
+  let interruptedAt = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    // npm forwards a signal its process group also delivered: one within a second is the same request.
+    if (interrupted && performance.now() - interruptedAt > 1000) process.exit(signal === 'SIGTERM' ? 143 : 130);
+    if (interrupted) return;
     interrupted = true;
-    console.error('\ninterrupt: finishing the current step and saving a checkpoint (Ctrl-C again to quit at once)');
+    interruptedAt = performance.now();
+    console.error(`\n${signal}: finishing the current step and saving a checkpoint (again to quit at once)`);
   };
+  // Ctrl-C and a kill both end the run at the next step boundary with a checkpoint.
   process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   try {
     const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
@@ -139,6 +145,7 @@ async function main(): Promise<void> {
     };
 
     while (runner.globalStep < total && !interrupted) {
+      await new Promise((resolve) => setImmediate(resolve)); // lets a signal's handler run between steps
       const result = await runner.step();
       const wallMs = wallOffset + performance.now() - started;
       appendFileSync(
@@ -165,6 +172,7 @@ async function main(): Promise<void> {
     }
   } finally {
     process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     runner?.dispose();
     await pool.close();
   }

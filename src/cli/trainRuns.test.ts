@@ -4,7 +4,7 @@
  * still growing, a refused --resume leaves the earlier config, and `train --task functions` /
  * `eval --task functions` / the functions recipe work end to end (at smoke size).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,15 @@ const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '48', '--eval-samples', '2', '--quiet'];
 const tinyFunctions = ['--task', 'functions', '--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--context', '160', '--max-program-tokens', '24', '--eval-samples', '3', '--quiet'];
 
-const events = (dir: string) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { step: number; name: string; wallMs: number });
+/** The metric events of a run, skipping a last line still being written. */
+const events = (dir: string) =>
+  readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').flatMap((line) => {
+    try {
+      return [JSON.parse(line) as { step: number; name: string; wallMs: number }];
+    } catch {
+      return [];
+    }
+  });
 
 describe('train runs on disk', () => {
   it('refuses a fresh run into a directory that holds one, unless --overwrite', () => {
@@ -44,6 +52,52 @@ describe('train runs on disk', () => {
     const refused = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--learning-rate', '0.5', '--output-dir', out, '--resume', join(out, 'bad.prl')], { encoding: 'utf8' });
     expect(refused.status).not.toBe(0);
     expect(readFileSync(join(out, 'config.json'), 'utf8')).toBe(config);
+  });
+});
+
+/** Starts an npm script in a process group of its own, as a terminal would, and waits for `ready`. */
+async function interruptRun(script: string, args: string[], ready: () => boolean, signal: NodeJS.Signals): Promise<number | null> {
+  const child = spawn('npm', ['run', '-s', script, '--', ...args], { detached: true, stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`${script} did not get going`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  process.kill(-child.pid!, signal); // the whole group, as Ctrl-C does
+  const code = await exited;
+  // npm itself exits at once on SIGTERM; the run ends when the last process of the group has.
+  for (;;) {
+    try {
+      process.kill(-child.pid!, 0);
+    } catch {
+      return code;
+    }
+    if (Date.now() > deadline + 60_000) throw new Error(`${script} did not end after ${signal}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('a signal saves the run', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`npm run train saves a checkpoint on ${signal} and stops`, async () => {
+      const out = mkdtempSync(join(tmpdir(), 'prl-signal-'));
+      const steps = () => existsSync(join(out, 'metrics.jsonl')) && events(out).filter((e) => e.name === 'avg_reward').length >= 2;
+      await interruptRun('train', [...tiny, '--max-steps', '300', '--checkpoint-freq', '1000', '--output-dir', out], steps, signal);
+      const { decodeCheckpoint } = await import('../core/checkpoint');
+      const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'latest.prl'))));
+      expect(meta.step).toBeGreaterThanOrEqual(2);
+      expect(meta.step).toBeLessThan(300);
+    });
+  }
+
+  it('npm run pretrain saves its weights so far on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-signal-pretrain-'));
+    const out = join(dir, 'p.prl');
+    const metrics = join(dir, 'pretrain-metrics.jsonl');
+    const started = () => existsSync(metrics) && readFileSync(metrics, 'utf8').split('\n').filter(Boolean).length >= 6;
+    await interruptRun('pretrain', ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--steps', '100000', '--eval-every', '100000', '--threads', '1', '--out', out], started, 'SIGTERM');
+    expect(existsSync(out)).toBe(true);
   });
 });
 

@@ -24,4 +24,12 @@ describe('config', () => {
     expect(() => configFromSearchParams('nope=1')).toThrow(/unknown config parameter "nope"/);
     expect(() => parseConfig({ model: { heads: 'four' } })).toThrow(/model\.heads/);
   });
+
+  it('a config file with an unknown key is refused with the key named, and a likely meant one', () => {
+    expect(() => parseConfig({ algorithm: { learningrate: 0.5 } }, { strict: true })).toThrow('unknown key algorithm.learningrate (did you mean learningRate?)');
+    expect(() => parseConfig({ modle: {}, run: { seed: 2, outputdir: 'x' } }, { strict: true })).toThrow('unknown keys modle, run.outputdir (did you mean outputDir?)');
+    expect(parseConfig({ algorithm: { learningRate: 0.5 } }, { strict: true }).algorithm.learningRate).toBe(0.5);
+    // A checkpoint's header (not strict) still reads with keys a later version dropped.
+    expect(parseConfig({ algorithm: { gone: 1 } }).algorithm.learningRate).toBe(3e-4);
+  });
 });

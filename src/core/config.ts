@@ -134,8 +134,41 @@ export function defaultConfig(): LabConfig {
   return configSchema.parse({});
 }
 
-/** Parses untrusted input (a file, a URL hash, a checkpoint header) into a config, with readable errors. */
-export function parseConfig(input: unknown): LabConfig {
+/**
+ * The keys of `input` the schema does not know, as `section.key` paths, each with the known key
+ * it differs from only in case or separators when there is one ("did you mean").
+ */
+export function unknownConfigKeys(input: unknown): string[] {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [];
+  const loose = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+  const guess = (key: string, known: string[]) => {
+    const match = known.find((k) => loose(k) === loose(key));
+    return match ? ` (did you mean ${match}?)` : '';
+  };
+  const unknown: string[] = [];
+  const sections = Object.keys(sectionSchemas);
+  for (const [section, value] of Object.entries(input)) {
+    if (!Object.hasOwn(sectionSchemas, section)) {
+      unknown.push(`${section}${guess(section, sections)}`);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue; // the schema says what is wrong with it
+    const known = Object.keys(sectionSchemas[section as SectionName].shape);
+    for (const key of Object.keys(value)) if (!known.includes(key)) unknown.push(`${section}.${key}${guess(key, known)}`);
+  }
+  return unknown;
+}
+
+/**
+ * Parses untrusted input (a file, a URL hash, a checkpoint header) into a config, with readable
+ * errors. `strict` (a config file a person wrote) also refuses keys the schema does not know,
+ * naming them, instead of dropping them (a misspelt `learningrate` would train at the default).
+ */
+export function parseConfig(input: unknown, { strict = false }: { strict?: boolean } = {}): LabConfig {
+  if (strict) {
+    const unknown = unknownConfigKeys(input);
+    if (unknown.length) throw new Error(`invalid config: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+  }
   const result = configSchema.safeParse(input);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);

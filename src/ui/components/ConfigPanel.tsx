@@ -24,7 +24,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
   };
   const importJson = async (file: File) => {
     try {
-      apply(parseConfig(JSON.parse(await file.text())));
+      apply(parseConfig(JSON.parse(await file.text()), { strict: true }));
     } catch (error) {
       reportError(`importing ${file.name}: ${(error as Error).message}`);
     }
