@@ -90,6 +90,18 @@ describe('checkpoint format', () => {
     await expect(decodeCheckpoint(bytes, { maxBytes: 100 })).rejects.toThrow(/limit/);
   });
 
+  it('says a bit flipped inside the header is damage (the checksum is checked first), and refuses absurd steps and weights', async () => {
+    const bytes = await encodeCheckpoint(meta, tensors());
+    const headerLength = new DataView(bytes.buffer).getUint32(12, true);
+    const flipped = bytes.slice();
+    const at = 16 + headerLength - 40; // inside the header JSON, in the tensor specs near its end
+    flipped[at] ^= 0x01;
+    await rejects(flipped, /checksum mismatch/);
+    await rejects(await forge((h) => (h.step = 1e12)), /no valid step/);
+    const absurd = tensors().map((t, i) => (i === 0 ? { ...t, data: new Float32Array(t.data.length).fill(3e38) } : t));
+    await rejects(await encodeCheckpoint(meta, absurd), /beyond the 1000000 a trained weight can reach/);
+  });
+
   it('rejects NaN or Infinity in the weights', async () => {
     const bad = tensors();
     bad[1].data[2] = Number.NaN;

@@ -25,6 +25,11 @@ const PREFIX = 16;
 const HASH = 32;
 const MAX_HEADER = 4 << 20;
 export const DEFAULT_MAX_CHECKPOINT_BYTES = 1 << 30;
+/** Bounds a real run stays far within: a billion steps, weights of magnitude a million (trained ones are below 100). */
+export const MAX_STEP = 1e9;
+export const MAX_WEIGHT = 1e6;
+/** Adam's second moments are squared gradients and its step count can reach MAX_STEP. */
+export const MAX_OPTIMIZER_VALUE = 1e12;
 
 export type TensorGroup = 'weights' | 'optimizer';
 export type TensorDtype = 'float32' | 'int32';
@@ -147,13 +152,15 @@ export async function decodeCheckpoint(
   const headerLength = view.getUint32(12, true);
   if (headerLength > MAX_HEADER) fail(`header of ${headerLength} bytes is larger than the ${MAX_HEADER}-byte limit`);
   if (PREFIX + headerLength + HASH > bytes.length) fail('file is truncated inside its header');
+  // The checksum first: a damaged file is said to be damaged, whatever part of it a flipped bit
+  // hit (inside the header it would otherwise read as a bad shape or a bad config).
   const expectedHash = bytes.subarray(bytes.length - HASH);
   const actualHash = await sha256(bytes.subarray(0, bytes.length - HASH));
+  if (!actualHash.every((b, i) => b === expectedHash[i])) fail('checksum mismatch: the file is damaged, truncated or has bytes appended');
   let header: CheckpointHeader;
   try {
     header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(PREFIX, PREFIX + headerLength)));
   } catch {
-    if (!actualHash.every((b, i) => b === expectedHash[i])) fail('checksum mismatch: the file is damaged or truncated');
     fail('header is not valid JSON');
   }
   if (typeof header !== 'object' || header === null) fail('header is not an object');
@@ -163,9 +170,8 @@ export async function decodeCheckpoint(
   const expectedLength = payloadStart + payloadLength + HASH;
   if (bytes.length < expectedLength) fail(`file is truncated: ${bytes.length} bytes, the header describes ${expectedLength}`);
   if (bytes.length > expectedLength) fail(`file has ${bytes.length - expectedLength} unexpected bytes after its end`);
-  if (!actualHash.every((b, i) => b === expectedHash[i])) fail('checksum mismatch: the file is damaged');
   checkSpecs(header.tensors, payloadLength);
-  if (!Number.isSafeInteger(header.step) || header.step < 0) fail('header has no valid step');
+  if (!Number.isSafeInteger(header.step) || header.step < 0 || header.step > MAX_STEP) fail(`header has no valid step (a whole number up to ${MAX_STEP})`);
   if (!Array.isArray(header.rngState) || header.rngState.length !== 4 || !header.rngState.every((v) => Number.isInteger(v))) fail('header has no valid RNG state');
   let config: LabConfig;
   try {
@@ -180,7 +186,12 @@ export async function decodeCheckpoint(
     const raw = bytes.buffer.slice(start, start + spec.byteLength);
     const data = spec.dtype === 'float32' ? new Float32Array(raw) : new Int32Array(raw);
     if (spec.dtype === 'float32') {
-      for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i])) fail(`tensor ${spec.name} holds a non-finite value (NaN or Infinity) at index ${i}`);
+      // Finite but absurd values (3e38) would overflow the first forward pass: refused like NaN.
+      const limit = spec.group === 'weights' ? MAX_WEIGHT : MAX_OPTIMIZER_VALUE;
+      for (let i = 0; i < data.length; i++) {
+        if (!Number.isFinite(data[i])) fail(`tensor ${spec.name} holds a non-finite value (NaN or Infinity) at index ${i}`);
+        if (Math.abs(data[i]) > limit) fail(`tensor ${spec.name} holds ${data[i]} at index ${i}, beyond the ${limit} a trained ${spec.group === 'weights' ? 'weight' : 'optimizer moment'} can reach`);
+      }
     }
     return { name: spec.name, group: spec.group, dtype: spec.dtype, shape: spec.shape, data };
   });

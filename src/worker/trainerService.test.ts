@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { MessageChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { configFromSearchParams } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { createNodeSandboxPool } from '../cli/sandboxHost';
@@ -68,6 +68,20 @@ describe('trainer protocol', () => {
     expect(warm.step).toBe(0);
     expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(0);
     await expect.poll(() => events.some((e) => e.type === 'phase' && /^loaded pretrained checkpoint, step 1; Train starts RL at step 0/.test(e.message))).toBe(true);
+    await api.loadCheckpoint(bytes); // back to step 1 for the tests below
+  });
+
+  it('a checkpoint that decodes but fails later leaves the live run as it was (its step and learning rate)', async () => {
+    const bytes = await api.getCheckpoint();
+    const { meta, tensors } = await decodeCheckpoint(bytes);
+    // Another configuration (a learning rate of 0.5), and a weight missing: it passes the checksum, not the model.
+    const forged = await encodeCheckpoint({ ...meta, config: { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate: 0.5 } } }, tensors.slice(1));
+    await expect(api.loadCheckpoint(forged)).rejects.toThrow(/weights lack|weights have/);
+    events.length = 0;
+    await api.step();
+    const metrics = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : []));
+    await expect.poll(() => metrics().some((m) => m.name === 'learning_rate')).toBe(true);
+    expect(metrics().find((m) => m.name === 'learning_rate')).toMatchObject({ step: 2, value: config.algorithm.learningRate });
     await api.loadCheckpoint(bytes); // back to step 1 for the tests below
   });
 

@@ -77,7 +77,15 @@ let pool: SandboxPool | null = null;
  * The digit tasks' run state beside their runner: held-out questions (never trained on), the
  * generator workers, and whether the warm start is done (Train runs it first) or the RL steps.
  */
-let digits: { heldout: DigitItem[]; excluded: Set<string>; generators: GeneratorPool; warmStarted: boolean; before?: DigitEvalResult; after?: DigitEvalResult } | null = null;
+interface DigitState {
+  heldout: DigitItem[];
+  excluded: Set<string>;
+  generators: GeneratorPool;
+  warmStarted: boolean;
+  before?: DigitEvalResult;
+  after?: DigitEvalResult;
+}
+let digits: DigitState | null = null;
 let wallStart = performance.now();
 let wallOffset = 0;
 /** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
@@ -201,14 +209,16 @@ function dropPretraining(): void {
   pretraining = null;
 }
 
-async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<void> {
-  dropPretraining();
-  runner?.dispose();
-  runner = null;
-  await pool?.close();
-  pool = null;
-  digits?.generators.close();
-  digits = null;
+/** A run made but not yet in place: what rebuildRunner installs once everything about it has worked. */
+interface Built {
+  config: LabConfig;
+  runner: Runner | FunctionsRunner | DigitRunner;
+  pool: SandboxPool | null;
+  digits: DigitState | null;
+}
+
+/** Makes a run for `next` without touching the live one; a failure leaves nothing behind. */
+async function buildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<Built> {
   if (isDigitTask(next.task.name)) {
     // The digit recipe's values for the fields left at their defaults; generated questions, host-scored answers.
     const run = digitRunConfig(next);
@@ -216,22 +226,45 @@ async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<vo
     const excluded = new Set(heldout.map((item) => item.question));
     const handles = (platform.createDigitGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(run.digits.numGenerators);
     const generators = new GeneratorPool(handles);
-    config = run;
-    const loop = await createTrainingLoop(run, digitTask(run, excluded), [], { pool: hostScored, generators: { pool: generators, overlap: run.digits.overlap }, initFrom });
-    runner = withEvaluation(loop, (limit: number) => evaluateDigits(loop.policy, heldout.slice(0, limit), run.digits.maxResponseTokens));
-    digits = { heldout, excluded, generators, warmStarted: Boolean(initFrom) || run.digits.warmStartSteps === 0 };
-    wallStart = performance.now();
-    wallOffset = 0;
-    return;
+    try {
+      const loop = await createTrainingLoop(run, digitTask(run, excluded), [], { pool: hostScored, generators: { pool: generators, overlap: run.digits.overlap }, initFrom });
+      const built = withEvaluation(loop, (limit: number) => evaluateDigits(loop.policy, heldout.slice(0, limit), run.digits.maxResponseTokens));
+      return { config: run, runner: built, pool: null, digits: { heldout, excluded, generators, warmStarted: Boolean(initFrom) || run.digits.warmStartSteps === 0 } };
+    } catch (error) {
+      generators.close();
+      throw error;
+    }
   }
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
   const created = platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
-  pool = created;
-  config = next;
-  const deps = { pool: created, initFrom, onLog: (text: string) => send({ type: 'error', message: text }) };
-  runner = next.task.name === 'functions' ? await createFunctionsRunner(next, problems.train, deps) : await createRunner(next, data, deps);
+  try {
+    const deps = { pool: created, initFrom, onLog: (text: string) => send({ type: 'error', message: text }) };
+    const built = next.task.name === 'functions' ? await createFunctionsRunner(next, problems.train, deps) : await createRunner(next, data, deps);
+    return { config: next, runner: built, pool: created, digits: null };
+  } catch (error) {
+    await created.close();
+    throw error;
+  }
+}
+
+async function disposeBuilt(built: Built): Promise<void> {
+  built.runner.dispose();
+  await built.pool?.close();
+  built.digits?.generators.close();
+}
+
+/** Puts a made run in place of the live one, which is disposed. */
+async function install(built: Built): Promise<void> {
+  dropPretraining();
+  if (runner) await disposeBuilt({ config: config!, runner, pool, digits });
+  ({ config, runner, pool, digits } = built);
   wallStart = performance.now();
   wallOffset = 0;
+}
+
+/** A new run for `next` (from `initFrom`'s weights): made first, then swapped in, so a failure keeps the live run. */
+async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<void> {
+  await install(await buildRunner(next, initFrom));
 }
 
 async function runStep(): Promise<void> {
@@ -617,6 +650,8 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('pause or stop training before loading a checkpoint');
       // Validate fully before anything changes; the run takes the checkpoint's own configuration.
+      // A run of another configuration is made and loaded aside, and swapped in only when all of
+      // it worked: a file that decodes but fails later (a missing tensor) leaves the live run be.
       const { meta } = await decodeCheckpoint(bytes);
       if (warmStart) {
         await rebuildRunner(meta.config, bytes);
@@ -625,10 +660,18 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         return { step: 0, checkpointStep: meta.step, config: meta.config };
       }
       if (!runner || !config || JSON.stringify(meta.config) !== JSON.stringify(config)) {
-        await rebuildRunner(meta.config);
+        const built = await buildRunner(meta.config);
+        try {
+          await built.runner.loadCheckpoint(bytes);
+        } catch (error) {
+          await disposeBuilt(built);
+          throw error;
+        }
+        await install(built);
+      } else {
+        await runner.loadCheckpoint(bytes); // validates everything, then swaps weights and optimizer, or neither
       }
       dropPretraining();
-      await runner!.loadCheckpoint(bytes);
       if (digits) digits.warmStarted = true; // a checkpoint holds trained weights
       setPhase('idle', `loaded ${source}, step ${meta.step}`);
       return { step: meta.step, checkpointStep: meta.step, config: meta.config };
