@@ -4,7 +4,8 @@
  * kept; checkpoint bytes, with a message that names the file (and the flag that gave it).
  */
 import { createReadStream, readFileSync, statSync } from 'node:fs';
-import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
+import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
 import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
 
@@ -13,15 +14,7 @@ export const MAX_PROBLEMS_BYTES = 64 << 20;
 
 /** Function problems from a JSON array or JSONL file; bad problems are reported with where they are, the rest load. */
 export function loadProblemsFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): FunctionProblem[] {
-  let size: number;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new Error('not a regular file');
-    size = stat.size;
-  } catch (error) {
-    throw new Error(`cannot read problems ${path}: ${(error as Error).message}`);
-  }
-  if (size > MAX_PROBLEMS_BYTES) throw new Error(`problems ${path}: ${size} bytes, more than the ${MAX_PROBLEMS_BYTES} a problems file may have`);
+  checkedSize(path, 'problems file', MAX_PROBLEMS_BYTES);
   let parsed: ReturnType<typeof parseProblemsText>;
   try {
     parsed = parseProblemsText(readFileSync(path, 'utf8'));
@@ -36,22 +29,42 @@ export function loadProblemsFile(path: string, options: { quiet?: boolean; maxEr
   return parsed.problems;
 }
 
+/**
+ * The size of a file that is to be read whole, checked before reading: not a regular file (a
+ * directory, /dev/zero, a pipe) or larger than `max` is refused with `what` and its path named.
+ */
+export function checkedSize(path: string, what: string, max: number): number {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new Error(stat.isDirectory() ? 'it is a directory' : 'not a regular file');
+    size = stat.size;
+  } catch (error) {
+    throw new Error(`cannot read ${what} ${path}: ${(error as Error).message.replace(/^ENOENT.*/, 'no such file')}`);
+  }
+  if (size > max) throw new Error(`${what} ${path} has ${size} bytes, more than the ${max} a ${what} may have`);
+  return size;
+}
+
 /** The bytes of a checkpoint file; `flag` (e.g. "init-from") prefixes the error when it cannot be read. */
 export function readCheckpointFile(path: string, flag?: string): Uint8Array {
   try {
+    checkedSize(path, 'checkpoint', DEFAULT_MAX_CHECKPOINT_BYTES);
     return new Uint8Array(readFileSync(path));
   } catch (error) {
-    throw new Error(`${flag ? `--${flag}: ` : ''}cannot read checkpoint ${path}: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    throw new Error(`${flag ? `--${flag}: ` : ''}${message.startsWith('cannot read') || message.startsWith('checkpoint') ? message : `cannot read checkpoint ${path}: ${message}`}`);
   }
 }
 
 export async function loadKolmogorovFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<KolmogorovRecord[]> {
+  checkedSize(path, 'dataset', MAX_DATASET_BYTES);
+  let result: Awaited<ReturnType<typeof loadJsonl<KolmogorovRecord>>>;
   try {
-    statSync(path);
-  } catch {
-    throw new Error(`cannot read dataset ${path}: no such file`);
+    result = await loadJsonl(createReadStream(path), parseKolmogorovRecord);
+  } catch (error) {
+    throw new Error(`dataset ${path}: ${(error as Error).message}`);
   }
-  const result = await loadJsonl(createReadStream(path), parseKolmogorovRecord);
   const shown = options.maxErrorsShown ?? 10;
   for (const error of result.errors.slice(0, shown)) {
     console.error(`${path}:${error.line}: ${error.reason}${error.snippet ? `  [${error.snippet}]` : ''}`);

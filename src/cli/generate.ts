@@ -4,7 +4,8 @@
  * object per line. `--exclude` drops every sequence that appears in another JSONL file, so a
  * training file never contains a held-out sequence.
  */
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { defaultGeneratorOptions, generateProblems, problemKey } from '../core/functions/generator';
 import { problemToJson } from '../core/functions/problems';
 import { generateDataset } from '../core/kolmogorov/generator';
@@ -41,7 +42,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative integer, got "${extra.seed}"`);
   if (extra.task === 'functions') {
     const lines = generateFunctions(count, seed, typeof extra.exclude === 'string' ? extra.exclude : undefined);
-    if (typeof extra.out === 'string') writeFileSync(extra.out, lines.join('\n') + '\n');
+    if (typeof extra.out === 'string') {
+      mkdirSync(dirname(extra.out), { recursive: true });
+      writeFileSync(extra.out, lines.join('\n') + '\n');
+    }
     else process.stdout.write(lines.join('\n') + '\n');
     console.error(`wrote ${lines.length} problems${typeof extra.out === 'string' ? ` to ${extra.out}` : ''}`);
     return;
@@ -58,6 +62,8 @@ async function main(): Promise<void> {
   if (target >= 1000) process.stderr.write('\n');
   examples = examples.filter((e) => !excluded.has(e.sequence.join(','))).slice(0, count);
   if (examples.length < count) throw new Error(`only ${examples.length} sequences left after exclusion`);
+  // The output's folder is made if missing (a write error would otherwise surface as a stack trace).
+  if (typeof extra.out === 'string') mkdirSync(dirname(extra.out), { recursive: true });
   const out = typeof extra.out === 'string' ? createWriteStream(extra.out) : process.stdout;
   for (const example of examples) out.write(JSON.stringify(example) + '\n');
   if (out !== process.stdout) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())));

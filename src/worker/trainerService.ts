@@ -8,7 +8,7 @@
 import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
-import { loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { evaluateDigits, type DigitEvalResult } from '../core/digits/evaluate';
 import { digitHeldOut, digitRunConfig, digitWarmStartBatches, hostScored, isDigitTask } from '../core/digits/experiment';
 import { digitTask } from '../core/digits/task';
@@ -462,6 +462,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   },
 
   async loadDataset(role, name, file) {
+    if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
     setPhase('loading', `parsing ${name}`);
     if (await holdsProblems(file)) {
       const summary = await loadProblems(role, name, file);

@@ -30,10 +30,15 @@ export interface JsonlResult<T> {
 
 export interface JsonlOptions {
   maxLineBytes?: number;
+  /** The most bytes read from the source: a larger (or endless) one stops with a JsonlFileError. */
+  maxBytes?: number;
   maxErrors?: number;
   onProgress?: (bytesRead: number) => void;
   signal?: AbortSignal;
 }
+
+/** The largest dataset read (the shipped training file is 7 MB). */
+export const MAX_DATASET_BYTES = 1 << 30;
 
 export class JsonlFileError extends Error {
   override name = 'JsonlFileError';
@@ -79,6 +84,7 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
 
 export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown) => T, options: JsonlOptions = {}): Promise<JsonlResult<T>> {
   const maxLineBytes = options.maxLineBytes ?? 1 << 20;
+  const maxBytes = options.maxBytes ?? MAX_DATASET_BYTES;
   const maxErrors = options.maxErrors ?? 1000;
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const result: JsonlResult<T> = { records: [], errors: [], errorCount: 0, lines: 0, bytes: 0 };
@@ -156,6 +162,7 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
     }
     result.bytes += chunk.length;
     options.onProgress?.(result.bytes);
+    if (result.bytes > maxBytes) throw new JsonlFileError(`the file is larger than the ${maxBytes} bytes a dataset may have (stopped reading there)`);
   }
   if (partsLength > 0 || oversized) finishLine();
   return result;

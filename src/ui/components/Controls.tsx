@@ -1,10 +1,13 @@
 import { useState } from 'react';
 import { download } from '../download';
-import { useLab } from '../store';
+import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
+import { reportError, useLab } from '../store';
 import { attempt, loadCheckpointBytes, trainer } from '../trainer';
 
 /** A dropped or picked .prl file: the worker validates it (off the main thread) and says what is wrong. */
 export async function loadCheckpointFile(file: Blob, name: string): Promise<void> {
+  // Sized before it is read: a file of gigabytes never reaches memory.
+  if (file.size > DEFAULT_MAX_CHECKPOINT_BYTES) return reportError(`${name} cannot be loaded: it has ${file.size} bytes, more than the ${DEFAULT_MAX_CHECKPOINT_BYTES} a checkpoint may have`);
   await loadCheckpointBytes(new Uint8Array(await file.arrayBuffer()), name);
 }
 

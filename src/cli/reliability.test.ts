@@ -1,0 +1,57 @@
+/**
+ * What the probe of the lab broke, kept fixed (issue 23, RELIABILITY.md): files are sized before
+ * they are read, devices and directories are refused by name, a config file's unknown keys are
+ * named, and an output folder that does not exist yet is made.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+const run = (script: string, args: string[]) => spawnSync(tsx, [`src/cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe('hostile files are refused before they are read', () => {
+  it('a checkpoint that is a device, a directory or far too large is refused at once, naming it', () => {
+    const zero = run('eval', ['--checkpoint', '/dev/zero']);
+    expect(zero.status).not.toBe(0);
+    expect(zero.stderr).toContain('cannot read checkpoint /dev/zero: not a regular file');
+    const dir = mkdtempSync(join(tmpdir(), 'prl-hostile-'));
+    expect(run('eval', ['--checkpoint', dir]).stderr).toContain(`cannot read checkpoint ${dir}: it is a directory`);
+    // A sparse 1.5 GB file: refused by its size, so no byte of it is read.
+    const huge = join(dir, 'huge.prl');
+    const fd = openSync(huge, 'w');
+    ftruncateSync(fd, 1.5 * 2 ** 30);
+    closeSync(fd);
+    const started = Date.now();
+    const refused = run('eval', ['--checkpoint', huge]);
+    expect(refused.stderr).toContain(`checkpoint ${huge} has 1610612736 bytes, more than the 1073741824 a checkpoint may have`);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('a dataset from a device is refused by name instead of read until killed', () => {
+    const random = run('train', ['--data-path', '/dev/urandom', '--max-steps', '1']);
+    expect(random.status).not.toBe(0);
+    expect(random.stderr).toContain('cannot read dataset /dev/urandom: not a regular file');
+  });
+});
+
+describe('what a person writes is checked', () => {
+  it('a --config file with a misspelt key is refused, naming the key and the one meant', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-config-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ algorithm: { learningrate: 0.5 } }));
+    const refused = run('train', ['--config', file, '--max-steps', '1', '--output-dir', join(dir, 'out')]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(`--config ${file}: invalid config: unknown key algorithm.learningrate (did you mean learningRate?)`);
+  });
+
+  it('generate --out into a folder that does not exist makes it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-generate-'));
+    const out = join(dir, 'a', 'b', 'seqs.jsonl');
+    const made = run('generate', ['--count', '3', '--seed', '5', '--out', out]);
+    expect(made.status, made.stderr).toBe(0);
+    expect(existsSync(out)).toBe(true);
+  });
+});
