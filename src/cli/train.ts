@@ -31,7 +31,7 @@ const extras: ExtraFlag[] = [
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
   { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
-  { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas); default datasets/functions/train.jsonl' },
+  { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas, FILE*N for N copies); default datasets/functions/train.jsonl' },
 ];
 
 function writeAtomic(path: string, bytes: Uint8Array): void {
@@ -259,7 +259,12 @@ async function kolmogorovData(config: LabConfig): Promise<TrainData> {
 function functionsData(config: LabConfig, extra: Record<string, string | boolean | undefined>): TrainData {
   const trainPath = typeof extra.problems === 'string' ? extra.problems : config.run.dataPath === 'datasets/train.jsonl' ? 'datasets/functions/train.jsonl' : config.run.dataPath;
   const heldoutPath = config.run.evalDataPath === 'datasets/heldout.jsonl' ? 'datasets/functions/heldout.jsonl' : config.run.evalDataPath;
-  const train = trainPath.split(',').flatMap((path) => loadProblemsFile(path));
+  // `FILE*N` counts a file's problems N times (the recipe weighs the seed's 8 among 4,000 generated).
+  const train = trainPath.split(',').flatMap((entry) => {
+    const [, path, times] = /^(.*?)(?:\*(\d+))?$/.exec(entry)!;
+    const problems = loadProblemsFile(path);
+    return Array.from({ length: Number(times ?? 1) }, () => problems).flat();
+  });
   const heldout = loadProblemsFile(heldoutPath);
   return {
     trainCount: train.length,

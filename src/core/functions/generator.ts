@@ -207,17 +207,31 @@ function family(rng: Rng): Spec {
   }
 }
 
+/**
+ * Integers from one of three ranges per draw of a test set's value: small non-negative ones (the
+ * kind people write in examples: 1, 2, 3), mixed-sign small ones, and wide ones. Problems written
+ * by people and problems generated then look alike, whatever range a person picked.
+ */
+type Range = readonly [number, number];
+const ranges: readonly Range[] = [[0, 10], [-5, 12], [-20, 40]];
+const pickRange = (rng: Rng): Range => ranges[rng.pick([0, 0, 1, 1, 1, 2])];
+const within = (rng: Rng, [lo, hi]: Range) => rng.int(lo, hi);
+
 function randomList(rng: Rng, min = 0): number[] {
   const length = rng.int(min, 8);
-  const wide = rng.chance(0.3);
-  return Array.from({ length }, () => (wide ? rng.int(-20, 40) : rng.int(-5, 12)));
+  const range = pickRange(rng);
+  return Array.from({ length }, () => within(rng, range));
 }
 const nonEmpty = (rng: Rng): Value[] => [randomList(rng, 1)];
-const oneInt = (rng: Rng): Value[] => [rng.int(-20, 40)];
+const oneInt = (rng: Rng): Value[] => [within(rng, pickRange(rng))];
 const oneNat = (rng: Rng): Value[] => [rng.int(0, 30)];
 const smallNat = (rng: Rng): Value[] => [rng.int(0, 10)];
-const twoInts = (rng: Rng): Value[] => [rng.int(-20, 30), rng.int(-20, 30)];
-const threeInts = (rng: Rng): Value[] => [rng.int(-20, 30), rng.int(-20, 30), rng.int(-20, 30)];
+const ints = (count: number) => (rng: Rng): Value[] => {
+  const range = pickRange(rng);
+  return Array.from({ length: count }, () => within(rng, range));
+};
+const twoInts = ints(2);
+const threeInts = ints(3);
 
 function defaultInputs(signature: Signature): (rng: Rng) => Value[] {
   return (rng) => signature.params.map((type) => (type === 'int' ? rng.int(-10, 20) : type === 'bool' ? rng.chance(0.5) : randomList(rng)));
@@ -244,7 +258,8 @@ function randomProgram(rng: Rng, signature: Signature, budget: number): number[]
 }
 
 export interface GeneratorOptions {
-  /** Shown tests per problem (in the prompt). */
+  /** Shown tests per problem (in the prompt): from minShown to shown, as people write 3 to 6. */
+  minShown: number;
   shown: number;
   /** Hidden tests per problem. */
   hidden: number;
@@ -254,7 +269,7 @@ export interface GeneratorOptions {
   maxProgramTokens: number;
 }
 
-export const defaultGeneratorOptions: GeneratorOptions = { shown: 5, hidden: 10, randomShare: 0.25, maxProgramTokens: 40 };
+export const defaultGeneratorOptions: GeneratorOptions = { minShown: 3, shown: 6, hidden: 10, randomShare: 0.25, maxProgramTokens: 40 };
 
 const genericDocs: Record<string, string[]> = {
   int: ['Compute a number from the input.', 'Return an integer computed from the arguments.'],
@@ -291,7 +306,8 @@ function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOp
   if (program.length > options.maxProgramTokens) return null;
   const body = parseProgram(program, spec.sig);
   const draw = spec.inputs ?? defaultInputs(spec.sig);
-  const wanted = options.shown + options.hidden;
+  const shown = rng.int(Math.min(options.minShown, options.shown), options.shown);
+  const wanted = shown + options.hidden;
   const seen = new Set<string>();
   const cases: TestCase[] = [];
   for (let tries = 0; cases.length < wanted && tries < wanted * 20; tries++) {
@@ -308,14 +324,14 @@ function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOp
       if (!(error instanceof Undefined)) throw error;
     }
   }
-  if (cases.length < Math.min(wanted, options.shown + 2)) return null;
+  if (cases.length < Math.min(wanted, shown + 2)) return null;
   const outputs = new Set(cases.map((c) => JSON.stringify(c.expected)));
   if (outputs.size === 1) return null; // a constant says nothing the tests can check
   const problem: FunctionProblem = {
     functionName: spec.name,
     docstring: rng.pick(spec.docs),
-    tests: cases.slice(0, options.shown),
-    hiddenTests: cases.slice(options.shown),
+    tests: cases.slice(0, shown),
+    hiddenTests: cases.slice(shown),
     starterCode: '',
     signature: spec.sig,
     difficulty: program.length,

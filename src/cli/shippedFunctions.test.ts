@@ -1,0 +1,48 @@
+/**
+ * The functions policy shipped in public/ (made by `npm run recipe -- --task functions --ship`)
+ * loads and, evaluated as the recipe evaluated it (greedy and k - 1 samples from the run's
+ * seed, on the same backend), solves the seed problems recorded beside it in
+ * public/functions.json and scores the recorded held-out figures. A regression guard: a change
+ * that alters what the saved policy computes, how programs print or how tests are judged fails here.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openFunctionsCheckpointRunner } from './checkpointRunner';
+import { loadProblemsFile } from './data';
+
+interface ShippedRecord {
+  k: number;
+  seed_training_solved: string[];
+  seed_evaluation_solved: string[];
+  heldout: { n: number; pass_at_1: number; solved: number };
+}
+
+const record = JSON.parse(readFileSync('public/functions.json', 'utf8')) as ShippedRecord;
+const bytes = new Uint8Array(readFileSync('public/functions.prl'));
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+describe('the shipped functions policy', () => {
+  it('is small, loads, solves the recorded seed problems and scores the recorded held-out figures', async () => {
+    expect(bytes.byteLength).toBeLessThan(4 << 20);
+    const { runner, close } = await openFunctionsCheckpointRunner(bytes, { poolSize: 1 });
+    try {
+      const solved = async (path: string) => {
+        const result = await runner.evaluate(loadProblemsFile(path, { quiet: true }), { k: record.k });
+        return result.per_problem.filter((row) => row.solved).map((row) => row.function_name);
+      };
+      expect(await solved('datasets/functions/training_problems.json')).toEqual(record.seed_training_solved);
+      expect(await solved('datasets/functions/evaluation_problems.json')).toEqual(record.seed_evaluation_solved);
+      const heldout = await runner.evaluate(loadProblemsFile('datasets/functions/heldout.jsonl', { quiet: true }), { k: record.k });
+      expect(heldout.n).toBe(record.heldout.n);
+      expect(heldout.solved).toBeCloseTo(record.heldout.solved, 6);
+      expect(heldout.pass_at_1).toBeCloseTo(record.heldout.pass_at_1, 6);
+    } finally {
+      await close();
+    }
+  });
+});
