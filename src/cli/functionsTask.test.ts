@@ -64,6 +64,8 @@ describe('the functions harness in the sandbox', () => {
     expect(getter.passed).toEqual([false, false, false]);
     const proxy = await run('function add(a, b) { return new Proxy([5], { get() { return 5; } }); }');
     expect(proxy.passed.every((p) => !p)).toBe(true);
+    const quiet = await run('function add(a, b) { return new Proxy({ valueOf() { return a + b; } }, {}); }');
+    expect(quiet.passed).toEqual([false, false, false]);
     const huge = await run('function add(a, b) { return Array(100000).fill(1); }');
     expect(huge.passed).toEqual([false, false, false]);
     // A function cannot fake its results: the comparison happens on the host.

@@ -87,6 +87,28 @@ describe('sandbox pool over worker_threads', () => {
     expect(pool.stats().respawns).toBeGreaterThan(before.respawns);
   });
 
+  it('the other builtins that ignore the interrupt (a giant array join, a huge BigInt power, a catastrophic regex) end as timeouts, and the next program runs right', async () => {
+    const hostile = ["x = new Array(1e9) + ''; output = [1]", 'x = 7n ** 10000000n; output = [1]', "x = /^(a+)+$/.test('a'.repeat(40) + 'b'); output = [1]"];
+    const outcomes = await pool.evaluateBatch([...hostile.map((source) => ({ source })), good(9)]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['timeout', 'timeout', 'timeout', 'ok']);
+  });
+
+  it('a memory bomb inside a promise job ends, and the next program runs right', async () => {
+    const outcomes = await pool.evaluateBatch([{ source: 'output = (async () => { await 0; const a = []; for (;;) a.push("x".repeat(1 << 20)); })()' }, good(10)]);
+    expect(['oom', 'timeout']).toContain(outcomes[0].kind);
+    expect(outcomes[1].kind).toBe('ok');
+  });
+
+  it('an output that is a Proxy is refused even when its traps behave', async () => {
+    const outcomes = await pool.evaluateBatch([
+      { source: 'output = new Proxy([1, 2, 3], {})', expected: [1, 2, 3] },
+      { source: 'output = Proxy.revocable([1], {}).proxy', expected: [1] },
+      { source: 'output = [1, 2, 3]', expected: [1, 2, 3] },
+    ]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['output_invalid', 'output_invalid', 'ok']);
+    expect(outcomes[0].message).toBe('output is a Proxy');
+  });
+
   it('turns a memory bomb into oom and keeps evaluating correctly', async () => {
     const outcomes = await pool.evaluateBatch([{ source: "a = []; for (;;) a.push('x'.repeat(1 << 20))" }, good(7), good(8)]);
     expect(outcomes.map((o) => o.kind)).toEqual(['oom', 'ok', 'ok']);

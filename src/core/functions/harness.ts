@@ -20,7 +20,9 @@ import type { TestCase } from './problems';
 export const functionsPrelude = `
 var __runTests = (function () {
   var isArray = Array.isArray, isSafe = Number.isSafeInteger, parse = JSON.parse, apply = Function.prototype.apply;
+  var isProxy = globalThis.__isProxy || function () { return false; }; // the sandbox's tag of Proxies
   function enc(v, out, depth) {
+    if (isProxy(v)) { out.push(4); return; }
     if (typeof v === 'boolean') { out.push(1, v ? 1 : 0); return; }
     if (typeof v === 'number') { if (isSafe(v)) out.push(0, v === 0 ? 0 : v); else out.push(4); return; }
     if (depth === 0 && isArray(v)) {

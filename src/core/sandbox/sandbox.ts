@@ -68,6 +68,24 @@ const SETUP = String.raw`(function (maxOutput) {
   var isArray = Array.isArray, isSafe = Number.isSafeInteger, gopd = Object.getOwnPropertyDescriptor;
   var getProto = Object.getPrototypeOf, toStr = String, slice = String.prototype.slice, join = Array.prototype.join;
   var G = globalThis;
+  // Proxies are tagged where they are made (the global Proxy is a wrapper; the real constructor
+  // stays in this closure), so an output that is a Proxy is refused even when its traps behave.
+  var proxies = new WeakSet(), hasProxy = WeakSet.prototype.has, addProxy = WeakSet.prototype.add;
+  var RealProxy = Proxy, revocable = Proxy.revocable, defineProperty = Object.defineProperty;
+  function isProxy(value) { return hasProxy.call(proxies, value); }
+  var TaggedProxy = function Proxy(target, handler) {
+    if (!new.target) throw new TypeError("Constructor Proxy requires 'new'");
+    var made = new RealProxy(target, handler);
+    addProxy.call(proxies, made);
+    return made;
+  };
+  TaggedProxy.revocable = function (target, handler) {
+    var made = revocable(target, handler);
+    addProxy.call(proxies, made.proxy);
+    return made;
+  };
+  G.Proxy = TaggedProxy;
+  defineProperty(G, '__isProxy', { value: isProxy, writable: false, enumerable: false, configurable: false });
   var s = 0;
   Math.random = function () {
     s = (s + 0x6D2B79F5) >>> 0;
@@ -77,6 +95,7 @@ const SETUP = String.raw`(function (maxOutput) {
   };
   function seed(value) { s = value >>> 0; }
   function extract(value) {
+    if (isProxy(value)) return 'E' + 'output is a Proxy';
     if (!isArray(value)) return 'E' + (value === undefined ? 'output is not defined' : 'output is not a list');
     var n = value.length;
     if (!(n <= maxOutput)) return 'E' + 'output has more than ' + maxOutput + ' elements';
