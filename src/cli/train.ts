@@ -11,7 +11,7 @@
  * (written to a temporary name, then renamed, so a crash mid-save keeps the previous one),
  * eval_results.json after the final evaluation. Ctrl-C saves a checkpoint before leaving.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabConfig } from '../core/config';
 import type { TrainingLoop } from '../core/loop';
@@ -34,9 +34,26 @@ const extras: ExtraFlag[] = [
   { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas, FILE*N for N copies); default datasets/functions/train.jsonl' },
 ];
 
-function writeAtomic(path: string, bytes: Uint8Array): void {
-  writeFileSync(`${path}.tmp`, bytes);
-  renameSync(`${path}.tmp`, path);
+/** Writes a file whole or not at all (a crash mid-write keeps the previous one); a failure names the file and leaves no .tmp behind. */
+export function writeAtomic(path: string, bytes: Uint8Array): void {
+  const temporary = `${path}.tmp`;
+  try {
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true, recursive: true });
+    throw new Error(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** The numbered checkpoints in `dir`, oldest first. */
+function numberedCheckpoints(dir: string): { step: number; file: string }[] {
+  return readdirSync(dir)
+    .flatMap((file) => {
+      const match = /^checkpoint-(\d+)\.prl$/.exec(file);
+      return match ? [{ step: Number(match[1]), file }] : [];
+    })
+    .sort((a, b) => a.step - b.step);
 }
 
 function formatStep(result: StepResult, total: number, secondsPerStep: number): string {
@@ -135,9 +152,19 @@ async function main(): Promise<void> {
       writeAtomic(join(outputDir, `checkpoint-${runner!.globalStep}.prl`), bytes);
       writeAtomic(join(outputDir, 'latest.prl'), bytes);
       if (!quiet) console.error(`checkpoint (${reason}): ${join(outputDir, `checkpoint-${runner!.globalStep}.prl`)} (${(bytes.length / 1024).toFixed(0)} KiB)`);
+      // The last --keep-checkpoints numbered ones stay (latest.prl and best.prl always); older ones
+      // go only once the new one is written.
+      const keep = config.run.keepCheckpoints;
+      if (keep > 0) for (const { file } of numberedCheckpoints(outputDir).slice(0, -keep)) rmSync(join(outputDir, file), { force: true });
     };
+    let bestScore = -Infinity;
     const evaluate = async () => {
       const result = await opened.evaluate(config.run.evalSamples, evalK);
+      // best.prl: the policy of the best held-out score so far (accuracy, or solved problems).
+      if (result.score > bestScore) {
+        bestScore = result.score;
+        writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
+      }
       const wallMs = wallOffset + performance.now() - started;
       const events = Object.entries(result.events).map(([name, value]) => JSON.stringify({ step: runner!.globalStep, name, value, wallMs }));
       appendFileSync(metricsPath, events.join('\n') + '\n');
@@ -210,6 +237,8 @@ interface TrainData {
 }
 
 interface TrainEvaluation {
+  /** The figure best.prl is kept by (higher is better). */
+  score: number;
   /** Metric events (eval_*), appended to metrics.jsonl. */
   events: Record<string, number>;
   /** One line for the log. */
@@ -241,6 +270,7 @@ async function kolmogorovData(config: LabConfig): Promise<TrainData> {
       return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
         const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit, k });
         return {
+          score: metrics.accuracy,
           events: { eval_accuracy: metrics.accuracy, eval_compression_rate: metrics.compressionRate, eval_precision: metrics.precision },
           text: `accuracy ${metrics.accuracy.toFixed(3)}  compression ${metrics.compressionRate.toFixed(3)}`,
           json: metrics,
@@ -275,6 +305,7 @@ function functionsData(config: LabConfig, extra: Record<string, string | boolean
       return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
         const result = await runner.evaluate(heldout, { limit, k });
         return {
+          score: result.solved,
           events: { eval_solved: result.solved, eval_pass_at_1: result.pass_at_1, eval_success_rate: result.success_rate },
           text: `solved ${result.solved.toFixed(3)}  pass@1 ${result.pass_at_1.toFixed(3)}  on ${result.n}`,
           json: result,

@@ -5,7 +5,7 @@
  * `eval --task functions` / the functions recipe work end to end (at smoke size).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -98,6 +98,24 @@ describe('a signal saves the run', () => {
     const started = () => existsSync(metrics) && readFileSync(metrics, 'utf8').split('\n').filter(Boolean).length >= 6;
     await interruptRun('pretrain', ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--steps', '100000', '--eval-every', '100000', '--threads', '1', '--out', out], started, 'SIGTERM');
     expect(existsSync(out)).toBe(true);
+  });
+});
+
+describe('checkpoints on disk', () => {
+  it('keeps the last --keep-checkpoints numbered checkpoints, latest.prl and best.prl', () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-keep-'));
+    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '6', '--checkpoint-freq', '1', '--keep-checkpoints', '2', '--eval-freq', '3', '--output-dir', out], { stdio: 'pipe' });
+    const files = readdirSync(out).filter((f) => f.endsWith('.prl')).sort();
+    expect(files).toEqual(['best.prl', 'checkpoint-5.prl', 'checkpoint-6.prl', 'latest.prl']);
+  });
+
+  it('a checkpoint that cannot be written is named in the error and leaves no .tmp behind', () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-unwritable-'));
+    mkdirSync(join(out, 'checkpoint-2.prl', 'in-the-way'), { recursive: true }); // a folder where the file goes
+    const failed = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--output-dir', out, '--overwrite'], { encoding: 'utf8' });
+    expect(failed.status).not.toBe(0);
+    expect(failed.stderr).toContain(`cannot write ${join(out, 'checkpoint-2.prl')}`);
+    expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -72,6 +72,7 @@ export const runSchema = z.object({
   numEpochs: int(1, 100_000).default(1).describe('Passes over the training data.'),
   maxSteps: int(0, 10_000_000).default(0).describe('Stop after this many updates (0: no limit).'),
   checkpointFreq: int(0, 1_000_000).default(50).describe('Write a checkpoint every N steps (0: only at the end).'),
+  keepCheckpoints: int(0, 1_000_000).default(5).describe('Numbered checkpoints kept in the output dir, newest first (0: all); latest.prl and best.prl always stay.'),
   evalFreq: int(0, 1_000_000).default(0).describe('Evaluate on the held-out data every N steps (0: never during training).'),
   evalSamples: int(1, 100_000).default(200).describe('Held-out items used by a periodic evaluation.'),
   backend: z.enum(['auto', 'webgpu', 'webgl', 'wasm', 'cpu']).default('auto').describe('tfjs backend; auto picks the fastest that works.'),
