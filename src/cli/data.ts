@@ -58,6 +58,11 @@ export function readCheckpointFile(path: string, flag?: string): Uint8Array {
 }
 
 export async function loadKolmogorovFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<KolmogorovRecord[]> {
+  return (await loadKolmogorovLines(path, options)).records;
+}
+
+/** The records of a JSONL file of sequences with the line each came from, bad lines reported on stderr. */
+export async function loadKolmogorovLines(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<{ records: KolmogorovRecord[]; lines: number[] }> {
   checkedSize(path, 'dataset', MAX_DATASET_BYTES);
   let result: Awaited<ReturnType<typeof loadJsonl<KolmogorovRecord>>>;
   try {
@@ -72,5 +77,5 @@ export async function loadKolmogorovFile(path: string, options: { quiet?: boolea
   if (result.errors.length > shown) console.error(`${path}: ... and ${result.errors.length - shown} more bad lines`);
   if (!options.quiet) console.error(`${path}: ${summarizeLoad(result)}`);
   if (result.records.length === 0) throw new Error(`${path}: no valid records`);
-  return result.records;
+  return { records: result.records, lines: result.recordLines };
 }

@@ -20,7 +20,7 @@ import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
 import { openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
-import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, readCheckpointFile } from './data';
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -44,12 +44,18 @@ const extras: ExtraFlag[] = [
 ];
 
 async function scorePrograms(path: string, prior: PriorName, limit: number | undefined): Promise<EvalMetrics> {
-  const records = (await loadKolmogorovFile(path)).slice(0, limit);
+  const loaded = await loadKolmogorovLines(path);
+  const records = loaded.records.slice(0, limit);
   const config = defaultConfig();
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   try {
+    // A record without a program scores as a failure, like one that does not parse; both are named by line.
+    const missing: number[] = [];
     const parsed = records.map((record, index) => {
-      if (record.program === undefined) throw new Error(`${path}: record ${index + 1} has no "program" field`);
+      if (record.program === undefined) {
+        missing.push(loaded.lines[index]);
+        return { program: null, text: '', error: 'no "program" field' };
+      }
       try {
         const program = parseProgram(record.program);
         return { program, text: printProgram(program), error: null };
@@ -77,7 +83,8 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
         program: entry.text,
       };
     });
-    const failures = parsed.filter((entry) => entry.error).length;
+    if (missing.length) console.error(`${path}: ${missing.length} record${missing.length > 1 ? 's have' : ' has'} no "program" field (line${missing.length > 1 ? 's' : ''} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}); they count as failures`);
+    const failures = parsed.filter((entry, i) => entry.error && records[i].program !== undefined).length;
     if (failures) console.error(`${failures} programs do not parse as DSL programs; they count as failures`);
     return { ...ktMetrics(samples), byLength: ktMetricsByLength(samples) };
   } finally {

@@ -47,6 +47,19 @@ describe('what a person writes is checked', () => {
     expect(refused.stderr).toContain(`--config ${file}: invalid config: unknown key algorithm.learningrate (did you mean learningRate?)`);
   });
 
+  it('eval --programs scores a record without a program as a failure and names its line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-programs-'));
+    const file = join(dir, 'programs.jsonl');
+    // Line 2 is bad JSON (skipped), so the record on line 3 is the second record: its line is what is named.
+    writeFileSync(file, ['{"sequence": [1, 2, 3], "program": "sequence_1 = range_func_up(1, 3)\\noutput = sequence_1"}', '{oops', '{"sequence": [5, 5]}'].join('\n') + '\n');
+    const scored = run('eval', ['--programs', file, '--json']);
+    expect(scored.status, scored.stderr).toBe(0);
+    expect(scored.stderr).toContain(`${file}: 1 record has no "program" field (line 3); they count as failures`);
+    const result = JSON.parse(scored.stdout.trim().split('\n').at(-1)!);
+    expect(result.n).toBe(2);
+    expect(result.accuracy).toBe(0.5);
+  });
+
   it('generate --out into a folder that does not exist makes it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-generate-'));
     const out = join(dir, 'a', 'b', 'seqs.jsonl');

@@ -20,6 +20,8 @@ export interface JsonlError {
 
 export interface JsonlResult<T> {
   records: T[];
+  /** The 1-based line of each record, so that a later check can name where a record came from. */
+  recordLines: number[];
   /** The first `maxErrors` bad lines; `errorCount` counts them all. */
   errors: JsonlError[];
   errorCount: number;
@@ -87,7 +89,7 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
   const maxBytes = options.maxBytes ?? MAX_DATASET_BYTES;
   const maxErrors = options.maxErrors ?? 1000;
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const result: JsonlResult<T> = { records: [], errors: [], errorCount: 0, lines: 0, bytes: 0 };
+  const result: JsonlResult<T> = { records: [], recordLines: [], errors: [], errorCount: 0, lines: 0, bytes: 0 };
   let parts: Uint8Array[] = [];
   let partsLength = 0;
   let oversized = false;
@@ -131,6 +133,7 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
     }
     try {
       result.records.push(validate(value));
+      result.recordLines.push(result.lines);
     } catch (error) {
       fail(byteOffset, (error as Error).message, text);
     }
