@@ -60,6 +60,13 @@ describe('what a person writes is checked', () => {
     expect(result.accuracy).toBe(0.5);
   });
 
+  it('a batch too large for the wasm heap is refused before the first step, with the batch that fits', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-batch-'));
+    const refused = run('train', ['--batch-size', '256', '--max-steps', '1', '--output-dir', join(dir, 'out')]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/a batch of 256 needs about [\d.]+ GiB in an update .* use --batch-size \d+ or less/);
+  });
+
   it('generate --out into a folder that does not exist makes it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-generate-'));
     const out = join(dir, 'a', 'b', 'seqs.jsonl');

@@ -30,6 +30,7 @@ import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
 import type { GeneratorPool } from './generators';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
+import { checkUpdateFits } from './model/memory';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type WeightArray } from './model/transformer';
 import { Rng, type RngState } from './rng';
@@ -152,6 +153,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
   const items = task.trainingItems(train);
   const { grammar } = task;
   const policyConfig = task.policyConfig(config);
+  // Refused before anything is made: a batch past the heap aborts inside wasm with no word of why.
+  checkUpdateFits(policyConfig, task.maxTokens ?? config.model.maxProgramTokens, config.algorithm.batchSize);
   const policy = new TransformerPolicy(policyConfig, config.run.seed);
   let reference: TransformerPolicy | undefined;
   if (deps.initFrom) {
