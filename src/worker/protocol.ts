@@ -101,7 +101,7 @@ export interface TrainerApi {
   /** The current checkpoint's bytes (transferred). */
   getCheckpoint(): Promise<Uint8Array>;
   /**
-   * Validates and loads a checkpoint between steps, with the configuration inside it (the run is
+   * Validates and loads a checkpoint between steps (also while training, which goes on from it), with the configuration inside it (the run is
    * rebuilt when it differs); returns the run's step and the checkpoint's. Throws a readable error for a bad file.
    * `source` names it in the status ("loaded <source>, step N"). By default the run resumes at
    * the checkpoint's step; `warmStart` starts it at step 0 from the weights only, which also

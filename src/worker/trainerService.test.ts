@@ -85,6 +85,24 @@ describe('trainer protocol', () => {
     await api.loadCheckpoint(bytes); // back to step 1 for the tests below
   });
 
+  it('a checkpoint imported while training is swapped in between two steps, and training goes on from it', async () => {
+    const bytes = await api.getCheckpoint();
+    const at = (await decodeCheckpoint(bytes)).meta.step;
+    await api.train();
+    const steps = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'avg_reward').map((m) => m.step);
+    await expect.poll(() => steps().some((s) => s > at + 1), { timeout: 30_000 }).toBe(true);
+    events.length = 0;
+    expect((await api.loadCheckpoint(bytes, { source: 'mid-run.prl' })).step).toBe(at);
+    const loaded = () => events.findIndex((e) => e.type === 'phase' && e.phase === 'training' && /loaded mid-run.prl, step \d+; training goes on from it/.test(e.message));
+    await expect.poll(loaded).toBeGreaterThanOrEqual(0);
+    // The first step after the swap continues from the file's step (events before it are the steps before the swap).
+    const after = () => events.slice(loaded()).flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'avg_reward').map((m) => m.step);
+    await expect.poll(() => after().length, { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(after()[0]).toBe(at + 1);
+    await api.stop();
+    await api.loadCheckpoint(bytes); // back to its step for the tests below
+  });
+
   it('evaluates on the held-out set and refuses to step while training', async () => {
     const row = await api.evaluate({ limit: 3, k: 1 });
     expect(row).toMatchObject({ n: 3, k: 1 });

@@ -649,7 +649,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   loadCheckpoint(bytes, { source = 'checkpoint', warmStart = false } = {}) {
     return serial(async () => {
-      if (phase === 'training' || phase === 'pretraining') throw new Error('pause or stop training before loading a checkpoint');
+      // While training, this runs between two steps (serial): the run continues from the file.
+      if (phase === 'pretraining' || pretraining) throw new Error('stop pretraining before loading a checkpoint');
+      const wasTraining = phase === 'training';
+      const done = (message: string) => setPhase(wasTraining ? 'training' : 'idle', wasTraining ? `${message}; training goes on from it` : message);
       // Validate fully before anything changes; the run takes the checkpoint's own configuration.
       // A run of another configuration is made and loaded aside, and swapped in only when all of
       // it worked: a file that decodes but fails later (a missing tensor) leaves the live run be.
@@ -657,7 +660,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       if (warmStart) {
         await rebuildRunner(meta.config, bytes);
         const reference = meta.config.algorithm.klCoef > 0 ? ', also the KL reference' : '';
-        setPhase('idle', `loaded ${source}, step ${meta.step}; Train starts RL at step 0 from its weights${reference}`);
+        done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${reference}`);
         return { step: 0, checkpointStep: meta.step, config: meta.config };
       }
       if (!runner || !config || JSON.stringify(meta.config) !== JSON.stringify(config)) {
@@ -674,7 +677,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       }
       dropPretraining();
       if (digits) digits.warmStarted = true; // a checkpoint holds trained weights
-      setPhase('idle', `loaded ${source}, step ${meta.step}`);
+      done(`loaded ${source}, step ${meta.step}`);
       return { step: meta.step, checkpointStep: meta.step, config: meta.config };
     });
   },
