@@ -5,7 +5,7 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,11 @@ import { generateProgram } from '../src/core/kolmogorov/generator';
 import { REF0, VALUE0, isValue, programToTokens, tokensToProgram } from '../src/core/kolmogorov/grammar';
 import { printProgram } from '../src/core/kolmogorov/program';
 import { oneEditAway } from '../src/core/kolmogorov/repair';
-import { kolmogorovPolicyConfig } from '../src/core/runner';
+import { kolmogorovPolicyConfig, preludes } from '../src/core/runner';
+import { generateProblems } from '../src/core/functions/generator';
+import { functionsTask } from '../src/core/functions/task';
+import { createTrainingLoop } from '../src/core/loop';
+import { sandboxLimits } from '../src/cli/report';
 import { openCheckpointRunner } from '../src/cli/checkpointRunner';
 import { loadKolmogorovFile } from '../src/cli/data';
 import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
@@ -347,6 +351,49 @@ async function supervisedStepDurations(config: PolicyConfig, grammar: ShardGramm
   }
 }
 
+/**
+ * The leak soak (RELIABILITY.md): 1,000 training steps of the one loop (the functions task, a
+ * tiny policy, the real sandbox pool) with a checkpoint saved every 20 steps and loaded back every
+ * 100. Reports the tensor count after warm-up and at the end (they must be equal), and the
+ * resident set and wasm heap before and after. The backend switch of that line is not covered.
+ */
+async function soakFigures(steps: number): Promise<void> {
+  const config = defaultConfig();
+  config.task.name = 'functions';
+  config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 160, maxProgramTokens: 24 };
+  config.algorithm = { ...config.algorithm, batchSize: 8 };
+  const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
+  const loop = await createTrainingLoop(config, functionsTask(config), generateProblems(200, 5).map((made) => made.problem), { pool });
+  try {
+    const warmup = 10;
+    let saves = 0;
+    let tensorsAfterWarmup = 0;
+    let rssAfterWarmup = 0;
+    const started = performance.now();
+    for (let step = 1; step <= steps; step++) {
+      await loop.step();
+      if (step % 20 === 0) {
+        const bytes = await loop.saveCheckpoint();
+        saves += 1;
+        if (step % 100 === 0) await loop.loadCheckpoint(bytes);
+      }
+      if (step === warmup) {
+        tensorsAfterWarmup = tf.memory().numTensors;
+        rssAfterWarmup = process.memoryUsage().rss;
+      }
+    }
+    const seconds = (performance.now() - started) / 1000;
+    report({
+      name: 'soak_tensor_growth/functions_tiny', unit: 'tensors', median: tf.memory().numTensors - tensorsAfterWarmup, min: 0, max: 0, runs: 1,
+      steps, saves, loads: Math.floor(steps / 100), tensors_after_warmup: tensorsAfterWarmup, tensors_at_end: tf.memory().numTensors,
+      rss_mb_after_warmup: Math.round(rssAfterWarmup / 2 ** 20), rss_mb_at_end: Math.round(process.memoryUsage().rss / 2 ** 20), seconds: Math.round(seconds),
+    });
+  } finally {
+    loop.dispose();
+    await pool.close();
+  }
+}
+
 async function main(): Promise<void> {
   const backend = await initTensorflow('auto');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
@@ -362,6 +409,7 @@ async function main(): Promise<void> {
   if (wanted('split')) await splitFigures(Math.max(3, Math.floor(runs / 3)));
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
+  if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
 }
 
 main().then(
