@@ -201,10 +201,23 @@ export async function decodeCheckpoint(
 /** Why a checkpoint cannot load into a model of `config`, or null when it can. */
 export function compatibleWith(meta: CheckpointMeta, config: LabConfig): string | null {
   if (meta.config.task.name !== config.task.name) return `checkpoint is for task ${meta.config.task.name}, this run is ${config.task.name}`;
-  const keys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'numberCode', 'valueDeltas'] as const;
-  const different = keys.filter((key) => meta.config.model[key] !== config.model[key]);
-  if (different.length) {
-    return `checkpoint architecture differs: ${different.map((key) => `${key} ${meta.config.model[key]} (this model ${config.model[key]})`).join(', ')}`;
-  }
-  return null;
+  const different = architectureDifference(meta.config, config);
+  return different.length ? `checkpoint architecture differs: ${different.map(([key, was, now]) => `${key} ${was} (this model ${now})`).join(', ')}` : null;
+}
+
+/** The fields that shape a policy's weights: two configs of one task equal on these hold the same tensors. */
+const shapeKeys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'numberCode', 'valueDeltas'] as const;
+
+function architectureDifference(from: LabConfig, to: LabConfig): [key: string, from: unknown, to: unknown][] {
+  return shapeKeys.filter((key) => from.model[key] !== to.model[key]).map((key) => [key, from.model[key], to.model[key]]);
+}
+
+/**
+ * Why the weights of a `from` run cannot serve a `to` run (another task's vocabulary, another
+ * architecture), or null when they can: "task kolmogorov -> functions", "dModel 128 -> 64".
+ */
+export function modelDifference(from: LabConfig, to: LabConfig): string | null {
+  if (from.task.name !== to.task.name) return `task ${from.task.name} -> ${to.task.name}`;
+  const different = architectureDifference(from, to);
+  return different.length ? different.map(([key, was, now]) => `${key} ${was} -> ${now}`).join(', ') : null;
 }

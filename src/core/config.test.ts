@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFields, configFromSearchParams, configToSearchParams, defaultConfig, parseConfig } from './config';
+import { configFields, configFromSearchParams, configProblem, configToSearchParams, defaultConfig, fieldApplies, parseConfig } from './config';
 
 describe('config', () => {
   it('documents every field with a default', () => {
@@ -31,5 +31,23 @@ describe('config', () => {
     expect(parseConfig({ algorithm: { learningRate: 0.5 } }, { strict: true }).algorithm.learningRate).toBe(0.5);
     // A checkpoint's header (not strict) still reads with keys a later version dropped.
     expect(parseConfig({ algorithm: { gone: 1 } }).algorithm.learningRate).toBe(3e-4);
+  });
+
+  it('the page leaves CLI-only fields out of its link, and shows each task only the fields that apply to it', () => {
+    const config = configFromSearchParams('output-dir=runs/rpieces/rl&data-path=mine.jsonl&learning-rate=0.001');
+    expect(configToSearchParams(config)).toContain('output-dir=');
+    expect(configToSearchParams(config, { page: true })).toBe('learning-rate=0.001');
+    const shown = (task: string) => configFields().filter((f) => !f.cliOnly && fieldApplies(f, configFromSearchParams(`task=${task}`))).map((f) => `${f.section}.${f.key}`);
+    expect(shown('kolmogorov')).toContain('task.maxTrainLength');
+    expect(shown('kolmogorov').some((key) => key.startsWith('digits.') || key.startsWith('functions.'))).toBe(false);
+    expect(shown('sum_digits')).toContain('digits.numGenerators');
+    expect(shown('sum_digits')).not.toContain('algorithm.lengthPenalty');
+    expect(shown('functions')).toContain('functions.rewardType');
+    expect(shown('functions')).not.toContain('run.outputDir');
+  });
+
+  it('fields that must agree are checked together: heads must divide d_model, with the heads that would', () => {
+    expect(configProblem(defaultConfig())).toBeNull();
+    expect(configProblem(configFromSearchParams('d-model=64&heads=5'))).toBe('model.dModel (64) must be divisible by model.heads (5): try heads 1, 2, 4, 8, 16');
   });
 });

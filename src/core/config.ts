@@ -188,6 +188,46 @@ export interface ConfigField {
   options?: readonly string[];
   defaultValue: unknown;
   doc: string;
+  /** A field only the CLI reads (files and folders on disk): the page neither shows it nor puts it in its link. */
+  cliOnly: boolean;
+}
+
+/** Fields about files on disk and how the CLI writes its run: meaningless in the page. */
+const cliOnlyFields = new Set(['run.dataPath', 'run.evalDataPath', 'run.outputDir', 'run.checkpointFreq', 'run.keepCheckpoints', 'run.numEpochs']);
+
+/** Fields that mean something for one task only (the rest apply to every task). */
+const taskOnlyFields: Record<string, LabConfig['task']['name'][]> = {
+  'task.prior': ['kolmogorov'],
+  'task.maxSequenceLength': ['kolmogorov'],
+  'task.maxTrainLength': ['kolmogorov'],
+  'task.trainPieces': ['kolmogorov'],
+  'model.valueDeltas': ['kolmogorov'],
+  'algorithm.rewardConstant': ['kolmogorov'],
+  'algorithm.lengthPenalty': ['kolmogorov'],
+  'algorithm.prefixCredit': ['kolmogorov'],
+  'algorithm.repairDemos': ['kolmogorov'],
+};
+const digitTasks: LabConfig['task']['name'][] = ['sum_digits', 'reverse_digits'];
+
+/** Whether a field means anything for this config's task (the page shows only those). */
+export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config: LabConfig): boolean {
+  const task = config.task.name;
+  if (field.section === 'digits') return digitTasks.includes(task);
+  if (field.section === 'functions') return task === 'functions';
+  if (field.section === 'sandbox') return !digitTasks.includes(task); // digit answers are scored on the host
+  const only = taskOnlyFields[`${field.section}.${field.key}`];
+  return !only || only.includes(task);
+}
+
+/**
+ * What makes a config unusable beyond each field's own range (the schema checks those): fields
+ * that must agree with each other. Checked before a run is made, so a bad Apply never costs the
+ * live run.
+ */
+export function configProblem(config: LabConfig): string | null {
+  const { model } = config;
+  if (model.dModel % model.heads !== 0) return `model.dModel (${model.dModel}) must be divisible by model.heads (${model.heads}): try heads ${[1, 2, 4, 8, 16].filter((h) => model.dModel % h === 0).join(', ')}`;
+  return null;
 }
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -231,6 +271,7 @@ export function configFields(): ConfigField[] {
         ...fieldKind(fieldSchema),
         defaultValue: (defaults[section] as Record<string, unknown>)[key],
         doc: fieldSchema.description ?? '',
+        cliOnly: cliOnlyFields.has(`${section}.${key}`),
       });
     }
   }
@@ -256,10 +297,14 @@ export function withField(config: LabConfig, field: ConfigField, text: string): 
   return result.data;
 }
 
-/** The fields that differ from the defaults, as `flag=value` pairs: the URL hash of a run. */
-export function configToSearchParams(config: LabConfig): string {
+/**
+ * The fields that differ from the defaults, as `flag=value` pairs: the URL hash of a run.
+ * `page` leaves out the CLI-only fields (paths on disk), which a link of the page never carries.
+ */
+export function configToSearchParams(config: LabConfig, { page = false }: { page?: boolean } = {}): string {
   const params = new URLSearchParams();
   for (const field of configFields()) {
+    if (page && field.cliOnly) continue;
     const value = (config[field.section] as Record<string, unknown>)[field.key];
     if (value !== field.defaultValue) params.set(field.flag, String(value));
   }

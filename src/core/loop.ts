@@ -24,7 +24,7 @@
  * The loop is on-policy and sequential: sampling of batch n+1 needs the weights after update n.
  */
 import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
-import type { LabConfig } from './config';
+import { configProblem, type LabConfig } from './config';
 import { Reinforce, type Episode } from './algorithms/reinforce';
 import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
 import type { GeneratorPool } from './generators';
@@ -50,6 +50,11 @@ export interface LoopDeps {
    * also become the frozen reference policy of the KL penalty.
    */
   initFrom?: Uint8Array;
+  /**
+   * The KL reference's weights when they are not `initFrom`'s: a run that carries on from trained
+   * weights under a new configuration keeps the warm start it drifted from as its reference.
+   */
+  referenceFrom?: Uint8Array;
 }
 
 export interface TrainingLoop {
@@ -147,9 +152,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
   train: readonly Item[],
   deps: LoopDeps,
 ): Promise<TrainingLoop> {
-  if (config.model.dModel % config.model.heads !== 0) {
-    throw new Error(`model.dModel (${config.model.dModel}) must be divisible by model.heads (${config.model.heads})`);
-  }
+  const problem = configProblem(config);
+  if (problem) throw new Error(problem);
   const items = task.trainingItems(train);
   const { grammar } = task;
   const policyConfig = task.policyConfig(config);
@@ -162,7 +166,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     policy.setWeights(weights);
     if (config.algorithm.klCoef > 0) {
       reference = new TransformerPolicy(policyConfig, config.run.seed);
-      reference.setWeights(weights);
+      reference.setWeights(deps.referenceFrom ? await checkpointWeights(deps.referenceFrom, config, task.vocab) : weights);
     }
   }
   const algorithm = createAlgorithm(config, policy, grammar, reference);

@@ -18,21 +18,24 @@ function configFromHash() {
   }
 }
 
-/** Drop anywhere: a .prl file is a checkpoint, anything else a JSONL dataset. */
-function useDropAnywhere(setDragging: (value: boolean) => void) {
+/** Where a dropped dataset goes: the left half of the page is the training set, the right half the held-out set. */
+export const dropRole = (clientX: number, width: number): 'train' | 'heldout' => (clientX > width / 2 ? 'heldout' : 'train');
+
+/** Drop anywhere: a .prl file is a checkpoint, anything else a dataset, for training or held out by where it lands. */
+function useDropAnywhere(setDragging: (value: 'train' | 'heldout' | null) => void) {
   useEffect(() => {
     const over = (e: DragEvent) => {
       e.preventDefault();
-      setDragging(true);
+      setDragging(dropRole(e.clientX, window.innerWidth));
     };
-    const leave = () => setDragging(false);
+    const leave = () => setDragging(null);
     const drop = (e: DragEvent) => {
       e.preventDefault();
-      setDragging(false);
+      setDragging(null);
       const file = e.dataTransfer?.files[0];
       if (!file) return;
       if (file.name.endsWith('.prl')) void loadCheckpointFile(file, file.name);
-      else void loadDatasetFile('train', file.name, file);
+      else void loadDatasetFile(dropRole(e.clientX, window.innerWidth), file.name, file);
     };
     window.addEventListener('dragover', over);
     window.addEventListener('dragleave', leave);
@@ -46,7 +49,7 @@ function useDropAnywhere(setDragging: (value: boolean) => void) {
 }
 
 export function App() {
-  const [dragging, setDragging] = useState(false);
+  const [dragging, setDragging] = useState<'train' | 'heldout' | null>(null);
   const ready = useLab((s) => s.backend !== null);
   useDropAnywhere(setDragging);
   useEffect(() => {
@@ -68,7 +71,13 @@ export function App() {
           {ready && <ConfigPanel />}
         </div>
       </main>
-      {dragging && <div className="drop-hint">Drop a JSONL dataset or a .prl checkpoint</div>}
+      {dragging && (
+        <div className="drop-hint">
+          <div className={dragging === 'train' ? 'drop-zone active' : 'drop-zone'}>training set<small>a dataset dropped here trains the policy</small></div>
+          <div className={dragging === 'heldout' ? 'drop-zone active' : 'drop-zone'}>held-out set<small>a dataset dropped here is only evaluated on</small></div>
+          <p>a .prl checkpoint loads wherever it is dropped</p>
+        </div>
+      )}
     </div>
   );
 }

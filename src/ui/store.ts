@@ -32,6 +32,8 @@ export interface LabState {
   progress: { task: string; done: number; total: number } | null;
   /** What happened to the default pretrained checkpoint at start (loaded, missing, refused). */
   checkpointNote: string;
+  /** What the run's weights are (the worker says it whenever it changes); null until a run exists. */
+  weights: { origin: string; trained: boolean; atStep: number } | null;
   step: number;
   stepsPerSecond: number;
   datasets: { train: DatasetSummary | null; heldout: DatasetSummary | null };
@@ -51,6 +53,7 @@ export const initialState = (): LabState => ({
   errors: [],
   progress: null,
   checkpointNote: '',
+  weights: null,
   step: 0,
   stepsPerSecond: 0,
   datasets: { train: null, heldout: null },
@@ -140,6 +143,9 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         break;
       case 'error':
         reportError(event.message);
+        break;
+      case 'weights':
+        useLab.setState({ weights: { origin: event.origin, trained: event.trained, atStep: event.atStep } });
         break;
     }
   }

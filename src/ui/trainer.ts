@@ -68,17 +68,32 @@ export async function loadShipped(name: string, reconfigure = true): Promise<voi
  * sequences, the shipped problem files are loaded first (and the shipped functions policy as a
  * warm start, when the server has one), so picking the task and pressing Train just works.
  */
-export async function configure(config: LabConfig): Promise<void> {
+export async function configure(config: LabConfig): Promise<boolean> {
   const { datasets, config: before } = useLab.getState();
   const switching = config.task.name === 'functions' && before.task.name !== 'functions';
   if (config.task.name === 'functions') {
     if (datasets.heldout?.kind !== 'problems') await loadShipped('functions/heldout.jsonl', false);
     if (datasets.train?.kind !== 'problems') await loadShipped('functions/train.jsonl', false);
   }
+  // The live run stays as it was when the worker refuses the configuration.
+  const made = await attempt('configuring the run', () => trainer().configure(config));
+  if (!made) return false;
   useLab.setState({ config });
   resetMetrics();
-  await attempt('configuring the run', () => trainer().configure(config));
   if (switching) await loadFunctionsCheckpoint();
+  return true;
+}
+
+/**
+ * Apply in the form: a configuration that would replace trained weights by random ones (another
+ * model size, another task) is applied only once the user agrees; the same model keeps its
+ * weights. Returns whether it was applied.
+ */
+export async function applyConfig(config: LabConfig): Promise<boolean> {
+  const reset = await attempt('checking the configuration', () => trainer().weightsResetBy(config));
+  if (reset === undefined) return false;
+  if (reset && !window.confirm(`This resets the weights: ${reset}. Apply anyway?`)) return false;
+  return configure(config);
 }
 
 /** Served from public/ beside pretrained.prl: the functions recipe's policy. */

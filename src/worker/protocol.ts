@@ -50,8 +50,24 @@ export interface EvaluationRow extends KtMetrics {
   k: number;
   /** Digit tasks: share of answers in the `[ANSWER] n` tag (their KT fields are NaN). */
   formatCompliance?: number;
+  /** Kolmogorov and digit tasks: each held-out item's kept program (answer) beside its target. */
+  items?: EvaluatedItem[];
   /** Functions task: pass@1 (greedy), the mean success rate of the k programs, and each problem's result (accuracy is the share solved). */
   functions?: { passAt1: number; successRate: number; problems: ProblemResult[] };
+}
+
+/** One held-out item of an evaluation: what was asked, what the policy wrote, and what it gave. */
+export interface EvaluatedItem {
+  /** The item's place in the held-out set (0-based). */
+  index: number;
+  /** The target: a sequence, or a digit question's answer. */
+  target: number[];
+  /** What the program printed (sequences) or the answer read from the text (digits); null when nothing ran. */
+  output: number[] | null;
+  program: string;
+  correct: boolean;
+  /** The question (digit tasks) or how the program was found and its bits (Kolmogorov). */
+  detail: string;
 }
 
 /** Events the worker pushes to the page (batched, at most a few per second). */
@@ -62,7 +78,9 @@ export type TrainerEvent =
   | { type: 'progress'; task: string; done: number; total: number }
   | { type: 'evaluation'; row: EvaluationRow }
   | { type: 'step'; step: number; stepsPerSecond: number }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  /** What the run's weights are (where from, trained at all, the RL step they came in at): sent whenever that changes. */
+  | { type: 'weights'; origin: string; trained: boolean; atStep: number };
 
 /** The page's supervised warm start (as `npm run pretrain` does, in the worker). */
 export interface PretrainOptions {
@@ -79,8 +97,15 @@ export interface TrainerApi {
   init(onEvent: (events: TrainerEvent[]) => void): Promise<BackendInfo>;
   /** Parses a JSONL file (streaming, in the worker) as the training or held-out set. */
   loadDataset(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary>;
-  /** (Re)creates the runner with this config; the policy starts fresh unless a checkpoint is loaded after. */
-  configure(config: LabConfig): Promise<void>;
+  /**
+   * (Re)creates the runner with this config, made aside and swapped in only when it worked (an
+   * invalid config is refused and the live run stays). Trained weights of the same model carry
+   * over (RL restarts at step 0 from them, against the same KL reference); another model or task
+   * starts from fresh weights, which `weightsResetBy` tells beforehand.
+   */
+  configure(config: LabConfig): Promise<{ weightsKept: boolean }>;
+  /** Why applying `config` would replace trained weights by random ones, or null when it would not. */
+  weightsResetBy(config: LabConfig): Promise<string | null>;
   train(): Promise<void>;
   /**
    * Starts the supervised warm start on the runner's policy (phase 'pretraining'); Pause, Resume

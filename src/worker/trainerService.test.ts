@@ -147,6 +147,43 @@ describe('trainer protocol', () => {
     await api.step();
   });
 
+  it('a new configuration of the same model keeps the trained weights; a reset is said first; a bad one is refused and the run stays', async () => {
+    const weightsOf = async () => (await decodeCheckpoint(await api.getCheckpoint())).tensors.filter((t) => t.group === 'weights').map((t) => [...t.data]);
+    const trained = await weightsOf();
+    const slower = configFromSearchParams('layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1&learning-rate=0.0001');
+    expect(await api.weightsResetBy(slower)).toBeNull();
+    events.length = 0;
+    expect(await api.configure(slower)).toEqual({ weightsKept: true });
+    expect(await weightsOf()).toEqual(trained);
+    const said = events.filter((e) => e.type === 'weights').at(-1);
+    expect(said).toMatchObject({ type: 'weights', trained: true, atStep: 0 });
+    expect((said as { origin: string }).origin).toMatch(/^pretrained here, \d+ steps \+ 1 RL step$/);
+    // Another width: the weights cannot carry over, and the page is told before it applies.
+    const wider = configFromSearchParams('layers=1&d-model=32&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1');
+    expect(await api.weightsResetBy(wider)).toMatch(/dModel 16 -> 32.*replaced by random ones/);
+    // heads must divide d_model: refused before anything is made; the live run and its weights stay.
+    const broken = configFromSearchParams('layers=1&d-model=16&heads=3&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1');
+    await expect(api.configure(broken)).rejects.toThrow(/not applied \(the run is unchanged\): model.dModel \(16\) must be divisible by model.heads \(3\)/);
+    expect(await weightsOf()).toEqual(trained);
+    // A file with no valid record keeps the training set it would have replaced.
+    const binary = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+    await expect(api.loadDataset('train', 'photo.png', new Blob([binary]))).rejects.toThrow(/photo.png holds no valid record \(\d+ rejected, the first: line 1: .*\); the training set is unchanged \(12 records\)/);
+    await expect.poll(() => events.filter((e) => e.type === 'phase').at(-1)).toMatchObject({ phase: 'idle', message: 'photo.png was not loaded' });
+    await api.step();
+    await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
+  });
+
+  it('Stop names the step the run stopped at once the step in flight is done: a download then holds that step', async () => {
+    await api.train();
+    await expect.poll(() => events.some((e) => e.type === 'step' && e.step >= 3), { timeout: 30_000 }).toBe(true);
+    events.length = 0;
+    await api.stop();
+    const stopped = () => events.find((e) => e.type === 'phase' && /^stopped at step \d+$/.test(e.message)) as { message: string } | undefined;
+    await expect.poll(stopped).toBeDefined();
+    const said = Number(/\d+$/.exec(stopped()!.message)![0]);
+    expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(said);
+  });
+
   it('a digit task (sum_digits) steps, trains to its end and evaluates, with accuracy and format_compliance metrics', async () => {
     events.length = 0;
     const digits = 'task=sum_digits&layers=1&d-model=16&heads=2&context=40&batch-size=8&num-steps=3&num-generators=2&warm-start-steps=2&warm-start-examples=16&eval-samples=10';
@@ -201,7 +238,7 @@ describe('trainer protocol', () => {
     await api.stop();
 
     // The warm start is a phase of its own: Pause holds it between its steps, and Stop ends it keeping its weights.
-    await api.configure(configFromSearchParams('task=reverse_digits&layers=1&d-model=16&heads=2&context=40&batch-size=4&num-steps=100000&num-generators=1&warm-start-steps=100000&warm-start-examples=8&eval-samples=4'));
+    await api.configure(configFromSearchParams('task=reverse_digits&layers=1&d-model=24&heads=2&context=40&batch-size=4&num-steps=100000&num-generators=1&warm-start-steps=100000&warm-start-examples=8&eval-samples=4'));
     events.length = 0;
     await api.train();
     await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'pretraining')).toBe(true);

@@ -6,8 +6,8 @@
  * most four times a second, so the main thread only renders.
  */
 import { SupervisedTrainer } from '../core/algorithms/supervised';
-import { decodeCheckpoint } from '../core/checkpoint';
-import type { LabConfig } from '../core/config';
+import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
+import { configProblem, type LabConfig } from '../core/config';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { evaluateDigits, type DigitEvalResult } from '../core/digits/evaluate';
 import { digitHeldOut, digitRunConfig, digitWarmStartBatches, hostScored, isDigitTask } from '../core/digits/experiment';
@@ -86,6 +86,47 @@ interface DigitState {
   after?: DigitEvalResult;
 }
 let digits: DigitState | null = null;
+
+/**
+ * What the live run's weights are, as the status says it ("weights: pretrained checkpoint, step
+ * 40000 + 12 RL steps"): where they came from, the RL step they came in at, whether they were
+ * trained at all (fresh random weights are not worth keeping), and the KL reference they drift
+ * from. A new configuration of the same model carries trained weights over (carriedWeights).
+ */
+interface Weights {
+  origin: string;
+  trained: boolean;
+  /** The run's step when the weights came: RL steps since are counted on top of the origin. */
+  atStep: number;
+  reference?: Uint8Array;
+}
+let weights: Weights = { origin: 'random', trained: false, atStep: 0 };
+function setWeights(next: Weights): void {
+  weights = next;
+  send({ type: 'weights', origin: next.origin, trained: next.trained, atStep: next.atStep }, true);
+}
+/** The origin with the RL steps taken since. */
+function weightsNow(): string {
+  const steps = (runner?.globalStep ?? 0) - weights.atStep;
+  return steps > 0 ? `${weights.origin} + ${steps} RL step${steps > 1 ? 's' : ''}` : weights.origin;
+}
+
+/** The config a run of `next` really gets (the digit recipe fills in its own defaults). */
+function effectiveConfig(next: LabConfig): LabConfig {
+  return isDigitTask(next.task.name) ? digitRunConfig(next) : next;
+}
+
+/** Why a run of `next` cannot start from the live weights, or null when it can. */
+function weightsMismatch(next: LabConfig): string | null {
+  if (!runner || !config) return 'there is no run yet';
+  return modelDifference(config, effectiveConfig(next));
+}
+
+/** The live run's trained weights for a new run of `next`, when its model is the same. */
+async function carriedWeights(next: LabConfig): Promise<{ bytes: Uint8Array; origin: string; reference?: Uint8Array } | null> {
+  if (!runner || !weights.trained || weightsMismatch(next)) return null;
+  return { bytes: await runner.saveCheckpoint(), origin: weightsNow(), reference: weights.reference };
+}
 let wallStart = performance.now();
 let wallOffset = 0;
 /** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
@@ -126,7 +167,8 @@ function describeDigits(next: LabConfig): string {
 /** A digit evaluation as a table row: accuracy and format compliance; the compression columns do not apply. */
 function digitRow(label: string, step: number, result: DigitEvalResult): EvaluationRow {
   const none = { '16': NaN, '32': NaN, '64': NaN, '128': NaN };
-  return { label, step, k: 1, n: result.n, accuracy: result.accuracy, formatCompliance: result.formatCompliance, accAtPrefix: none, compressionRate: NaN, precision: NaN, gzipRate: NaN, lzmaRate: NaN };
+  const items = result.samples.map((s, index) => ({ index, target: [s.answer], output: s.given === null ? null : [s.given], program: s.text, correct: s.correct, detail: s.question }));
+  return { label, step, k: 1, n: result.n, accuracy: result.accuracy, formatCompliance: result.formatCompliance, accAtPrefix: none, compressionRate: NaN, precision: NaN, gzipRate: NaN, lzmaRate: NaN, items };
 }
 
 /** Greedy evaluation of a digit run, sent as metrics (eval_*) and a table row. */
@@ -159,6 +201,7 @@ async function holdsProblems(file: Blob): Promise<boolean> {
 async function loadProblems(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary> {
   if (file.size > MAX_PROBLEMS_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_PROBLEMS_BYTES} a problems file may have`);
   const { problems: loaded, errors } = parseProblemsText(await file.text());
+  if (loaded.length === 0) throw noRecords(name, role, problems[role].length, 'problem', errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length);
   problems[role] = loaded;
   const summary = `${loaded.length} problems loaded${errors.length ? `, ${errors.length} rejected` : ''}`;
   return {
@@ -180,6 +223,16 @@ async function loadProblems(role: 'train' | 'heldout', name: string, file: Blob)
     bytes: file.size,
     summary,
   };
+}
+
+/**
+ * A file that yielded nothing keeps the set it would have replaced (a binary file dropped by
+ * mistake must not empty the training set): the error says so, and why the file gave nothing.
+ */
+function noRecords(name: string, role: 'train' | 'heldout', kept: number, what: string, first: string | undefined, rejected: number): Error {
+  const why = rejected ? `${rejected} rejected${first ? `, the first: ${first}` : ''}` : 'the file is empty';
+  const set = role === 'train' ? 'training' : 'held-out';
+  return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${kept} ${what}s)` : ''}`);
 }
 
 /** The supervised warm start in progress (also while paused), as `npm run pretrain` runs it. */
@@ -218,7 +271,7 @@ interface Built {
 }
 
 /** Makes a run for `next` without touching the live one; a failure leaves nothing behind. */
-async function buildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<Built> {
+async function buildRunner(next: LabConfig, initFrom?: Uint8Array, referenceFrom?: Uint8Array): Promise<Built> {
   if (isDigitTask(next.task.name)) {
     // The digit recipe's values for the fields left at their defaults; generated questions, host-scored answers.
     const run = digitRunConfig(next);
@@ -227,7 +280,7 @@ async function buildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<Buil
     const handles = (platform.createDigitGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(run.digits.numGenerators);
     const generators = new GeneratorPool(handles);
     try {
-      const loop = await createTrainingLoop(run, digitTask(run, excluded), [], { pool: hostScored, generators: { pool: generators, overlap: run.digits.overlap }, initFrom });
+      const loop = await createTrainingLoop(run, digitTask(run, excluded), [], { pool: hostScored, generators: { pool: generators, overlap: run.digits.overlap }, initFrom, referenceFrom });
       const built = withEvaluation(loop, (limit: number) => evaluateDigits(loop.policy, heldout.slice(0, limit), run.digits.maxResponseTokens));
       return { config: run, runner: built, pool: null, digits: { heldout, excluded, generators, warmStarted: Boolean(initFrom) || run.digits.warmStartSteps === 0 } };
     } catch (error) {
@@ -238,7 +291,7 @@ async function buildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<Buil
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
   const created = platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes });
   try {
-    const deps = { pool: created, initFrom, onLog: (text: string) => send({ type: 'error', message: text }) };
+    const deps = { pool: created, initFrom, referenceFrom, onLog: (text: string) => send({ type: 'error', message: text }) };
     const built = next.task.name === 'functions' ? await createFunctionsRunner(next, problems.train, deps) : await createRunner(next, data, deps);
     return { config: next, runner: built, pool: created, digits: null };
   } catch (error) {
@@ -263,8 +316,8 @@ async function install(built: Built): Promise<void> {
 }
 
 /** A new run for `next` (from `initFrom`'s weights): made first, then swapped in, so a failure keeps the live run. */
-async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array): Promise<void> {
-  await install(await buildRunner(next, initFrom));
+async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array, referenceFrom?: Uint8Array): Promise<void> {
+  await install(await buildRunner(next, initFrom, referenceFrom));
 }
 
 async function runStep(): Promise<void> {
@@ -272,6 +325,7 @@ async function runStep(): Promise<void> {
   const started = performance.now();
   if (digits && config!.digits.lrDecay) active.setLearningRate(scheduledRate(config!.algorithm.learningRate, active.globalStep + 1, config!.digits.numSteps, 0));
   const result = await active.step();
+  if (!weights.trained) setWeights({ ...weights, trained: true });
   const wallMs = wallOffset + performance.now() - wallStart;
   const values: Record<string, number> = { ...result.metrics };
   for (const g of result.generators ?? []) values[`generator_${g.id}_version`] = g.generatedWith;
@@ -339,6 +393,7 @@ function startPretraining(active: Runner | FunctionsRunner | DigitRunner, option
     async finish(state, how) {
       const bytes = await requireRunner().saveCheckpoint();
       await rebuildRunner(active.config, bytes);
+      setWeights({ origin: `pretrained here, ${state.step} steps`, trained: true, atStep: 0, reference: bytes });
       const heldout = state.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${state.heldoutAccuracy.toFixed(3)}`;
       setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${state.step} steps${heldout}; Train continues with RL from these weights`);
     },
@@ -364,6 +419,7 @@ function startDigitWarmStart(active: DigitRunner, thenTrain: boolean): Pretraini
     rate: () => run.digits.warmStartLearningRate,
     async finish(state, how) {
       digits!.warmStarted = true;
+      setWeights({ origin: `digit warm start, ${state.step} steps`, trained: true, atStep: 0 });
       await evaluateDigitRun(active, 'warm start', run.run.evalSamples);
       wallStart = performance.now();
       if (how === 'done' && state.thenTrain) {
@@ -387,6 +443,7 @@ async function pretrainStep(state: Pretraining): Promise<void> {
   state.trainer.optimizer.learningRate = state.rate(step);
   const result = await state.trainer.step(state.batch(requireRunner().config.algorithm.batchSize));
   state.step = step;
+  if (!weights.trained) setWeights({ origin: `${weights.origin}, pretraining`, trained: true, atStep: weights.atStep });
   const values: Record<string, number> = { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, pretrain_learning_rate: state.trainer.optimizer.learningRate };
   if (result.skipped) send({ type: 'error', message: `pretrain step ${step}: update skipped (${result.reason})` });
   if ((step % evalEvery === 0 || step === steps) && state.evaluate) {
@@ -420,6 +477,38 @@ async function pretrainLoop(): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
+}
+
+/** Parses a dataset file into the training or held-out set (sequences or problems), or throws leaving it as it was. */
+async function parseDataset(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary> {
+  if (await holdsProblems(file)) {
+    const summary = await loadProblems(role, name, file);
+    setPhase('idle', `${name}: ${summary.summary}`);
+    return summary;
+  }
+  const result = await loadJsonl(file.stream(), parseKolmogorovRecord, {
+    onProgress: (bytes) => send({ type: 'progress', task: `parsing ${name}`, done: bytes, total: file.size }),
+  });
+  if (result.records.length === 0) {
+    const first = result.errors[0];
+    throw noRecords(name, role, data[role].length, 'record', first && `line ${first.line}: ${first.reason}`, result.errorCount);
+  }
+  data[role] = result.records;
+  const summary: DatasetSummary = {
+    name,
+    role,
+    kind: 'sequences',
+    records: result.records.length,
+    errorCount: result.errorCount,
+    errors: result.errors.slice(0, 200),
+    preview: result.records.slice(0, 10),
+    lines: result.lines,
+    bytes: result.bytes,
+    summary: summarizeLoad(result),
+    ...referenceRates(result.records),
+  };
+  setPhase('idle', `${name}: ${summary.summary}`);
+  return summary;
 }
 
 /** Held-out evaluation of the functions task: per problem, the first of k programs passing the shown tests, scored on all. */
@@ -463,39 +552,37 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   async loadDataset(role, name, file) {
     if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
+    const before = phase;
     setPhase('loading', `parsing ${name}`);
-    if (await holdsProblems(file)) {
-      const summary = await loadProblems(role, name, file);
-      setPhase('idle', `${name}: ${summary.summary}`);
-      return summary;
+    try {
+      return await parseDataset(role, name, file);
+    } catch (error) {
+      setPhase(before === 'loading' ? 'idle' : before, `${name} was not loaded`); // the run and its sets are as they were
+      throw error;
     }
-    const result = await loadJsonl(file.stream(), parseKolmogorovRecord, {
-      onProgress: (bytes) => send({ type: 'progress', task: `parsing ${name}`, done: bytes, total: file.size }),
-    });
-    data[role] = result.records;
-    const summary: DatasetSummary = {
-      name,
-      role,
-      kind: 'sequences',
-      records: result.records.length,
-      errorCount: result.errorCount,
-      errors: result.errors.slice(0, 200),
-      preview: result.records.slice(0, 10),
-      lines: result.lines,
-      bytes: result.bytes,
-      summary: summarizeLoad(result),
-      ...referenceRates(result.records),
-    };
-    setPhase('idle', `${name}: ${summary.summary}`);
-    return summary;
   },
 
   configure(next) {
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining') throw new Error('stop training before changing the configuration');
-      await rebuildRunner(next);
-      setPhase('idle', digits ? `ready to train ${describeDigits(config!)}` : 'ready to train');
+      const problem = configProblem(next);
+      if (problem) throw new Error(`the configuration was not applied (the run is unchanged): ${problem}`);
+      // Trained weights of the same model go on under the new configuration (RL restarts at step 0
+      // from them); another model, or another task, starts from fresh weights.
+      const carried = await carriedWeights(next);
+      await rebuildRunner(next, carried?.bytes, carried?.reference);
+      setWeights(carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
+      if (carried && digits) digits.warmStarted = true;
+      const ready = digits ? `ready to train ${describeDigits(config!)}` : 'ready to train';
+      setPhase('idle', carried ? `${ready}; the weights carry over (${carried.origin})` : ready);
+      return { weightsKept: Boolean(carried) };
     });
+  },
+
+  async weightsResetBy(next) {
+    if (!weights.trained) return null;
+    const mismatch = weightsMismatch(next);
+    return mismatch && `the model changes (${mismatch}), so its weights (${weightsNow()}) would be replaced by random ones`;
   },
 
   async train() {
@@ -546,8 +633,9 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     if (phase !== 'training') return;
     pausedFrom = 'training';
     wallOffset += performance.now() - wallStart;
-    setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
+    setPhase('paused', 'pausing after the step in flight');
     await exclusive;
+    if ((phase as RunPhase) === 'paused') setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
   },
 
   async resume() {
@@ -574,8 +662,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       });
     }
     if (phase === 'training') wallOffset += performance.now() - wallStart;
-    setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
+    setPhase('stopped', 'stopping after the step in flight');
     await exclusive;
+    // Said once the step in flight is done, so the step named is the one a download holds.
+    if ((phase as RunPhase) === 'stopped') setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
   },
 
   step() {
@@ -617,14 +707,22 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       const previous = phase;
       setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
       try {
-        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await (active as Runner).evaluate(data.heldout, {
+        const { rows, searches: _searches, byLength: _byLength, ...metrics } = await (active as Runner).evaluate(data.heldout, {
           limit,
           k,
           ...(repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),
           ...(split ? { split: splitSearch.rounds } : {}),
           onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
         });
-        const row: EvaluationRow = { ...metrics, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair ? ' + repair' : ''}${split ? ' + split' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
+        const items = rows.map((r, index) => ({
+          index,
+          target: data.heldout[index].sequence,
+          output: r.output,
+          program: r.program ?? '',
+          correct: r.outcome === 'ok',
+          detail: r.program ? `${r.bits.toFixed(1)} bits, found by ${r.foundBy}` : r.outcome,
+        }));
+        const row: EvaluationRow = { ...metrics, items, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair ? ' + repair' : ''}${split ? ' + split' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
         send({ type: 'evaluation', row });
         return row;
       } finally {
@@ -657,10 +755,15 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       // A run of another configuration is made and loaded aside, and swapped in only when all of
       // it worked: a file that decodes but fails later (a missing tensor) leaves the live run be.
       const { meta } = await decodeCheckpoint(bytes);
+      // A file of another model or task switches the run to it: said, never silently.
+      const change = config ? modelDifference(config, meta.config) : null;
+      const switched = change ? `; the model is now the checkpoint's (${change})` : '';
+      const origin = `${source}, step ${meta.step}`;
       if (warmStart) {
         await rebuildRunner(meta.config, bytes);
+        setWeights({ origin, trained: true, atStep: 0, reference: meta.config.algorithm.klCoef > 0 ? bytes : undefined });
         const reference = meta.config.algorithm.klCoef > 0 ? ', also the KL reference' : '';
-        done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${reference}`);
+        done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${reference}${switched}`);
         return { step: 0, checkpointStep: meta.step, config: meta.config };
       }
       if (!runner || !config || JSON.stringify(meta.config) !== JSON.stringify(config)) {
@@ -677,7 +780,8 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       }
       dropPretraining();
       if (digits) digits.warmStarted = true; // a checkpoint holds trained weights
-      done(`loaded ${source}, step ${meta.step}`);
+      setWeights({ origin, trained: true, atStep: meta.step });
+      done(`loaded ${source}, step ${meta.step}${switched}`);
       return { step: meta.step, checkpointStep: meta.step, config: meta.config };
     });
   },

@@ -13,7 +13,7 @@ export interface DigitEvalResult {
   n: number;
   accuracy: number;
   formatCompliance: number;
-  samples: { question: string; answer: number; text: string; correct: boolean }[];
+  samples: { question: string; answer: number; text: string; correct: boolean; given: number | null }[];
 }
 
 export async function evaluateDigits(policy: TransformerPolicy, items: readonly DigitItem[], maxResponseTokens: number, batchSize = 100): Promise<DigitEvalResult> {
@@ -29,7 +29,7 @@ export async function evaluateDigits(policy: TransformerPolicy, items: readonly 
       const score = scoreAnswer(text, item.answer, false);
       if (score.correct) correct += 1;
       if (score.tagged) tagged += 1;
-      samples.push({ question: item.question, answer: item.answer, text, correct: score.correct });
+      samples.push({ question: item.question, answer: item.answer, text, correct: score.correct, given: score.value ?? null });
     });
   }
   const n = items.length;

@@ -16,6 +16,8 @@ import { DigitGrammar, SPECIAL, answerText, decodeText, digitPromptLength, digit
 
 export interface DigitScored extends Scored {
   tagged: boolean;
+  /** The number read from the answer's text, if any. */
+  given: number | null;
 }
 
 export function digitPolicyConfig(config: LabConfig): PolicyConfig {
@@ -47,10 +49,10 @@ export function digitTask(config: LabConfig, excluded: ReadonlySet<string>): Tas
       return samples.map((sample, i) => {
         const text = decodeText(sample.tokens);
         const score = scoreAnswer(text, items[i].answer, requireTag);
-        return { text, outcome: score.correct ? 'ok' : 'wrong', reward: score.reward, correct: score.correct, tagged: score.tagged };
+        return { text, outcome: score.correct ? 'ok' : 'wrong', reward: score.reward, correct: score.correct, tagged: score.tagged, given: score.value };
       });
     },
     metrics: (_items, scored) => ({ format_compliance: scored.filter((s) => s.tagged).length / scored.length }),
-    sampleRecord: (item) => ({ target: [item.answer], bits: 0, label: item.question, detail: `answer ${item.answer}` }),
+    sampleRecord: (item, scored) => ({ target: [item.answer], ...(scored.given === null ? {} : { output: [scored.given] }), bits: 0, label: item.question, detail: `answer ${item.answer}` }),
   };
 }

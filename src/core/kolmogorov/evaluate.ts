@@ -69,7 +69,7 @@ export interface EvaluationResult extends KtMetrics {
    */
   searches: (KtMetrics & { search: string; byLength: LengthBucketMetrics[] })[];
   /** One row per record: the kept program and its outcome. */
-  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number; foundBy: FoundBy }[];
+  rows: { program: string | null; outcome: OutcomeKind | 'incomplete'; bits: number; foundBy: FoundBy; output: number[] | null }[];
 }
 
 /** Pieces decoded at once: on the validation file's first 120, 256 took 14% less time than 64 (same programs). */
@@ -192,6 +192,7 @@ export async function evaluateKolmogorov(setup: EvaluationSetup, records: readon
           outcome: candidates[kept].program ? outcome.kind : 'incomplete',
           bits: candidates[kept].bits,
           foundBy: foundBy[r][kept],
+          output: outcome.output ?? null,
         });
       });
     });

@@ -63,6 +63,9 @@ const functionCharts: ChartSpec[] = [
   { name: 'program_tokens', title: 'program tokens' },
 ];
 
+/** Series measured on held-out data (periodic evaluations), not on training batches. */
+export const isHeldOut = (name: string) => name.startsWith('heldout_') || name.startsWith('eval_');
+
 const chartsOf = (task: string) => (task === 'kolmogorov' ? charts : task === 'functions' ? functionCharts : digitCharts);
 
 // Plot geometry (px): a 300 x 150 chart, as before, with room for labels such as -2.5e-3.
@@ -141,7 +144,9 @@ const StaggeredChart = memo(function StaggeredChart(props: { index: number; coun
     timer = setTimeout(tick, (CHART_INTERVAL_MS / props.count) * props.index);
     return () => clearTimeout(timer);
   }, [props.name, props.index, props.count]);
-  const smoothed = useMemo(() => smooth(points, props.weight), [points, props.weight]);
+  // Held-out figures are measurements of their own, a few points apart: drawn as measured, never smoothed.
+  const weight = isHeldOut(props.name) ? 0 : props.weight;
+  const smoothed = useMemo(() => smooth(points, weight), [points, weight]);
   return <Chart title={props.title} points={smoothed} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
 });
 

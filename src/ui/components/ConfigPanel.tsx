@@ -1,30 +1,33 @@
-import { useState } from 'react';
-import { configFields, parseConfig, withField, configToSearchParams, type LabConfig } from '../../core/config';
+import { useRef, useState } from 'react';
+import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, withField, type LabConfig } from '../../core/config';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
-import { configure } from '../trainer';
+import { applyConfig } from '../trainer';
 
-const fields = configFields();
+/** The page's fields: CLI-only ones (paths on disk) are never shown. */
+const fields = configFields().filter((field) => !field.cliOnly);
 
 /** The config form, generated from the one config schema; applying it re-creates the run and the URL hash. */
 export function ConfigPanel() {
   const config = useLab((s) => s.config);
   // A new config from outside (a loaded checkpoint) resets the form's draft and its inputs.
-  return <ConfigForm key={configToSearchParams(config)} config={config} />;
+  return <ConfigForm key={configToSearchParams(config, { page: true })} config={config} />;
 }
 
 function ConfigForm({ config }: { config: LabConfig }) {
   const phase = useLab((s) => s.phase);
   const [draft, setDraft] = useState<LabConfig>(config);
-  const [problem, setProblem] = useState<string | null>(null);
-  const apply = (next: LabConfig) => {
-    window.location.hash = configToSearchParams(next);
+  const [fieldProblem, setProblem] = useState<string | null>(null);
+  const importInput = useRef<HTMLInputElement>(null);
+  // A field out of its range, or fields that disagree (heads must divide d_model): Apply waits.
+  const problem = fieldProblem ?? configProblem(draft);
+  const apply = async (next: LabConfig) => {
     setDraft(next);
-    void configure(next);
+    if (await applyConfig(next)) window.location.hash = configToSearchParams(next, { page: true });
   };
   const importJson = async (file: File) => {
     try {
-      apply(parseConfig(JSON.parse(await file.text()), { strict: true }));
+      await apply(parseConfig(JSON.parse(await file.text()), { strict: true }));
     } catch (error) {
       reportError(`importing ${file.name}: ${(error as Error).message}`);
     }
@@ -36,10 +39,10 @@ function ConfigForm({ config }: { config: LabConfig }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (!problem) apply(draft);
+          if (!problem) void apply(draft);
         }}
       >
-        {fields.map((field) => {
+        {fields.filter((field) => fieldApplies(field, draft)).map((field) => {
           const value = (draft[field.section] as Record<string, unknown>)[field.key];
           const header = field.section !== section ? <h3 key={`h-${field.section}`}>{(section = field.section)}</h3> : null;
           const onChange = (text: string) => {
@@ -70,9 +73,8 @@ function ConfigForm({ config }: { config: LabConfig }) {
         {problem && <p className="problem" role="alert">{problem}</p>}
         <button type="submit" disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>
-        <label className="button">
-          Import JSON <input type="file" accept=".json" hidden onChange={(e) => e.target.files?.[0] && void importJson(e.target.files[0])} />
-        </label>
+        <button type="button" onClick={() => importInput.current?.click()}>Import JSON</button>
+        <input ref={importInput} type="file" accept=".json" hidden data-testid="config-import" onChange={(e) => e.target.files?.[0] && void importJson(e.target.files[0])} />
       </form>
     </section>
   );

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { download } from '../download';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
 import { reportError, useLab } from '../store';
@@ -50,15 +50,18 @@ export function Controls() {
   const task = useLab((s) => s.config.task.name);
   const phase = useLab((s) => s.phase);
   const step = useLab((s) => s.step);
+  // No run until the data and the configuration are in: Train before that could only fail.
+  const hasRun = useLab((s) => s.weights !== null);
+  const checkpointInput = useRef<HTMLInputElement>(null);
   const busy = phase === 'loading' || phase === 'evaluating' || phase === 'saving';
   const running = phase === 'training' || phase === 'pretraining';
   return (
     <section className="panel controls" data-testid="controls">
-      <button onClick={() => void attempt('train', () => trainer().train())} disabled={busy || running || phase === 'paused'}>Train</button>
+      <button onClick={() => void attempt('train', () => trainer().train())} disabled={!hasRun || busy || running || phase === 'paused'}>Train</button>
       <button onClick={() => void attempt('pause', () => trainer().pause())} disabled={!running}>Pause</button>
       <button onClick={() => void attempt('resume', () => trainer().resume())} disabled={phase !== 'paused'}>Resume</button>
       <button onClick={() => void attempt('stop', () => trainer().stop())} disabled={!running && phase !== 'paused'}>Stop</button>
-      <button onClick={() => void attempt('step', () => trainer().step())} disabled={busy || running}>Step</button>
+      <button onClick={() => void attempt('step', () => trainer().step())} disabled={!hasRun || busy || running}>Step</button>
       <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, ...searches[searchesOf(task).includes(search) ? search : 'greedy'] }))} disabled={busy || running}>Evaluate held-out</button>
       <select
         value={search}
@@ -79,9 +82,8 @@ export function Controls() {
       >
         Download checkpoint
       </button>
-      <label className="button">
-        Load checkpoint <input type="file" accept=".prl" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
-      </label>
+      <button onClick={() => checkpointInput.current?.click()} disabled={busy}>Load checkpoint</button>
+      <input ref={checkpointInput} type="file" accept=".prl" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
       {task === 'kolmogorov' && <PretrainControls disabled={busy || running || phase === 'paused'} />}
     </section>
   );

@@ -14,12 +14,15 @@ export function DatasetPanel() {
         </p>
       )}
       {task === 'functions' ? (
-        <p className="hint">Drop a problems file anywhere on the page, or pick one: a JSON array or JSONL of {'{"function_name", "docstring", "test_cases": [[input, output], ...], "starter_code", "hidden_test_cases"?}'}. An input that is a list is the argument list ({'[[2, 3], 5]'} calls f(2, 3)).</p>
+        <p className="hint">Drop a problems file on the left half of the page to train on it, on the right half to evaluate on it, or pick one: a JSON array or JSONL of {'{"function_name", "docstring", "test_cases": [[input, output], ...], "starter_code", "hidden_test_cases"?}'}. An input that is a list is the argument list ({'[[2, 3], 5]'} calls f(2, 3)).</p>
       ) : (
-        <p className="hint">Drop a JSONL file anywhere on the page, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}. A file of function problems switches to the functions task.</p>
+        <p className="hint">Drop a JSONL file on the left half of the page to train on it, on the right half to evaluate on it, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}. A file of function problems switches to the functions task.</p>
       )}
       <label>
         training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('train', e.target.files[0].name, e.target.files[0])} />
+      </label>
+      <label>
+        held-out file <input type="file" accept=".jsonl,.json,.txt" data-testid="heldout-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('heldout', e.target.files[0].name, e.target.files[0])} />
       </label>
       <label>
         shipped{' '}

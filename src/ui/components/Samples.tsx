@@ -1,10 +1,57 @@
 import { useMemo } from 'react';
+import type { EvaluatedItem } from '../../worker/protocol';
 import { useLab } from '../store';
+
+const SHOWN_VALUES = 24;
+
+/** A list of values; with `against`, each one that differs from the target is marked, and so is a missing tail. */
+function Values({ values, against }: { values: readonly number[]; against?: readonly number[] }) {
+  const shown = values.slice(0, SHOWN_VALUES);
+  const short = against && values.length < against.length && values.length < SHOWN_VALUES;
+  return (
+    <code className="values">
+      {shown.map((value, i) => {
+        const wrong = against !== undefined && against[i] !== value;
+        return <span key={i}>{i > 0 && ', '}{wrong ? <mark title={against[i] === undefined ? 'beyond the target' : `target ${against[i]}`}>{value}</mark> : value}</span>;
+      })}
+      {values.length > SHOWN_VALUES && ', …'}
+      {short && <mark title={`the target has ${against.length} values`}>{values.length ? ', ' : ''}(ends {against.length - values.length} early)</mark>}
+    </code>
+  );
+}
+
+/** The held-out items of the latest evaluation that has them: target, program, output, wrong values marked. */
+function EvaluatedItems({ items, label }: { items: readonly EvaluatedItem[]; label: string }) {
+  const digits = useLab((s) => s.config.task.name !== 'kolmogorov');
+  return (
+    <details className="per-item" data-testid="per-item" open>
+      <summary>each held-out item ({label}): {items.filter((item) => item.correct).length} of {items.length} right</summary>
+      <div className="per-problem-scroll">
+        <table>
+          <thead><tr><th>#</th>{digits && <th>question</th>}<th>target</th><th>{digits ? 'answer' : 'program'}</th><th>{digits ? 'read as' : 'output'}</th>{!digits && <th>how</th>}</tr></thead>
+          <tbody>
+            {items.map((item) => (
+              <tr key={item.index} className={item.correct ? 'outcome-ok' : 'outcome-wrong'}>
+                <td>{item.index + 1}</td>
+                {digits && <td>{item.detail}</td>}
+                <td><Values values={item.target} /></td>
+                <td><pre>{item.program || '(incomplete)'}</pre></td>
+                <td>{item.output ? <Values values={item.output} against={item.target} /> : <span className="hint">nothing</span>}</td>
+                {!digits && <td>{item.detail}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+}
 
 export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
   const functions = useLab((s) => s.config.task.name === 'functions');
+  const digits = useLab((s) => s.config.task.name === 'sum_digits' || s.config.task.name === 'reverse_digits');
   // Sorted again only when a best program changed, not on every batch of samples.
   const bestList = useMemo(() => Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20), [best]);
   return (
@@ -25,17 +72,18 @@ export function SampleInspector() {
             ))}
           </tbody>
         </table>
-      ) : <table>
-        <thead><tr><th>item</th><th>program</th><th>output</th><th>outcome</th><th>reward</th><th>bits</th></tr></thead>
+      ) : <table data-testid="sample-table">
+        <thead><tr><th>item</th><th>target</th><th>program</th><th>output</th><th>outcome</th><th>reward</th>{!digits && <th>bits</th>}</tr></thead>
         <tbody>
           {samples.slice(0, 8).map((s, i) => (
             <tr key={i} className={`outcome-${s.outcome}`}>
-              <td>{s.itemIndex}</td>
+              <td>{digits ? s.label : s.itemIndex}</td>
+              <td><Values values={s.target} /></td>
               <td><pre>{s.program || '(incomplete)'}</pre></td>
-              <td><code>{s.output ? s.output.slice(0, 12).join(', ') + (s.output.length > 12 ? ', …' : '') : ''}</code></td>
+              <td>{s.output ? <Values values={s.output} against={s.target} /> : ''}</td>
               <td>{s.outcome}</td>
               <td>{s.reward.toFixed(3)}</td>
-              <td>{s.bits.toFixed(1)}</td>
+              {!digits && <td>{s.bits.toFixed(1)}</td>}
             </tr>
           ))}
         </tbody>
@@ -59,6 +107,7 @@ export function EvaluationTable() {
   const digitRows = all.filter((r) => r.formatCompliance !== undefined);
   const functionRows = all.filter((r) => r.functions !== undefined);
   const lastFunctions = functionRows.at(-1)?.functions;
+  const withItems = all.filter((r) => r.items !== undefined).at(-1);
   const last = rows.at(-1);
   const f = (v: number) => v.toFixed(3);
   return (
@@ -98,6 +147,7 @@ export function EvaluationTable() {
         </table>
         </div>
       )}
+      {withItems && <EvaluatedItems key={withItems.label} items={withItems.items!} label={withItems.label} />}
       {last && <table>
         <thead><tr><th>method</th><th>n</th><th>accuracy</th><th>acc@16</th><th>acc@64</th><th>compression</th><th>precision</th></tr></thead>
         <tbody>

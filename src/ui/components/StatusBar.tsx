@@ -8,6 +8,8 @@ export function StatusBar() {
   const stepsPerSecond = useLab((s) => s.stepsPerSecond);
   const progress = useLab((s) => s.progress);
   const checkpointNote = useLab((s) => s.checkpointNote);
+  const weights = useLab((s) => s.weights);
+  const rlSteps = weights ? step - weights.atStep : 0;
   return (
     <header className="status">
       <h1>Program RL Lab</h1>
@@ -18,7 +20,12 @@ export function StatusBar() {
       </span>
       <span data-testid="step">step {step}</span>
       <span data-testid="steps-per-second">{stepsPerSecond ? `${stepsPerSecond.toFixed(2)} steps/s` : ''}</span>
-      {checkpointNote && <span className="checkpoint-note" data-testid="checkpoint-note">{checkpointNote}</span>}
+      {weights && (
+        <span className="weights" data-testid="weights" title="Where the policy's weights come from; a new configuration of the same model keeps them">
+          weights: {weights.origin}{rlSteps > 0 ? ` + ${rlSteps} RL step${rlSteps > 1 ? 's' : ''}` : ''}
+        </span>
+      )}
+      {checkpointNote && <span className="checkpoint-note" data-testid="checkpoint-note" title="What happened to the default checkpoint when the page opened">at start: {checkpointNote}</span>}
       {progress && (
         <span className="progress" data-testid="progress">
           {progress.task} <progress max={progress.total || 1} value={progress.done} />
