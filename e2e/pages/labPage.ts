@@ -62,7 +62,8 @@ export class LabPage {
     await this.page.getByTestId('smoothing').fill(String(weight));
   }
 
-  async dropFile(name: string, content: string | Buffer): Promise<void> {
+  /** Drops a file on the page: on its left half (the training set) or its right half (the held-out set). */
+  async dropFile(name: string, content: string | Buffer, role: 'train' | 'heldout' = 'train'): Promise<void> {
     const data = typeof content === 'string' ? Buffer.from(content) : content;
     const transfer = await this.page.evaluateHandle(
       ({ name, bytes }) => {
@@ -72,10 +73,26 @@ export class LabPage {
       },
       { name, bytes: [...data] },
     );
-    await this.page.dispatchEvent('body', 'drop', { dataTransfer: transfer });
+    const width = this.page.viewportSize()?.width ?? 1280;
+    await this.page.dispatchEvent('body', 'drop', { dataTransfer: transfer, clientX: role === 'heldout' ? width - 20 : 20, clientY: 200 });
   }
 
   async waitForPoints(atLeast: number, metric = 'avg_reward'): Promise<void> {
     await expect.poll(() => this.points(metric), { timeout: 90_000 }).toBeGreaterThanOrEqual(atLeast);
+  }
+
+  /** Runs Evaluate held-out (the search picked beside it) and returns the new table row's accuracy. */
+  async evaluate(): Promise<number> {
+    const before = (await this.state<unknown[]>('evaluations')).length;
+    await this.button('Evaluate held-out').click();
+    await expect.poll(async () => (await this.state<unknown[]>('evaluations')).length, { timeout: 90_000 }).toBe(before + 1);
+    return this.state<number>(`evaluations.${before}.accuracy`);
+  }
+
+  /** Sets a config field in the form (it takes the value when it loses focus). */
+  async setField(flag: string, value: string): Promise<void> {
+    const input = this.page.getByTestId(`field-${flag}`);
+    await input.fill(value);
+    await input.blur();
   }
 }

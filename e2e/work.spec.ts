@@ -1,0 +1,162 @@
+/**
+ * The page never loses the user's work (issue: dataset drop and Apply discarded the warm start):
+ * trained weights survive a dataset drop and a new configuration of the same model, a reset is
+ * asked first, a bad configuration or a file with nothing in it changes nothing, Pause and Stop
+ * act within a second in every phase, and a drop can be a held-out set whose items are listed
+ * beside their targets.
+ */
+import { test, expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { LabPage, tinyDigitRun, tinyRun } from './pages/labPage';
+
+test.describe.configure({ mode: 'serial' });
+
+/** Every dialog the page opens, answered with `accept`. */
+function dialogs(page: Page, accept: boolean): string[] {
+  const seen: string[] = [];
+  page.on('dialog', (dialog) => {
+    seen.push(dialog.message());
+    void (accept ? dialog.accept() : dialog.dismiss());
+  });
+  return seen;
+}
+
+test('the shipped weights score the same after a dataset drop and after Apply of a learning rate; a model change asks first', async ({ page }) => {
+  const lab = new LabPage(page);
+  const asked = dialogs(page, false);
+  await lab.openDefault();
+  await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
+  const shipped = await lab.evaluate();
+  expect(shipped).toBeGreaterThan(0); // the shipped policy solves some of the first 50 greedily
+
+  const lines = readFileSync('datasets/train.jsonl', 'utf8').split('\n').slice(0, 300).join('\n');
+  await lab.dropFile('mine.jsonl', lines);
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('mine.jsonl: 300 records loaded');
+  await expect(page.getByTestId('status-message')).toContainText('the weights carry over');
+  await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
+  expect(await lab.evaluate()).toBe(shipped);
+
+  await lab.setField('learning-rate', '0.0001');
+  await lab.button('Apply (new run)').click();
+  await expect(page.getByTestId('status-message')).toContainText('the weights carry over');
+  expect(await lab.evaluate()).toBe(shipped);
+  expect(asked).toEqual([]);
+  expect(page.url()).not.toContain('output-dir'); // CLI-only fields stay out of the link
+  expect(page.url()).toContain('learning-rate=0.0001');
+
+  // Another width cannot keep the weights: the page asks, and a "no" leaves the run as it was.
+  await lab.setField('d-model', '96');
+  await lab.button('Apply (new run)').click();
+  await expect.poll(() => asked.length).toBe(1);
+  expect(asked[0]).toMatch(/This resets the weights: the model changes \(dModel 64 -> 96\)/);
+  await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
+  expect(await lab.evaluate()).toBe(shipped);
+});
+
+test('a configuration whose fields disagree is refused before Apply, and the run stays usable', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await expect(page.getByTestId('field-output-dir')).toHaveCount(0); // CLI-only fields are not in the form
+  await expect(page.getByTestId('field-num-generators')).toHaveCount(0); // nor another task's
+  await lab.setField('heads', '5');
+  await expect(page.getByTestId('config-panel').getByRole('alert')).toContainText('model.dModel (16) must be divisible by model.heads (5)');
+  await expect(lab.button('Apply (new run)')).toBeDisabled();
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+});
+
+test('a file with no valid record keeps the training set; a drop on the right half is the held-out set, listed item by item', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const noise = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));
+  await lab.dropFile('photo.png', noise);
+  await expect(page.getByTestId('errors')).toContainText('photo.png holds no valid record');
+  await expect(page.getByTestId('errors')).toContainText('the training set is unchanged (10000 records)');
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('train.jsonl: 10000 records loaded');
+
+  await lab.dropFile('mine-heldout.jsonl', '{"sequence":[1,2,3,4,5,6]}\n{"sequence":[7,7,7,7,7]}\n{"sequence":[3,1,4,1,5,9,2,6]}\n', 'heldout');
+  await expect(page.getByTestId('dataset-summary-heldout')).toContainText('mine-heldout.jsonl: 3 records loaded');
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('train.jsonl: 10000 records loaded');
+  await lab.evaluate();
+  const rows = page.getByTestId('per-item').locator('tbody tr');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(1)).toContainText('7, 7, 7, 7, 7');
+  // A wrong output is marked value by value against its target (an untrained policy gets them wrong).
+  const wrong = page.getByTestId('per-item').locator('tr.outcome-wrong');
+  if (await wrong.count()) await expect(wrong.first().locator('mark').first()).toBeVisible();
+});
+
+/** Clicks Pause or Stop and checks the phase changes within a second and no step follows the one in flight. */
+async function actsWithinASecond(lab: LabPage, button: 'Pause' | 'Stop', phase: 'paused' | 'stopped', progress: () => Promise<string>): Promise<void> {
+  await lab.button(button).click();
+  await expect(lab.page.getByTestId('phase')).toHaveText(phase, { timeout: 1000 });
+  await lab.page.waitForTimeout(1500); // the step in flight ends, its events arrive
+  const held = await progress();
+  await lab.page.waitForTimeout(1500);
+  expect(await progress()).toBe(held);
+}
+
+const step = (lab: LabPage) => () => lab.page.getByTestId('step').innerText();
+
+test('Pause and Stop act within a second while training and while pretraining', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(tinyRun);
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  await actsWithinASecond(lab, 'Pause', 'paused', step(lab));
+  await lab.button('Resume').click();
+  await lab.waitForPoints((await lab.points()) + 1);
+  await actsWithinASecond(lab, 'Stop', 'stopped', step(lab));
+  await expect(page.getByTestId('status-message')).toHaveText(`stopped at step ${(await step(lab)()).replace('step ', '')}`);
+
+  const pretrained = () => lab.points('pretrain_loss').then(String);
+  await lab.pretrain(100_000, 100_000);
+  await lab.waitForPoints(2, 'pretrain_loss');
+  await actsWithinASecond(lab, 'Pause', 'paused', pretrained);
+  await lab.button('Resume').click();
+  await actsWithinASecond(lab, 'Stop', 'stopped', pretrained);
+});
+
+test('Pause and Stop act within a second in the default sum_digits warm start (400 steps of batch 128) and in digit RL', async ({ page }) => {
+  test.setTimeout(180_000);
+  const lab = new LabPage(page);
+  await page.goto('/#task=sum_digits');
+  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  const warm = () => lab.points('pretrain_loss').then(String);
+  await lab.button('Train').click();
+  await expect(page.getByTestId('progress')).toContainText('warm start', { timeout: 30_000 });
+  await actsWithinASecond(lab, 'Pause', 'paused', warm);
+  await lab.button('Resume').click();
+  await expect(page.getByTestId('progress')).toContainText('warm start');
+  await actsWithinASecond(lab, 'Stop', 'stopped', warm);
+
+  await page.goto(`/#${tinyDigitRun}`);
+  await page.reload(); // a new hash alone does not load the page again
+  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  await lab.button('Train').click();
+  await lab.waitForPoints(2, 'accuracy');
+  await actsWithinASecond(lab, 'Pause', 'paused', step(lab));
+  await lab.button('Resume').click();
+  await actsWithinASecond(lab, 'Stop', 'stopped', step(lab));
+});
+
+test('Load checkpoint and Import JSON are reached and opened from the keyboard', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  for (const name of ['Load checkpoint', 'Import JSON']) {
+    await lab.button(name).focus();
+    await expect(lab.button(name)).toBeFocused();
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+    expect(chooser).toBeTruthy();
+  }
+});
+
+test('no console error and no page error while the page loads its shipped data and policy', async ({ page }) => {
+  const problems: string[] = [];
+  page.on('console', (message) => void (message.type() === 'error' && problems.push(`console: ${message.text()} (${message.location().url})`)));
+  page.on('pageerror', (error) => void problems.push(`page: ${error.message}`));
+  const lab = new LabPage(page);
+  await lab.openDefault();
+  await expect(page.getByTestId('weights')).toContainText('pretrained checkpoint');
+  expect(problems).toEqual([]);
+});
