@@ -4,10 +4,11 @@ import { Charts } from './components/Charts';
 import { ConfigPanel } from './components/ConfigPanel';
 import { Controls, loadCheckpointFile } from './components/Controls';
 import { DatasetPanel } from './components/DatasetPanel';
+import { Guide } from './components/Guide';
 import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
-import { loadDatasetFile, startLab } from './trainer';
+import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
 
 function configFromHash() {
   try {
@@ -48,10 +49,29 @@ function useDropAnywhere(setDragging: (value: 'train' | 'heldout' | null) => voi
   }, [setDragging]);
 }
 
+/** Space pauses a run that trains (or pretrains) and resumes a paused one, unless a control has the focus. */
+function useSpaceToPause() {
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      if (e.key !== ' ' || e.repeat || e.ctrlKey || e.metaKey || e.altKey) return;
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, button, summary, a, [contenteditable]')) return;
+      const { phase } = useLab.getState();
+      if (phase === 'training' || phase === 'pretraining') void attempt('pause', () => trainer().pause());
+      else if (phase === 'paused') void attempt('resume', () => trainer().resume());
+      else return;
+      e.preventDefault(); // not a page scroll
+    };
+    window.addEventListener('keydown', key);
+    return () => window.removeEventListener('keydown', key);
+  }, []);
+}
+
 export function App() {
   const [dragging, setDragging] = useState<'train' | 'heldout' | null>(null);
   const ready = useLab((s) => s.backend !== null);
   useDropAnywhere(setDragging);
+  useSpaceToPause();
   useEffect(() => {
     void startLab(configFromHash(), window.location.hash.length > 1);
   }, []);
@@ -61,6 +81,7 @@ export function App() {
       <ErrorList />
       <main>
         <div className="left">
+          <Guide />
           <Controls />
           <Charts />
           <EvaluationTable />

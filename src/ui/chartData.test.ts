@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DRAWN_POINTS, chartView, downsample, niceTicks, tickLabel } from './chartData';
+import { DRAWN_POINTS, chartView, downsample, niceTicks, spansDecades, tickLabel, xTickLabel } from './chartData';
 
 describe('chart data', () => {
   it('downsamples to at most the budget, keeping the ends and every bucket extreme', () => {
@@ -42,5 +42,20 @@ describe('chart data', () => {
 
   it('labels ticks short enough for the axis, sign included', () => {
     expect([-0.0025, 0.0035, 150000, 0.5, -1.2, 0, 2.81].map(tickLabel)).toEqual(['-2.5e-3', '3.5e-3', '1.5e5', '0.5', '-1.2', '0', '2.81']);
+  });
+
+  it('a positive series spanning two decades or more gets a log axis with ticks at powers of ten; others stay linear', () => {
+    expect(spansDecades([5, 0.05])).toBe(true);
+    expect(spansDecades([5, 0.06])).toBe(false);
+    expect(spansDecades([5, 0, 0.001])).toBe(false); // a zero has no logarithm
+    const loss = [3, 1, 0.3, 0.1, 0.02].map((value, step) => ({ step, wallMs: 0, value }));
+    const view = chartView(loss, 'step');
+    expect(view.log).toBe(true);
+    expect(view.yTicks).toEqual([-2, -1, 0, 1]);
+    expect(chartView(loss.slice(0, 3), 'step').log).toBe(false);
+  });
+
+  it('x ticks fit under their mark: thousands and millions are shortened', () => {
+    expect([150, 1500, 1550, 20000, 2_500_000].map(xTickLabel)).toEqual(['150', '1.5k', '1550', '20k', '2.5M']);
   });
 });

@@ -19,8 +19,41 @@ export interface ChartView {
   data: ChartPoint[];
   xDomain: [number, number];
   xTicks: number[];
+  /** With `log`, the y domain and ticks are log10 of the values (data y stays the value). */
   yDomain: [number, number];
   yTicks: number[];
+  log: boolean;
+}
+
+/** A series worth a log scale: every value positive and the largest at least 100 times the smallest (a loss falling for decades). */
+export function spansDecades(values: readonly number[]): boolean {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    if (!(v > 0)) return false;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return values.length > 1 && max / min >= 100;
+}
+
+/** Ticks of a log10 axis: the whole powers of ten around [min, max] (log10 values). */
+function logTicks(min: number, max: number): { domain: [number, number]; ticks: number[] } {
+  const start = Math.floor(min);
+  const end = Math.max(start + 1, Math.ceil(max));
+  const every = Math.max(1, Math.ceil((end - start) / 5));
+  const ticks: number[] = [];
+  for (let k = start; k <= end; k += every) ticks.push(k);
+  if (ticks[ticks.length - 1] !== end) ticks.push(end);
+  return { domain: [start, end], ticks };
+}
+
+/** An x tick that fits under its mark: 1500 -> 1.5k, 2000000 -> 2M. */
+export function xTickLabel(value: number): string {
+  const size = Math.abs(value);
+  if (size >= 1e6) return `${Number((value / 1e6).toPrecision(3))}M`;
+  if (size >= 1e4 || (size >= 1000 && value % 100 === 0)) return `${Number((value / 1e3).toPrecision(3))}k`;
+  return String(value);
 }
 
 /**
@@ -84,20 +117,18 @@ export function tickLabel(value: number): string {
 export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', extra: readonly number[] = []): ChartView {
   const raw = points.map((p) => ({ x: x === 'step' ? p.step : p.wallMs / 1000, y: p.value }));
   const data = downsample(raw, DRAWN_POINTS);
+  const shown = [...data.map((p) => p.y), ...extra.filter((value) => Number.isFinite(value))];
+  const log = spansDecades(shown);
   let yMin = Infinity;
   let yMax = -Infinity;
-  for (const p of data) {
-    if (p.y < yMin) yMin = p.y;
-    if (p.y > yMax) yMax = p.y;
-  }
-  for (const value of extra) {
-    if (!Number.isFinite(value)) continue;
-    yMin = Math.min(yMin, value);
-    yMax = Math.max(yMax, value);
+  for (const value of shown) {
+    const y = log ? Math.log10(value) : value;
+    if (y < yMin) yMin = y;
+    if (y > yMax) yMax = y;
   }
   const xMin = data.length ? data[0].x : 0;
   const xMax = data.length ? data[data.length - 1].x : 1;
   const xAxis = niceTicks(xMin, xMax > xMin ? xMax : xMin + 1, 4);
-  const yAxis = data.length || extra.length ? niceTicks(yMin, yMax, 4) : niceTicks(0, 1, 4);
-  return { data, xDomain: xAxis.domain, xTicks: xAxis.ticks, yDomain: yAxis.domain, yTicks: yAxis.ticks };
+  const yAxis = log ? logTicks(yMin, yMax) : shown.length ? niceTicks(yMin, yMax, 4) : niceTicks(0, 1, 4);
+  return { data, xDomain: xAxis.domain, xTicks: xAxis.ticks, yDomain: yAxis.domain, yTicks: yAxis.ticks, log };
 }

@@ -4,7 +4,7 @@
  */
 import * as Comlink from 'comlink';
 import type { LabConfig } from '../core/config';
-import type { TrainerApi } from '../worker/protocol';
+import { CANCELLED, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
@@ -40,7 +40,8 @@ export async function attempt<T>(label: string, action: () => Promise<T>): Promi
   try {
     return await action();
   } catch (error) {
-    reportError(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+    // Work the user cancelled is no error: the status line says it ended.
+    if (!(error instanceof Error && error.message === CANCELLED)) reportError(`${label}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   }
 }

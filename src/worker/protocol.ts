@@ -70,6 +70,9 @@ export interface EvaluatedItem {
   detail: string;
 }
 
+/** The message of the error with which cancelled work (an evaluation, a parse) ends: the page says nothing more of it. */
+export const CANCELLED = 'cancelled';
+
 /** Events the worker pushes to the page (batched, at most a few per second). */
 export type TrainerEvent =
   | { type: 'phase'; phase: RunPhase; message: string }
@@ -123,6 +126,8 @@ export interface TrainerApi {
    * (kolmogorov/repair.ts), `split` the split search (kolmogorov/split.ts).
    */
   evaluate(options: { limit: number; k: number; repair?: boolean; split?: boolean }): Promise<EvaluationRow>;
+  /** Ends an evaluation or a dataset parse in flight at its next progress report; it then fails with the message `cancelled`. */
+  cancel(): Promise<void>;
   /** The current checkpoint's bytes (transferred). */
   getCheckpoint(): Promise<Uint8Array>;
   /**

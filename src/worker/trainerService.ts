@@ -29,7 +29,7 @@ import type { MetricEvent, RunPhase } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Prelude } from '../core/sandbox/prelude';
-import type { BackendInfo, DatasetSummary, EvaluationRow, PretrainOptions, TrainerApi, TrainerEvent } from './protocol';
+import { CANCELLED, type BackendInfo, type DatasetSummary, type EvaluationRow, type PretrainOptions, type TrainerApi, type TrainerEvent } from './protocol';
 
 export interface TrainerPlatform {
   initBackend(): Promise<BackendInfo>;
@@ -129,6 +129,22 @@ async function carriedWeights(next: LabConfig): Promise<{ bytes: Uint8Array; ori
 }
 let wallStart = performance.now();
 let wallOffset = 0;
+/**
+ * Cancel of long work (an evaluation, a big file's parse): a flag read where the work reports
+ * progress, between chunks, so it ends there with nothing half-done kept.
+ */
+let cancelRequested = false;
+/** Whether the last long work ended by a cancel (the status then says so, not "done"). */
+let wasCancelled = false;
+function progress(task: string, done: number, total: number): void {
+  if (cancelRequested) {
+    cancelRequested = false;
+    wasCancelled = true;
+    throw new Error(CANCELLED);
+  }
+  send({ type: 'progress', task, done, total });
+}
+
 /** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
 let exclusive: Promise<unknown> = Promise.resolve();
 function serial<T>(task: () => Promise<T>): Promise<T> {
@@ -487,7 +503,7 @@ async function parseDataset(role: 'train' | 'heldout', name: string, file: Blob)
     return summary;
   }
   const result = await loadJsonl(file.stream(), parseKolmogorovRecord, {
-    onProgress: (bytes) => send({ type: 'progress', task: `parsing ${name}`, done: bytes, total: file.size }),
+    onProgress: (bytes) => progress(`parsing ${name}`, bytes, file.size),
   });
   if (result.records.length === 0) {
     const first = result.errors[0];
@@ -516,8 +532,9 @@ async function evaluateFunctionsRow(active: FunctionsRunner, limit: number, k: n
   if (problems.heldout.length === 0) throw new Error('no held-out problems are loaded: drop a problems file as held-out, or pick a shipped one');
   const previous = phase;
   setPhase('evaluating', `evaluating on ${Math.min(limit, problems.heldout.length)} held-out problems`);
+  send({ type: 'progress', task: 'evaluating', done: 0, total: Math.min(limit, problems.heldout.length) });
   try {
-    const result = await active.evaluate(problems.heldout, { limit, k, onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }) });
+    const result = await active.evaluate(problems.heldout, { limit, k, onProgress: (done, total) => progress('evaluating', done, total) });
     const none = { '16': NaN, '32': NaN, '64': NaN, '128': NaN };
     const row: EvaluationRow = {
       label: `${k > 1 ? `best-of-${k}` : 'greedy'} @ step ${active.globalStep}`,
@@ -535,7 +552,7 @@ async function evaluateFunctionsRow(active: FunctionsRunner, limit: number, k: n
     send({ type: 'evaluation', row });
     return row;
   } finally {
-    setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
+    setPhase(previous === 'training' ? 'paused' : previous, wasCancelled ? 'evaluation cancelled' : 'evaluation done');
   }
 }
 
@@ -553,11 +570,13 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   async loadDataset(role, name, file) {
     if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
     const before = phase;
+    cancelRequested = false;
     setPhase('loading', `parsing ${name}`);
     try {
       return await parseDataset(role, name, file);
     } catch (error) {
-      setPhase(before === 'loading' ? 'idle' : before, `${name} was not loaded`); // the run and its sets are as they were
+      const cancelled = (error as Error).message === CANCELLED;
+      setPhase(before === 'loading' ? 'idle' : before, `${name} was not loaded${cancelled ? ' (cancelled)' : ''}`); // the run and its sets are as they were
       throw error;
     }
   },
@@ -690,29 +709,37 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
+  async cancel() {
+    if (phase === 'evaluating' || phase === 'loading') cancelRequested = true;
+  },
+
   evaluate({ limit, k, repair = false, split = false }) {
+    cancelRequested = false;
+    wasCancelled = false;
     return serial(async () => {
       const active = requireRunner();
       if (digits) {
         const previous = phase;
         setPhase('evaluating', `evaluating ${config!.task.name} greedily on ${Math.min(limit, digits.heldout.length)} held-out prompts`);
+        send({ type: 'progress', task: 'evaluating', done: 0, total: Math.min(limit, digits.heldout.length) });
         try {
           return await evaluateDigitRun(active as DigitRunner, null, limit);
         } finally {
-          setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
+          setPhase(previous === 'training' ? 'paused' : previous, wasCancelled ? 'evaluation cancelled' : 'evaluation done');
         }
       }
       if (config?.task.name === 'functions') return evaluateFunctionsRow(active as FunctionsRunner, limit, k);
       if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
       const previous = phase;
       setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
+      send({ type: 'progress', task: 'evaluating', done: 0, total: Math.min(limit, data.heldout.length) }); // the bar shows before the first chunk ends
       try {
         const { rows, searches: _searches, byLength: _byLength, ...metrics } = await (active as Runner).evaluate(data.heldout, {
           limit,
           k,
           ...(repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),
           ...(split ? { split: splitSearch.rounds } : {}),
-          onProgress: (done, total) => send({ type: 'progress', task: 'evaluating', done, total }),
+          onProgress: (done, total) => progress('evaluating', done, total),
         });
         const items = rows.map((r, index) => ({
           index,
@@ -726,7 +753,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         send({ type: 'evaluation', row });
         return row;
       } finally {
-        setPhase(previous === 'training' ? 'paused' : previous, 'evaluation done');
+        setPhase(previous === 'training' ? 'paused' : previous, wasCancelled ? 'evaluation cancelled' : 'evaluation done');
       }
     });
   },

@@ -14,7 +14,7 @@
  */
 import { memo, startTransition, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { CartesianAxis, Curve, Layer, Surface, Text } from 'recharts';
-import { chartView, tickLabel } from '../chartData';
+import { chartView, tickLabel, xTickLabel } from '../chartData';
 import { download } from '../download';
 import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type MetricPoint } from '../store';
 
@@ -24,43 +24,52 @@ interface ChartSpec {
   references?: boolean;
   /** Shown only once the metric has points (the pretraining curves). */
   optional?: boolean;
+  /** What the curve means, in a sentence under the chart. */
+  caption: string;
 }
 
+const rewardCaption = 'Mean reward of the programs sampled at each step; it should rise as the policy learns.';
+const lossCaption = 'The policy-gradient loss of each update: its sign and size follow the advantages, so watch its trend, not its level.';
+const entropyCaption = 'How spread the policy\'s choices are (nats per token): it falls as the policy grows sure; a collapse to 0 stops exploration.';
+
 const charts: ChartSpec[] = [
-  { name: 'avg_reward', title: 'average reward' },
-  { name: 'compression_rate', title: 'compression rate (lower is better)', references: true },
-  { name: 'accuracy', title: 'accuracy' },
-  { name: 'policy_loss', title: 'policy loss' },
-  { name: 'entropy', title: 'entropy' },
-  { name: 'program_bits', title: 'bits of correct programs' },
-  { name: 'pretrain_loss', title: 'pretrain loss', optional: true },
-  { name: 'pretrain_token_accuracy', title: 'pretrain token accuracy', optional: true },
-  { name: 'heldout_loss', title: 'held-out loss (pretrain)', optional: true },
-  { name: 'heldout_accuracy', title: 'held-out accuracy (pretrain)', optional: true },
+  { name: 'avg_reward', title: 'average reward', caption: rewardCaption },
+  {
+    name: 'compression_rate', title: 'compression rate (lower is better)', references: true,
+    caption: 'Bits of the batch\'s programs (failed sequences at their gzip size) over the raw bits. Above 1 while most of a small batch fails, since gzip of a few short sequences costs more than their bytes; compare the held-out evaluation with gzip and LZMA.',
+  },
+  { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled programs that print their sequence exactly.' },
+  { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
+  { name: 'entropy', title: 'entropy', caption: entropyCaption },
+  { name: 'program_bits', title: 'bits of correct programs', caption: 'Mean prior bits of the correct programs: lower is shorter, the goal of the task.' },
+  { name: 'pretrain_loss', title: 'pretrain loss', optional: true, caption: 'Cross-entropy of the supervised warm start on generated (sequence, program) pairs.' },
+  { name: 'pretrain_token_accuracy', title: 'pretrain token accuracy', optional: true, caption: 'Share of the generated programs\' tokens the policy predicts right during the warm start.' },
+  { name: 'heldout_loss', title: 'held-out loss (pretrain)', optional: true, caption: 'The warm start\'s loss on held-out sequences, measured every few steps: it should fall with the training loss.' },
+  { name: 'heldout_accuracy', title: 'held-out accuracy (pretrain)', optional: true, caption: 'Greedy accuracy on held-out sequences during the warm start, as measured (never smoothed).' },
 ];
 
 /** The digit tasks' charts: sampled answers per RL step, and greedy held-out evaluations. */
 const digitCharts: ChartSpec[] = [
-  { name: 'accuracy', title: 'accuracy' },
-  { name: 'format_compliance', title: 'format compliance' },
-  { name: 'avg_reward', title: 'average reward' },
-  { name: 'eval_accuracy', title: 'held-out accuracy (greedy)', optional: true },
-  { name: 'eval_format_compliance', title: 'held-out format compliance (greedy)', optional: true },
-  { name: 'policy_loss', title: 'policy loss' },
-  { name: 'generations_per_s', title: 'generations/s' },
+  { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled answers that are right.' },
+  { name: 'format_compliance', title: 'format compliance', caption: 'Share of sampled answers written in the [ANSWER] n tag.' },
+  { name: 'avg_reward', title: 'average reward', caption: 'Mean of +1 (right) and -1 (wrong) over the sampled answers.' },
+  { name: 'eval_accuracy', title: 'held-out accuracy (greedy)', optional: true, caption: 'Greedy accuracy on held-out questions never trained on, as measured (never smoothed).' },
+  { name: 'eval_format_compliance', title: 'held-out format compliance (greedy)', optional: true, caption: 'Share of greedy held-out answers in the tag.' },
+  { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
+  { name: 'generations_per_s', title: 'generations/s', caption: 'Answers the generator workers sample per second.' },
 ];
 
 /** The functions task's charts: success, tests passed, and the reward's components. */
 const functionCharts: ChartSpec[] = [
-  { name: 'avg_reward', title: 'average reward' },
-  { name: 'accuracy', title: 'solved (all tests pass)' },
-  { name: 'tests_passed', title: 'share of tests passed' },
-  { name: 'reward/correctness', title: 'reward: correctness' },
-  { name: 'reward/quality', title: 'reward: quality (code_quality)', optional: true },
-  { name: 'reward/efficiency', title: 'reward: efficiency (code_quality)', optional: true },
-  { name: 'policy_loss', title: 'policy loss' },
-  { name: 'entropy', title: 'entropy' },
-  { name: 'program_tokens', title: 'program tokens' },
+  { name: 'avg_reward', title: 'average reward', caption: rewardCaption },
+  { name: 'accuracy', title: 'solved (all tests pass)', caption: 'Share of sampled functions that pass every test of their problem.' },
+  { name: 'tests_passed', title: 'share of tests passed', caption: 'Partial credit: the share of test cases the sampled functions pass.' },
+  { name: 'reward/correctness', title: 'reward: correctness', caption: 'The part of the reward earned by passing tests.' },
+  { name: 'reward/quality', title: 'reward: quality (code_quality)', optional: true, caption: 'The code_quality reward\'s syntax, structure, length and complexity terms.' },
+  { name: 'reward/efficiency', title: 'reward: efficiency (code_quality)', optional: true, caption: 'The code_quality reward\'s length penalty and array-method bonus.' },
+  { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
+  { name: 'entropy', title: 'entropy', caption: entropyCaption },
+  { name: 'program_tokens', title: 'program tokens', caption: 'Mean length of the sampled functions, in tokens.' },
 ];
 
 /** Series measured on held-out data (periodic evaluations), not on training batches. */
@@ -68,24 +77,25 @@ export const isHeldOut = (name: string) => name.startsWith('heldout_') || name.s
 
 const chartsOf = (task: string) => (task === 'kolmogorov' ? charts : task === 'functions' ? functionCharts : digitCharts);
 
-// Plot geometry (px): a 300 x 150 chart, as before, with room for labels such as -2.5e-3.
-const WIDTH = 300;
-const HEIGHT = 150;
+// Plot geometry (px): a 360 x 180 chart with room for labels such as -2.5e-3 and a last x tick.
+const WIDTH = 360;
+const HEIGHT = 180;
 const LEFT = 54;
-const RIGHT = 16;
+const RIGHT = 26;
 const TOP = 6;
 const BOTTOM = 24;
 const plotWidth = WIDTH - LEFT - RIGHT;
 const plotHeight = HEIGHT - TOP - BOTTOM;
 const axisColor = '#666';
-const stepTick = (v: number) => String(v);
-const wallTick = (v: number) => `${v}s`;
+const stepTick = xTickLabel;
+const wallTick = (v: number) => `${xTickLabel(v)}s`;
 const tickText = { fontSize: 11 };
 const xViewBox = { x: LEFT, y: TOP + plotHeight, width: plotWidth, height: BOTTOM };
 const yViewBox = { x: 0, y: TOP, width: LEFT, height: plotHeight };
 
 interface ChartProps {
   title: string;
+  caption: string;
   points: MetricPoint[];
   x: 'step' | 'wallMs';
   gzip?: number;
@@ -103,25 +113,45 @@ function ReferenceValue(props: { y: number; color: string; label: string; below?
   );
 }
 
-const Chart = memo(function Chart({ title, points, x, gzip, lzma }: ChartProps) {
+const Chart = memo(function Chart({ title, caption, points, x, gzip, lzma }: ChartProps) {
   const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN]), [points, x, gzip, lzma]);
+  // The point under the pointer (its index in the drawn data), for the hover read-out.
+  const [hover, setHover] = useState<number | null>(null);
   const [x0, x1] = view.xDomain;
   const [y0, y1] = view.yDomain;
   const toX = (value: number) => LEFT + ((value - x0) / (x1 - x0 || 1)) * plotWidth;
-  const toY = (value: number) => TOP + (1 - (value - y0) / (y1 - y0 || 1)) * plotHeight;
+  const toY = (value: number) => TOP + (1 - ((view.log ? Math.log10(value) : value) - y0) / (y1 - y0 || 1)) * plotHeight;
   const line = view.data.map((p) => ({ x: toX(p.x), y: toY(p.y) }));
   const xTicks = view.xTicks.map((value, index) => ({ value, coordinate: toX(value), index }));
-  const yTicks = view.yTicks.map((value, index) => ({ value, coordinate: toY(value), index }));
+  // A log axis puts its ticks at powers of ten: placed at k, labelled 10^k.
+  const yTicks = view.yTicks.map((value, index) => ({ value: view.log ? 10 ** value : value, coordinate: TOP + (1 - (value - y0) / (y1 - y0 || 1)) * plotHeight, index }));
+  const onMove = (event: React.MouseEvent<HTMLDivElement>) => {
+    if (line.length === 0) return;
+    const px = event.clientX - event.currentTarget.getBoundingClientRect().left;
+    let nearest = 0;
+    for (let i = 1; i < line.length; i++) if (Math.abs(line[i].x - px) < Math.abs(line[nearest].x - px)) nearest = i;
+    setHover(nearest);
+  };
+  const shown = hover !== null && hover < line.length ? hover : null;
   return (
-    <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length}>
-      <figcaption>{title}</figcaption>
-      <Surface width={WIDTH} height={HEIGHT}>
-        <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={x === 'step' ? stepTick : wallTick} />
-        <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={tickLabel} />
-        {line.length > 1 && <Curve type="linear" points={line} stroke="#3b6fd8" strokeWidth={1.5} fill="none" className="series" />}
-        {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
-        {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
-      </Surface>
+    <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length} data-log={view.log || undefined}>
+      <figcaption>{title}{view.log ? ' (log scale)' : ''}</figcaption>
+      <div className="plot" onMouseMove={onMove} onMouseLeave={() => setHover(null)}>
+        <Surface width={WIDTH} height={HEIGHT}>
+          <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={x === 'step' ? stepTick : wallTick} />
+          <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={tickLabel} />
+          {line.length > 1 && <Curve type="linear" points={line} stroke="#3b6fd8" strokeWidth={1.5} fill="none" className="series" />}
+          {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
+          {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
+          {shown !== null && <circle cx={line[shown].x} cy={line[shown].y} r={3} fill="#3b6fd8" />}
+        </Surface>
+        {shown !== null && (
+          <div className="chart-tooltip" role="status" data-testid="chart-tooltip" style={{ left: Math.min(line[shown].x + 8, WIDTH - 120), top: Math.max(0, line[shown].y - 28) }}>
+            {x === 'step' ? 'step' : 'time'} {x === 'step' ? view.data[shown].x : `${view.data[shown].x.toFixed(1)}s`}: <b>{tickLabel(Number(view.data[shown].y.toPrecision(4)))}</b>
+          </div>
+        )}
+      </div>
+      <p className="chart-caption">{caption}</p>
     </figure>
   );
 });
@@ -132,7 +162,7 @@ const Chart = memo(function Chart({ title, points, x, gzip, lzma }: ChartProps) 
  */
 const noPoints: MetricPoint[] = [];
 
-const StaggeredChart = memo(function StaggeredChart(props: { index: number; count: number; name: string; title: string; weight: number; x: 'step' | 'wallMs'; gzip?: number; lzma?: number }) {
+const StaggeredChart = memo(function StaggeredChart(props: { index: number; count: number; name: string; title: string; caption: string; weight: number; x: 'step' | 'wallMs'; gzip?: number; lzma?: number }) {
   const [points, setPoints] = useState<MetricPoint[]>(() => useLab.getState().series[props.name] ?? []);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout>;
@@ -147,7 +177,7 @@ const StaggeredChart = memo(function StaggeredChart(props: { index: number; coun
   // Held-out figures are measurements of their own, a few points apart: drawn as measured, never smoothed.
   const weight = isHeldOut(props.name) ? 0 : props.weight;
   const smoothed = useMemo(() => smooth(points, weight), [points, weight]);
-  return <Chart title={props.title} points={smoothed} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
+  return <Chart title={props.title} caption={props.caption} points={smoothed} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
 });
 
 export function Charts() {
@@ -187,6 +217,7 @@ export function Charts() {
             count={shown.length}
             name={chart.name}
             title={chart.title}
+            caption={chart.caption}
             weight={chartWeight}
             x={chartX}
             gzip={chart.references ? gzip : undefined}

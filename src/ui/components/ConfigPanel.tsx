@@ -1,11 +1,47 @@
 import { useRef, useState } from 'react';
-import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, withField, type LabConfig } from '../../core/config';
+import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
 import { applyConfig } from '../trainer';
 
 /** The page's fields: CLI-only ones (paths on disk) are never shown. */
 const fields = configFields().filter((field) => !field.cliOnly);
+const sections = Object.keys(sectionSchemas) as SectionName[];
+
+/** The few fields a newcomer changes first, shown above the rest (those are under Advanced). */
+const essential = new Set([
+  'task.name', 'algorithm.name', 'algorithm.learningRate', 'algorithm.batchSize', 'algorithm.groupSize', 'algorithm.klCoef',
+  'model.layers', 'model.dModel', 'model.heads', 'run.seed', 'run.maxSteps',
+  'digits.numSteps', 'digits.numGenerators', 'functions.rewardType',
+]);
+
+/** One field: its flag, its input, and its doc as a tooltip. */
+function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; draft: LabConfig; setDraft: (next: LabConfig) => void; setProblem: (problem: string | null) => void }) {
+  const value = (draft[field.section] as Record<string, unknown>)[field.key];
+  const onChange = (text: string) => {
+    try {
+      setDraft(withField(draft, field, text));
+      setProblem(null);
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
+  };
+  const testId = `field-${field.flag}`;
+  return (
+    <label title={field.doc} className="field">
+      <span>{field.flag}</span>
+      {field.kind === 'enum' ? (
+        <select value={String(value)} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
+          {field.options!.map((option) => <option key={option}>{option}</option>)}
+        </select>
+      ) : field.kind === 'boolean' ? (
+        <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} />
+      ) : (
+        <input defaultValue={String(value)} onBlur={(e) => onChange(e.target.value)} data-testid={testId} />
+      )}
+    </label>
+  );
+}
 
 /** The config form, generated from the one config schema; applying it re-creates the run and the URL hash. */
 export function ConfigPanel() {
@@ -32,44 +68,32 @@ function ConfigForm({ config }: { config: LabConfig }) {
       reportError(`importing ${file.name}: ${(error as Error).message}`);
     }
   };
-  let section = '';
+  const shown = fields.filter((field) => fieldApplies(field, draft));
+  const field = (f: ConfigField) => <Field key={f.flag} field={f} draft={draft} setDraft={setDraft} setProblem={setProblem} />;
+  const advanced = shown.filter((f) => !essential.has(`${f.section}.${f.key}`));
   return (
     <section className="panel config" data-testid="config-panel">
       <h2>Configuration</h2>
+      <p className="hint">Hover a field for what it does. Apply makes a new run; the weights carry over when the model stays the same.</p>
       <form
         onSubmit={(e) => {
           e.preventDefault();
           if (!problem) void apply(draft);
         }}
       >
-        {fields.filter((field) => fieldApplies(field, draft)).map((field) => {
-          const value = (draft[field.section] as Record<string, unknown>)[field.key];
-          const header = field.section !== section ? <h3 key={`h-${field.section}`}>{(section = field.section)}</h3> : null;
-          const onChange = (text: string) => {
-            try {
-              setDraft(withField(draft, field, text));
-              setProblem(null);
-            } catch (error) {
-              setProblem((error as Error).message);
-            }
-          };
-          return [
-            header,
-            <label key={field.flag} title={field.doc} className="field">
-              <span>{field.flag}</span>
-              {field.kind === 'enum' ? (
-                <select value={String(value)} onChange={(e) => onChange(e.target.value)} data-testid={`field-${field.flag}`}>
-                  {field.options!.map((option) => <option key={option}>{option}</option>)}
-                </select>
-              ) : field.kind === 'boolean' ? (
-                <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={`field-${field.flag}`} />
-              ) : (
-                <input defaultValue={String(value)} onBlur={(e) => onChange(e.target.value)} data-testid={`field-${field.flag}`} />
-              )}
-              <small>{field.doc}</small>
-            </label>,
-          ];
-        })}
+        <div className="essential" data-testid="config-essential">{shown.filter((f) => essential.has(`${f.section}.${f.key}`)).map(field)}</div>
+        <details className="advanced" data-testid="config-advanced">
+          <summary>Advanced ({advanced.length} more)</summary>
+          {sections.map((section) => {
+            const inSection = advanced.filter((f) => f.section === section);
+            return inSection.length ? (
+              <fieldset key={section}>
+                <legend>{section}</legend>
+                {inSection.map(field)}
+              </fieldset>
+            ) : null;
+          })}
+        </details>
         {problem && <p className="problem" role="alert">{problem}</p>}
         <button type="submit" disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>

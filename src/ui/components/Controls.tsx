@@ -66,6 +66,7 @@ export function Controls() {
       <select
         value={search}
         onChange={(e) => setSearch(e.target.value as Search)}
+        aria-label="search at evaluation"
         title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate or interleave"
         data-testid="eval-search"
       >

@@ -1,4 +1,5 @@
 import { useLab } from '../store';
+import { attempt, trainer } from '../trainer';
 
 export function StatusBar() {
   const phase = useLab((s) => s.phase);
@@ -28,7 +29,10 @@ export function StatusBar() {
       {checkpointNote && <span className="checkpoint-note" data-testid="checkpoint-note" title="What happened to the default checkpoint when the page opened">at start: {checkpointNote}</span>}
       {progress && (
         <span className="progress" data-testid="progress">
-          {progress.task} <progress max={progress.total || 1} value={progress.done} />
+          {progress.task} <progress max={progress.total || 1} value={progress.done} aria-label={progress.task} />
+          {(phase === 'evaluating' || phase === 'loading') && (
+            <button className="progress-cancel" onClick={() => void attempt('cancel', () => trainer().cancel())}>Cancel</button>
+          )}
         </span>
       )}
       {backend && backend.skipped.length > 0 && (

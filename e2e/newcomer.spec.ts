@@ -1,0 +1,117 @@
+/**
+ * The lab as a newcomer meets it: a first-run guide, only the chosen task's settings (the few
+ * that matter first), charts that explain themselves and read out a point under the pointer,
+ * long work with a progress bar and a cancel, Space to pause, and no console error along the
+ * way. A screenshot of each main state is saved to test-results/e2e/.
+ */
+import { test, expect, type Page } from '@playwright/test';
+import { LabPage } from './pages/labPage';
+
+test.describe.configure({ mode: 'serial' });
+
+/** Console errors and page errors, collected from the moment the page opens. */
+function problemsOf(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => void (message.type() === 'error' && problems.push(`console: ${message.text()} (${message.location().url})`)));
+  page.on('pageerror', (error) => void problems.push(`page: ${error.message}`));
+  return problems;
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `test-results/e2e/state-${name}.png`, fullPage: true });
+
+test('the first-run guide shows on a fresh profile, says what the task is, and stays away once dismissed', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const guide = page.getByTestId('guide');
+  await expect(guide).toBeVisible();
+  await expect(guide).toContainText('shortest program');
+  await expect(guide).toContainText('Train');
+  await shot(page, 'first-run');
+  await guide.getByRole('button', { name: 'Got it' }).click();
+  await expect(guide).toHaveCount(0);
+  await page.reload();
+  await lab.open();
+  await expect(page.getByTestId('guide')).toHaveCount(0);
+});
+
+test('the form shows the few fields that matter first, the rest under Advanced, and only those of the chosen task', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const essential = page.getByTestId('config-essential');
+  await expect(essential.getByTestId('field-learning-rate')).toBeVisible();
+  await expect(page.getByTestId('field-length-penalty')).toBeHidden(); // under Advanced, closed
+  await page.getByTestId('config-advanced').locator('summary').click();
+  await expect(page.getByTestId('field-length-penalty')).toBeVisible();
+  await expect(page.getByTestId('field-length-penalty').locator('xpath=..')).toHaveAttribute('title', /Reward lost per bit/);
+  await expect(page.getByTestId('field-num-generators')).toHaveCount(0);
+  await expect(page.getByTestId('field-reward-type')).toHaveCount(0);
+  await page.getByTestId('field-task').selectOption('sum_digits');
+  await expect(page.getByTestId('field-num-generators')).toBeVisible();
+  await expect(page.getByTestId('field-length-penalty')).toHaveCount(0);
+  await expect(page.getByTestId('field-max-sequence-length')).toHaveCount(0);
+  await page.getByTestId('field-task').selectOption('functions');
+  await expect(page.getByTestId('field-reward-type')).toBeVisible();
+  await expect(page.getByTestId('field-num-generators')).toHaveCount(0);
+});
+
+test('load, train and evaluate with no console error; Space pauses and resumes; a chart reads out the point under the pointer', async ({ page }) => {
+  const problems = problemsOf(page);
+  const lab = new LabPage(page);
+  await lab.open();
+  await page.getByTestId('guide').getByRole('button', { name: 'Got it' }).click();
+  await lab.button('Train').click();
+  await lab.waitForPoints(3);
+  await page.locator('body').press(' ');
+  await expect(page.getByTestId('phase')).toHaveText('paused');
+  await page.locator('body').press(' ');
+  await expect(page.getByTestId('phase')).toHaveText('training');
+  await lab.waitForPoints((await lab.points()) + 2);
+  await page.locator('body').press(' ');
+  await expect(page.getByTestId('phase')).toHaveText('paused');
+  await page.waitForTimeout(1500); // the last points reach the charts
+
+  const chart = lab.chart('average reward');
+  await expect(chart.locator('.chart-caption')).toContainText('Mean reward');
+  const plot = chart.locator('.plot');
+  const box = (await plot.boundingBox())!;
+  await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
+  await expect(chart.getByTestId('chart-tooltip')).toContainText(/step \d+: /);
+  await shot(page, 'training');
+
+  await lab.evaluate();
+  await expect(page.getByTestId('per-item')).toBeVisible();
+  await shot(page, 'evaluated');
+  expect(problems).toEqual([]);
+});
+
+test('a long evaluation shows its progress and Cancel ends it, leaving the run as it was', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.openDefault(); // the shipped policy: best-of-8 + repair + split on 50 sequences takes a while
+  await page.getByTestId('eval-search').selectOption('best-of-8 + repair + split');
+  await lab.button('Evaluate held-out').click();
+  await expect(page.getByTestId('phase')).toHaveText('evaluating');
+  const progress = page.getByTestId('progress');
+  await expect(progress.locator('progress')).toBeVisible();
+  await shot(page, 'evaluating');
+  await progress.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('phase')).toHaveText('idle', { timeout: 30_000 });
+  await expect(page.getByTestId('status-message')).toHaveText('evaluation cancelled');
+  await expect(page.getByTestId('errors')).toHaveCount(0);
+  expect(await lab.state<unknown[]>('evaluations')).toEqual([]);
+  await lab.button('Step').click(); // the run is usable
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+});
+
+test('the functions and sum_digits tasks, as a newcomer opens them from a link', async ({ page }) => {
+  const problems = problemsOf(page);
+  await page.goto('/#task=functions');
+  await expect(page.getByTestId('status-message')).toContainText(/ready to train|loaded the shipped functions policy/, { timeout: 60_000 });
+  await expect(page.getByTestId('guide')).toContainText('JavaScript function');
+  await shot(page, 'functions');
+  await page.goto('/#task=sum_digits');
+  await page.reload();
+  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  await expect(page.getByTestId('guide')).toContainText('sum of the digits');
+  await shot(page, 'sum-digits');
+  expect(problems).toEqual([]);
+});
