@@ -44,6 +44,8 @@ describe('config', () => {
     expect(shown('sum_digits')).not.toContain('algorithm.lengthPenalty');
     expect(shown('functions')).toContain('functions.rewardType');
     expect(shown('functions')).not.toContain('run.outputDir');
+    expect(shown('functions')).toContain('algorithm.klCoef');
+    expect(shown('functions&algorithm=reinforce_monarch')).not.toContain('algorithm.klCoef');
   });
 
   it('fields that must agree are checked together: heads must divide d_model, with the heads that would', () => {

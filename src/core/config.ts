@@ -209,9 +209,19 @@ const taskOnlyFields: Record<string, LabConfig['task']['name'][]> = {
 };
 const digitTasks: LabConfig['task']['name'][] = ['sum_digits', 'reverse_digits'];
 
-/** Whether a field means anything for this config's task (the page shows only those). */
+/** Fields that one algorithm reads only (reinforce_monarch has no discount, normalisation, entropy bonus or KL). */
+const algorithmOnlyFields: Record<string, LabConfig['algorithm']['name'][]> = {
+  'algorithm.gamma': ['reinforce'],
+  'algorithm.normalizeReturns': ['reinforce'],
+  'algorithm.entropyCoef': ['reinforce'],
+  'algorithm.klCoef': ['reinforce'],
+};
+
+/** Whether a field means anything for this config's task and algorithm (the page shows only those). */
 export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config: LabConfig): boolean {
   const task = config.task.name;
+  const algorithms = algorithmOnlyFields[`${field.section}.${field.key}`];
+  if (algorithms && !algorithms.includes(config.algorithm.name)) return false;
   if (field.section === 'digits') return digitTasks.includes(task);
   if (field.section === 'functions') return task === 'functions';
   if (field.section === 'sandbox') return !digitTasks.includes(task); // digit answers are scored on the host

@@ -33,6 +33,9 @@ export function StatusBar() {
           {(phase === 'evaluating' || phase === 'loading') && (
             <button className="progress-cancel" onClick={() => void attempt('cancel', () => trainer().cancel())}>Cancel</button>
           )}
+          {phase === 'pretraining' && (
+            <button className="progress-cancel" title="Ends the warm start here; RL starts from its weights so far" onClick={() => void attempt('stop', () => trainer().stop())}>Stop here</button>
+          )}
         </span>
       )}
       {backend && backend.skipped.length > 0 && (
