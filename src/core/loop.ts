@@ -26,6 +26,7 @@
 import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
 import { configProblem, type LabConfig } from './config';
 import { Reinforce, type Episode } from './algorithms/reinforce';
+import { isSafetensors, safetensorsWeights } from './safetensors';
 import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
 import type { GeneratorPool } from './generators';
 import type { Grammar } from './grammar';
@@ -135,8 +136,19 @@ interface Drawn<Item> {
 
 const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
 
-/** The weights of a checkpoint, validated for a model of `config` and the task's vocabulary, before anything is touched. */
+/**
+ * The weights of a checkpoint, validated for a model of `config` and the task's vocabulary, before
+ * anything is touched. A safetensors file (weights a PyTorch user saved with modeling_prl.py) is
+ * read too: it carries no config, so the policy's own check of every name and shape judges it.
+ */
 export async function checkpointWeights(bytes: Uint8Array, config: LabConfig, vocab: { size: number }): Promise<WeightArray[]> {
+  if (isSafetensors(bytes)) {
+    try {
+      return safetensorsWeights(bytes);
+    } catch (error) {
+      throw new CheckpointError(`the safetensors file is malformed: ${(error as Error).message}`);
+    }
+  }
   const { meta, tensors } = await decodeCheckpoint(bytes);
   const problem = compatibleWith(meta, config);
   if (problem) throw new CheckpointError(problem);

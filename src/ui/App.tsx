@@ -35,7 +35,7 @@ function useDropAnywhere(setDragging: (value: 'train' | 'heldout' | null) => voi
       setDragging(null);
       const file = e.dataTransfer?.files[0];
       if (!file) return;
-      if (file.name.endsWith('.prl')) void loadCheckpointFile(file, file.name);
+      if (file.name.endsWith('.prl') || file.name.endsWith('.safetensors')) void loadCheckpointFile(file, file.name);
       else void loadDatasetFile(dropRole(e.clientX, window.innerWidth), file.name, file);
     };
     window.addEventListener('dragover', over);
@@ -96,7 +96,7 @@ export function App() {
         <div className="drop-hint">
           <div className={dragging === 'train' ? 'drop-zone active' : 'drop-zone'}>training set<small>a dataset dropped here trains the policy</small></div>
           <div className={dragging === 'heldout' ? 'drop-zone active' : 'drop-zone'}>held-out set<small>a dataset dropped here is only evaluated on</small></div>
-          <p>a .prl checkpoint loads wherever it is dropped</p>
+          <p>a .prl checkpoint (or PyTorch weights, .safetensors) loads wherever it is dropped</p>
         </div>
       )}
     </div>

@@ -3,6 +3,10 @@
  * into the store. Components call these functions; none of them talks to the worker directly.
  */
 import * as Comlink from 'comlink';
+import { zipSync, strToU8 } from 'fflate';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { exportFiles } from '../core/export';
+import modelingPy from '../cli/modeling_prl.py?raw';
 import type { LabConfig } from '../core/config';
 import { CANCELLED, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, useLab } from './store';
@@ -172,4 +176,13 @@ export async function startLab(config: LabConfig, fromLink = false): Promise<voi
 /** Whether the link's hash sets any field besides the task (`#task=functions` alone still gets the shipped policy). */
 function linkSetsMoreThanTask(): boolean {
   return window.location.hash.slice(1).split('&').filter(Boolean).some((pair) => pair.split('=')[0] !== 'task');
+}
+
+/** The export folder of `npm run export` (core/export.ts) as one zip: what a PyTorch user loads. */
+export async function pytorchZip(checkpoint: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
+  const { meta, tensors } = await decodeCheckpoint(checkpoint);
+  const weights = tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
+  const files = exportFiles(meta, weights, modelingPy);
+  const entries = Object.fromEntries(Object.entries(files).map(([name, content]) => [`program-rl-lab/${name}`, typeof content === 'string' ? strToU8(content) : content]));
+  return zipSync(entries) as Uint8Array<ArrayBuffer>;
 }

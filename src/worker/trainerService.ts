@@ -8,6 +8,7 @@
 import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import { configProblem, type LabConfig } from '../core/config';
+import { isSafetensors } from '../core/safetensors';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { evaluateDigits, type DigitEvalResult } from '../core/digits/evaluate';
 import { digitHeldOut, digitRunConfig, digitWarmStartBatches, hostScored, isDigitTask } from '../core/digits/experiment';
@@ -781,6 +782,16 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       // Validate fully before anything changes; the run takes the checkpoint's own configuration.
       // A run of another configuration is made and loaded aside, and swapped in only when all of
       // it worked: a file that decodes but fails later (a missing tensor) leaves the live run be.
+      if (isSafetensors(bytes)) {
+        // Weights a PyTorch user saved (modeling_prl.py): no config inside, so they start a run of
+        // this configuration at step 0, and the model's check of every name and shape judges them.
+        if (!config) throw new Error('configure a run before loading weights into it');
+        await rebuildRunner(config, bytes);
+        setWeights({ origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: config.algorithm.klCoef > 0 ? bytes : undefined });
+        if (digits) digits.warmStarted = true;
+        done(`loaded the weights of ${source}; Train starts RL at step 0 from them`);
+        return { step: 0, checkpointStep: 0, config };
+      }
       const { meta } = await decodeCheckpoint(bytes);
       // A file of another model or task switches the run to it: said, never silently.
       const change = config ? modelDifference(config, meta.config) : null;

@@ -2,7 +2,7 @@ import { useRef, useState } from 'react';
 import { download } from '../download';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
 import { reportError, useLab } from '../store';
-import { attempt, loadCheckpointBytes, trainer } from '../trainer';
+import { attempt, loadCheckpointBytes, pytorchZip, trainer } from '../trainer';
 
 /** A dropped or picked .prl file: the worker validates it (off the main thread) and says what is wrong. */
 export async function loadCheckpointFile(file: Blob, name: string): Promise<void> {
@@ -83,8 +83,15 @@ export function Controls() {
       >
         Download checkpoint
       </button>
+      <button
+        onClick={() => void attempt('export for PyTorch', async () => download(`program-rl-lab-step${step}-pytorch.zip`, await pytorchZip((await trainer().getCheckpoint()) as Uint8Array), 'application/zip'))}
+        disabled={busy || !hasRun}
+        title="A zip of model.safetensors, config.json, vocab.json and modeling_prl.py: the policy in PyTorch (see the README)"
+      >
+        Export for PyTorch
+      </button>
       <button onClick={() => checkpointInput.current?.click()} disabled={busy}>Load checkpoint</button>
-      <input ref={checkpointInput} type="file" accept=".prl" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
+      <input ref={checkpointInput} type="file" accept=".prl,.safetensors" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
       {task === 'kolmogorov' && <PretrainControls disabled={busy || running || phase === 'paused'} />}
     </section>
   );

@@ -1,0 +1,196 @@
+"""A Program RL Lab policy in PyTorch: the same transformer as the lab's (src/core/model/transformer.ts).
+
+Written by `npm run export` beside model.safetensors, config.json and vocab.json. It needs only
+torch, json and struct:
+
+    import modeling_prl
+    model = modeling_prl.load("exported")                 # a torch.nn.Module in eval mode
+    logits = model(torch.tensor([[3, 17, 42]]))           # [batch, tokens, vocab]
+    modeling_prl.save(model, "exported/model.safetensors")  # back to the lab: --init-from it
+
+    python3 modeling_prl.py exported --ids 3,17,42        # the next-token logits, one JSON list
+
+The policy: learned token and position embeddings (plus, as the lab's config says, an embedding
+of each token's predecessor, a fixed sinusoidal code of number tokens and an embedding of the
+difference between consecutive numbers), pre-LayerNorm blocks of causal multi-head attention and
+a tanh-GELU MLP (4x), a final LayerNorm and an untied head to which the number code is added
+(x10). Linear weights are stored [in, out], as the lab stores them: y = x @ w + b.
+"""
+import json
+import math
+import struct
+import sys
+
+import torch
+import torch.nn.functional as F
+
+NEG = -1e9
+HEAD_CODE_GAIN = 10.0
+LAYER_NORM_EPSILON = 1e-5
+
+
+def read_safetensors(path):
+    """{name: float32 tensor} from a safetensors file (F32, F16 or BF16)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (length,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + length])
+    start = 8 + length
+    dtypes = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = entry["data_offsets"]
+        raw = bytearray(data[start + begin : start + end])
+        flat = torch.frombuffer(raw, dtype=dtypes[entry["dtype"]]) if end > begin else torch.zeros(0, dtype=dtypes[entry["dtype"]])
+        tensors[name] = flat.to(torch.float32).reshape(entry["shape"])
+    return tensors
+
+
+def write_safetensors(tensors, path, metadata=None):
+    """Writes {name: tensor} as F32 safetensors: 8-byte header length, JSON header padded to 8 bytes, the data."""
+    header = {"__metadata__": metadata} if metadata else {}
+    blobs = []
+    offset = 0
+    for name, tensor in tensors.items():
+        blob = tensor.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps(header).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for blob in blobs:
+            f.write(blob)
+
+
+def lab_name(torch_name):
+    """The lab's name of a parameter: blocks.0.qkv.w -> b0/qkv/w, tok -> tok."""
+    parts = torch_name.split(".")
+    if parts[0] == "blocks":
+        parts = ["b" + parts[1]] + parts[2:]
+    return "/".join(parts)
+
+
+def number_code(vocab_size, d_model, first, count):
+    """The fixed code [V, d] of number tokens: sin/cos of n / count^(2i/d), amplitude 0.03."""
+    code = torch.zeros(vocab_size, d_model, dtype=torch.float64)
+    for n in range(count):
+        for i in range(d_model // 2):
+            angle = n / count ** ((2 * i) / d_model)
+            code[first + n, 2 * i] = 0.03 * math.sin(angle)
+            code[first + n, 2 * i + 1] = 0.03 * math.cos(angle)
+    return code.to(torch.float32)
+
+
+class Affine(torch.nn.Module):
+    """Parameters w [in, out] and b [out] of y = x @ w + b."""
+
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.zeros(n_in, n_out))
+        self.b = torch.nn.Parameter(torch.zeros(n_out))
+
+    def forward(self, x):
+        return x @ self.w + self.b
+
+
+class Norm(torch.nn.Module):
+    """LayerNorm over the last axis with gain g and bias b, epsilon 1e-5."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.g = torch.nn.Parameter(torch.ones(d))
+        self.b = torch.nn.Parameter(torch.zeros(d))
+
+    def forward(self, x):
+        return F.layer_norm(x, (x.shape[-1],), self.g, self.b, LAYER_NORM_EPSILON)
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.qkv, self.proj = Norm(d), Affine(d, 3 * d), Affine(d, d)
+        self.ln2, self.fc1, self.fc2 = Norm(d), Affine(d, 4 * d), Affine(4 * d, d)
+
+    def forward(self, x, mask):
+        B, T, d = x.shape
+        h, dh = self.heads, d // self.heads
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (t.reshape(B, T, h, dh).transpose(1, 2) for t in (q, k, v))
+        scores = q @ k.transpose(-1, -2) / math.sqrt(dh) + mask
+        attended = (scores.softmax(-1) @ v).transpose(1, 2).reshape(B, T, d)
+        x = x + self.proj(attended)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x)), approximate="tanh"))
+
+
+class ProgramPolicy(torch.nn.Module):
+    def __init__(self, policy):
+        super().__init__()
+        self.policy = policy
+        V, d, C = policy["vocabSize"], policy["dModel"], policy["context"]
+        self.tok = torch.nn.Parameter(torch.zeros(V, d))
+        self.pos = torch.nn.Parameter(torch.zeros(C, d))
+        if policy.get("previousToken"):
+            self.prev = torch.nn.Parameter(torch.zeros(V, d))
+        numbers = policy.get("numberTokens")
+        code = number_code(V, d, numbers["first"], numbers["count"]) if numbers else torch.zeros(V, d)
+        self.register_buffer("code", code, persistent=False)
+        deltas = policy.get("valueDeltas")
+        if deltas:
+            self.delta = torch.nn.Parameter(torch.zeros(2 * deltas["max"] + 4, d))
+        self.blocks = torch.nn.ModuleList(Block(d, policy["heads"]) for _ in range(policy["layers"]))
+        self.lnf = Norm(d)
+        self.head = Affine(d, V)
+
+    def delta_index(self, tokens, previous):
+        deltas = self.policy["valueDeltas"]
+        first, count, top = deltas["first"], deltas["count"], deltas["max"]
+        is_number = lambda t: (t >= first) & (t < first + count)  # noqa: E731
+        clipped = (tokens - previous).clamp(-top - 1, top + 1) + top + 1
+        return torch.where(is_number(tokens) & is_number(previous), clipped, torch.full_like(tokens, 2 * top + 3))
+
+    def forward(self, tokens):
+        """tokens [B, T] (int64, unpadded rows) -> logits [B, T, V]."""
+        B, T = tokens.shape
+        previous = torch.cat([torch.zeros(B, 1, dtype=tokens.dtype), tokens[:, :-1]], dim=1)
+        x = (self.tok + self.code)[tokens] + self.pos[torch.arange(T)]
+        if hasattr(self, "prev"):
+            x = x + (self.prev + self.code)[previous]
+        if hasattr(self, "delta"):
+            x = x + self.delta[self.delta_index(tokens, previous)]
+        mask = torch.triu(torch.full((T, T), NEG), diagonal=1)
+        for block in self.blocks:
+            x = block(x, mask)
+        return self.lnf(x) @ (self.head.w + self.code.T * HEAD_CODE_GAIN) + self.head.b
+
+
+def load(folder):
+    """The policy of an exported folder (config.json and model.safetensors), in eval mode."""
+    with open(f"{folder}/config.json") as f:
+        config = json.load(f)
+    model = ProgramPolicy(config["policy"])
+    weights = read_safetensors(f"{folder}/model.safetensors")
+    expected = {lab_name(name) for name in model.state_dict()}
+    if set(weights) != expected:
+        raise ValueError(f"model.safetensors holds {sorted(set(weights) ^ expected)} where this policy differs")
+    model.load_state_dict({name: weights[lab_name(name)] for name in model.state_dict()})
+    return model.eval()
+
+
+def save(model, path):
+    """Writes the model's state_dict as safetensors under the lab's names: `--init-from` reads it."""
+    write_safetensors({lab_name(name): tensor for name, tensor in model.state_dict().items()}, path, {"format": "pt", "written_by": "modeling_prl.py"})
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[2] != "--ids":
+        sys.exit("usage: python3 modeling_prl.py FOLDER --ids 3,17,42")
+    policy = load(sys.argv[1])
+    ids = torch.tensor([[int(token) for token in sys.argv[3].split(",")]])
+    with torch.no_grad():
+        print(json.dumps(policy(ids)[0, -1].tolist()))

@@ -1,0 +1,176 @@
+/**
+ * `npm run rollouts -- --checkpoint C --data D --out F.jsonl [--samples 4] [--pairs P.jsonl]`:
+ * the policy's samples as the Hugging Face stack reads them. One line per sample
+ * `{prompt, completion, reward, correct, outcome, item}` (TRL's prompt-completion format), and with
+ * `--pairs` one preference pair per item `{prompt, chosen, rejected}` (TRL's DPO and reward
+ * trainers' format): the best-rewarded correct sample over the worst-rewarded one, when the first
+ * is correct and beats the second (a correct program over a failing one; for Kolmogorov, of two
+ * correct ones the shorter, which earns more).
+ *
+ * Prompts are the task's text form: a sequence as comma-separated numbers (Kolmogorov), the
+ * signature, docstring and shown tests (functions), the question (digits). Completions are the
+ * program text the sandbox ran, or the answer text.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { decodeCheckpoint } from '../core/checkpoint';
+import type { LabConfig } from '../core/config';
+import type { KolmogorovRecord } from '../core/data/records';
+import { digitHeldOut } from '../core/digits/experiment';
+import { digitTask } from '../core/digits/task';
+import type { DigitItem } from '../core/digits/tasks';
+import type { FunctionProblem, TestCase } from '../core/functions/problems';
+import { functionsTask } from '../core/functions/task';
+import { parameterNames } from '../core/functions/program';
+import { kolmogorovTask } from '../core/kolmogorov/task';
+import { sampleBatch } from '../core/model/sampler';
+import { TransformerPolicy } from '../core/model/transformer';
+import { Rng } from '../core/rng';
+import { preludes } from '../core/runner';
+import type { SandboxPool } from '../core/sandbox/pool';
+import type { Scored, Task } from '../core/task';
+import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { sandboxLimits } from './report';
+import { createNodeSandboxPool } from './sandboxHost';
+import { initTensorflow } from './tfBackend';
+
+const extras: ExtraFlag[] = [
+  { name: 'help', doc: 'show this help', boolean: true },
+  { name: 'checkpoint', doc: 'the lab checkpoint (.prl) whose policy samples' },
+  { name: 'data', doc: 'the items: a sequences JSONL (kolmogorov) or a problems file (functions); the digit tasks use their held-out questions' },
+  { name: 'out', doc: 'JSONL of {prompt, completion, reward, correct, outcome, item}, one line per sample' },
+  { name: 'pairs', doc: 'also write preference pairs {prompt, chosen, rejected} to this JSONL' },
+  { name: 'samples', doc: 'samples per item (the first is greedy)', defaultValue: '4' },
+  { name: 'limit', doc: 'at most this many items' },
+  { name: 'temperature', doc: 'sampling temperature of the samples after the first', defaultValue: '1' },
+  { name: 'seed', doc: 'seed of the sampling', defaultValue: '1' },
+];
+
+export interface Rollout {
+  prompt: string;
+  completion: string;
+  reward: number;
+  correct: boolean;
+  outcome: string;
+  item: number;
+}
+
+export interface PreferencePair {
+  prompt: string;
+  chosen: string;
+  rejected: string;
+}
+
+const valueText = (value: unknown): string => JSON.stringify(value);
+const callText = (name: string, test: TestCase) => `${name}(${test.args.map(valueText).join(', ')}) == ${valueText(test.expected)}`;
+
+/** A problem as a person (or another model) reads it: signature, docstring, shown tests. */
+export function problemPrompt(problem: FunctionProblem): string {
+  const params = parameterNames(problem.signature.params.length, problem.parameters); // the names the policy's functions use
+  return [`function ${problem.functionName}(${params.join(', ')})`, problem.docstring, ...problem.tests.map((test) => callText(problem.functionName, test))].join('\n');
+}
+
+/** Per item, the best-rewarded correct rollout over the worst-rewarded one that it beats. */
+export function preferencePairs(rollouts: readonly Rollout[]): PreferencePair[] {
+  const byItem = new Map<number, Rollout[]>();
+  for (const rollout of rollouts) byItem.set(rollout.item, [...(byItem.get(rollout.item) ?? []), rollout]);
+  const pairs: PreferencePair[] = [];
+  for (const group of byItem.values()) {
+    const ranked = [...group].sort((a, b) => b.reward - a.reward);
+    const chosen = ranked[0];
+    const rejected = ranked[ranked.length - 1];
+    if (!chosen.correct || chosen.completion === rejected.completion || chosen.reward <= rejected.reward) continue;
+    pairs.push({ prompt: chosen.prompt, chosen: chosen.completion, rejected: rejected.completion });
+  }
+  return pairs;
+}
+
+/** Samples `samples` completions of each item (the first greedy) and scores them with the task. */
+export async function rollouts<Item>(
+  config: LabConfig,
+  task: Task<Item, Scored>,
+  policy: TransformerPolicy,
+  items: readonly Item[],
+  promptText: (item: Item) => string,
+  options: { samples: number; temperature: number; seed: number; pool: SandboxPool },
+): Promise<Rollout[]> {
+  const out: Rollout[] = [];
+  const rng = new Rng(options.seed);
+  const chunk = Math.max(1, Math.floor(64 / options.samples));
+  for (let start = 0; start < items.length; start += chunk) {
+    const part = items.slice(start, start + chunk);
+    const prompts = part.map((item) => task.prompt(item));
+    const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
+    const common = { maxTokens, padToken: task.padToken };
+    const greedy = await sampleBatch(policy, task.grammar, prompts, { ...common, temperature: 1, greedy: true });
+    const sampled = options.samples > 1
+      ? await sampleBatch(policy, task.grammar, part.flatMap((_, i) => Array<number[]>(options.samples - 1).fill(prompts[i])), { ...common, temperature: options.temperature, rng })
+      : [];
+    const rows = part.flatMap((item, i) => [{ item, index: start + i, sample: greedy[i] }, ...sampled.slice(i * (options.samples - 1), (i + 1) * (options.samples - 1)).map((sample) => ({ item, index: start + i, sample }))]);
+    const scored = await task.score(rows.map((r) => r.item), rows.map((r) => r.sample), { pool: options.pool, seed: options.seed });
+    rows.forEach((row, i) => out.push({ prompt: promptText(row.item), completion: scored[i].text, reward: scored[i].reward, correct: scored[i].correct, outcome: scored[i].outcome, item: row.index }));
+  }
+  return out;
+}
+
+const jsonl = (rows: readonly object[]) => rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length ? '\n' : '');
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage('rollouts', 'Samples of a checkpoint\'s policy as prompt-completion JSONL with rewards, and preference pairs, for TRL.', extras, false));
+    return;
+  }
+  const { extra } = parseArgs(argv, extras, false);
+  if (typeof extra.checkpoint !== 'string') throw new Error('--checkpoint FILE is required');
+  if (typeof extra.out !== 'string') throw new Error('--out FILE.jsonl is required');
+  const samples = Number(extra.samples);
+  const temperature = Number(extra.temperature);
+  const seed = Number(extra.seed);
+  if (!Number.isInteger(samples) || samples < 1 || samples > 64) throw new Error(`--samples: expected a whole number from 1 to 64, got "${extra.samples}"`);
+  if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
+  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative whole number, got "${extra.seed}"`);
+  const limit = extra.limit === undefined ? Infinity : Number(extra.limit);
+  if (!(limit >= 1)) throw new Error(`--limit: expected a positive number, got "${extra.limit}"`);
+
+  await initTensorflow();
+  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
+  const config = meta.config;
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  const needData = () => {
+    if (typeof extra.data !== 'string') throw new Error(`--data FILE is required for the ${config.task.name} task`);
+    return extra.data;
+  };
+  let policy: TransformerPolicy | null = null;
+  try {
+    const run = async <Item>(task: Task<Item, Scored>, items: Item[], text: (item: Item) => string) => {
+      policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
+      policy.setWeights(tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
+      return rollouts(config, task, policy, items.slice(0, limit), text, { samples, temperature, seed, pool });
+    };
+    const written =
+      config.task.name === 'kolmogorov'
+        ? await run(kolmogorovTask(config) as Task<KolmogorovRecord, Scored>, await loadKolmogorovFile(needData(), { quiet: true }), (record) => record.sequence.join(', '))
+        : config.task.name === 'functions'
+          ? await run(functionsTask(config) as Task<FunctionProblem, Scored>, loadProblemsFile(needData(), { quiet: true }), problemPrompt)
+          : await run(digitTask(config, new Set()) as Task<DigitItem, Scored>, digitHeldOut(config), (item) => item.question);
+    mkdirSync(dirname(extra.out), { recursive: true });
+    writeFileSync(extra.out, jsonl(written));
+    const correct = written.filter((r) => r.correct).length;
+    console.error(`wrote ${written.length} rollouts (${correct} correct) of ${new Set(written.map((r) => r.item)).size} items to ${extra.out}`);
+    if (typeof extra.pairs === 'string') {
+      const pairs = preferencePairs(written);
+      mkdirSync(dirname(extra.pairs), { recursive: true });
+      writeFileSync(extra.pairs, jsonl(pairs));
+      console.error(`wrote ${pairs.length} preference pairs to ${extra.pairs}`);
+    }
+  } finally {
+    (policy as TransformerPolicy | null)?.dispose();
+    await pool.close();
+    tf.disposeVariables();
+  }
+}
+
+if (process.argv[1]?.endsWith('rollouts.ts')) runMain(main);
