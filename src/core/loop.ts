@@ -23,7 +23,7 @@
  *
  * The loop is on-policy and sequential: sampling of batch n+1 needs the weights after update n.
  */
-import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
+import { CheckpointError, MAX_WEIGHT, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
 import { configProblem, type LabConfig } from './config';
 import { Reinforce, type Episode } from './algorithms/reinforce';
 import { isSafetensors, safetensorsWeights } from './safetensors';
@@ -144,7 +144,7 @@ const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b
 export async function checkpointWeights(bytes: Uint8Array, config: LabConfig, vocab: { size: number }): Promise<WeightArray[]> {
   if (isSafetensors(bytes)) {
     try {
-      return safetensorsWeights(bytes);
+      return safetensorsWeights(bytes, MAX_WEIGHT);
     } catch (error) {
       throw new CheckpointError(`the safetensors file is malformed: ${(error as Error).message}`);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SafetensorsError, decodeSafetensors, encodeSafetensors, isSafetensors } from './safetensors';
+import { SafetensorsError, decodeSafetensors, encodeSafetensors, isSafetensors, safetensorsWeights } from './safetensors';
 
 /** A file from its header object and data bytes, as the format lays them out (header padded to 8 with spaces). */
 function file(header: object, data: number[] = [], pad = true): Uint8Array {
@@ -72,5 +72,13 @@ describe('safetensors', () => {
     const { defaultConfig } = await import('./config');
     const prl = await encodeCheckpoint({ config: defaultConfig(), step: 0, rngState: [1, 2, 3, 4] }, [{ name: 'a', group: 'weights', dtype: 'float32', shape: [1], data: new Float32Array([1]) }]);
     expect(isSafetensors(prl)).toBe(false);
+  });
+
+  it('weights with a NaN, an infinity or an absurd value are refused by tensor and index, as in a lab checkpoint', () => {
+    const weights = (values: number[]) => encodeSafetensors([{ name: 'head/b', shape: [values.length], data: new Float32Array(values) }]);
+    expect(safetensorsWeights(weights([0.5, -2]), 1e6)[0].data).toEqual(new Float32Array([0.5, -2]));
+    expect(() => safetensorsWeights(weights([0, NaN]), 1e6)).toThrow('tensor head/b holds a non-finite value (NaN or Infinity) at index 1');
+    expect(() => safetensorsWeights(weights([-Infinity]), 1e6)).toThrow(/non-finite value/);
+    expect(() => safetensorsWeights(weights([1, 2, 3e38]), 1e6)).toThrow(/tensor head\/b holds 3\.0000000\d+e\+38 at index 2, beyond the 1000000/);
   });
 });

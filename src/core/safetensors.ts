@@ -138,7 +138,17 @@ export function isSafetensors(bytes: Uint8Array): boolean {
   return length > 0 && 8 + length <= bytes.length && bytes[8] === 0x7b; // '{'
 }
 
-/** The weights of a safetensors file, as a policy of `config` needs them (the model checks names and shapes). */
-export function safetensorsWeights(bytes: Uint8Array): SafeTensor[] {
-  return decodeSafetensors(bytes).tensors;
+/**
+ * The weights of a safetensors file for a policy (the model checks names and shapes): as with a
+ * lab checkpoint, a NaN, an infinity or an absurd value (beyond `maxWeight`) is refused by name.
+ */
+export function safetensorsWeights(bytes: Uint8Array, maxWeight: number): SafeTensor[] {
+  const { tensors } = decodeSafetensors(bytes);
+  for (const { name, data } of tensors) {
+    for (let i = 0; i < data.length; i++) {
+      if (!Number.isFinite(data[i])) throw new SafetensorsError(`tensor ${name} holds a non-finite value (NaN or Infinity) at index ${i}`);
+      if (Math.abs(data[i]) > maxWeight) throw new SafetensorsError(`tensor ${name} holds ${data[i]} at index ${i}, beyond the ${maxWeight} a trained weight can reach`);
+    }
+  }
+  return tensors;
 }
