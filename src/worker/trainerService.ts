@@ -787,7 +787,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         // this configuration at step 0, and the model's check of every name and shape judges them.
         if (!config) throw new Error('configure a run before loading weights into it');
         await rebuildRunner(config, bytes);
-        setWeights({ origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: config.algorithm.klCoef > 0 ? bytes : undefined });
+        setWeights({ origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: bytes });
         if (digits) digits.warmStarted = true;
         done(`loaded the weights of ${source}; Train starts RL at step 0 from them`);
         return { step: 0, checkpointStep: 0, config };
@@ -799,7 +799,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       const origin = `${source}, step ${meta.step}`;
       if (warmStart) {
         await rebuildRunner(meta.config, bytes);
-        setWeights({ origin, trained: true, atStep: 0, reference: meta.config.algorithm.klCoef > 0 ? bytes : undefined });
+        setWeights({ origin, trained: true, atStep: 0, reference: bytes }); // the KL reference, should a later config turn KL on
         const reference = meta.config.algorithm.klCoef > 0 ? ', also the KL reference' : '';
         done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${reference}${switched}`);
         return { step: 0, checkpointStep: meta.step, config: meta.config };
