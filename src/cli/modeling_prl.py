@@ -7,6 +7,7 @@ torch, json and struct:
     model = modeling_prl.load("exported")                 # a torch.nn.Module in eval mode
     logits = model(torch.tensor([[3, 17, 42]]))           # [batch, tokens, vocab]
     modeling_prl.save(model, "exported/model.safetensors")  # back to the lab: --init-from it
+    # (a file of model.state_dict() saved by safetensors.torch.save_file loads in the lab too)
 
     python3 modeling_prl.py exported --ids 3,17,42        # the next-token logits, one JSON list
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SafetensorsError, decodeSafetensors, encodeSafetensors, isSafetensors, safetensorsWeights } from './safetensors';
+import { SafetensorsError, decodeSafetensors, encodeSafetensors, isSafetensors, labWeightName, safetensorsWeights } from './safetensors';
 
 /** A file from its header object and data bytes, as the format lays them out (header padded to 8 with spaces). */
 function file(header: object, data: number[] = [], pad = true): Uint8Array {
@@ -80,5 +80,11 @@ describe('safetensors', () => {
     expect(() => safetensorsWeights(weights([0, NaN]), 1e6)).toThrow('tensor head/b holds a non-finite value (NaN or Infinity) at index 1');
     expect(() => safetensorsWeights(weights([-Infinity]), 1e6)).toThrow(/non-finite value/);
     expect(() => safetensorsWeights(weights([1, 2, 3e38]), 1e6)).toThrow(/tensor head\/b holds 3\.0000000\d+e\+38 at index 2, beyond the 1000000/);
+  });
+
+  it('reads the names of the PyTorch module\'s own state_dict as the lab\'s', () => {
+    expect(['blocks.0.qkv.w', 'blocks.11.ln2.g', 'head.b', 'tok', 'b0/qkv/w', 'lnf/g'].map(labWeightName)).toEqual(['b0/qkv/w', 'b11/ln2/g', 'head/b', 'tok', 'b0/qkv/w', 'lnf/g']);
+    const saved = encodeSafetensors([{ name: 'blocks.1.fc2.b', shape: [1], data: new Float32Array([1]) }]);
+    expect(safetensorsWeights(saved, 1e6)[0].name).toBe('b1/fc2/b');
   });
 });

@@ -139,11 +139,19 @@ export function isSafetensors(bytes: Uint8Array): boolean {
 }
 
 /**
+ * The lab's name of a weight saved from the PyTorch module's own state_dict (`blocks.0.qkv.w` ->
+ * `b0/qkv/w`, `head.b` -> `head/b`); the lab's names (what modeling_prl.save writes) pass as they are.
+ */
+export function labWeightName(name: string): string {
+  return name.replace(/^blocks\.(\d+)\./, 'b$1/').replace(/\./g, '/');
+}
+
+/**
  * The weights of a safetensors file for a policy (the model checks names and shapes): as with a
  * lab checkpoint, a NaN, an infinity or an absurd value (beyond `maxWeight`) is refused by name.
  */
 export function safetensorsWeights(bytes: Uint8Array, maxWeight: number): SafeTensor[] {
-  const { tensors } = decodeSafetensors(bytes);
+  const tensors = decodeSafetensors(bytes).tensors.map((tensor) => ({ ...tensor, name: labWeightName(tensor.name) }));
   for (const { name, data } of tensors) {
     for (let i = 0; i < data.length; i++) {
       if (!Number.isFinite(data[i])) throw new SafetensorsError(`tensor ${name} holds a non-finite value (NaN or Infinity) at index ${i}`);
