@@ -176,6 +176,10 @@ describe('trainer protocol', () => {
   it('Stop names the step the run stopped at once the step in flight is done: a download then holds that step', async () => {
     await api.train();
     await expect.poll(() => events.some((e) => e.type === 'step' && e.step >= 3), { timeout: 30_000 }).toBe(true);
+    // A dataset dropped while training is refused, and training goes on.
+    await expect(api.loadDataset('heldout', 'late.jsonl', new Blob([jsonl(2, 9)]))).rejects.toThrow('late.jsonl was not loaded: pause or stop training first');
+    const steps = events.filter((e) => e.type === 'step').length;
+    await expect.poll(() => events.filter((e) => e.type === 'step').length, { timeout: 30_000 }).toBeGreaterThan(steps);
     events.length = 0;
     await api.stop();
     const stopped = () => events.find((e) => e.type === 'phase' && /^stopped at step \d+$/.test(e.message)) as { message: string } | undefined;

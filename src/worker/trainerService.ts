@@ -570,6 +570,8 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   async loadDataset(role, name, file) {
     if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
+    // A parse would end the train loop (it runs while the phase is 'training'): refused, said.
+    if (phase === 'training' || phase === 'pretraining') throw new Error(`${name} was not loaded: pause or stop training first (the run is using its data)`);
     const before = phase;
     cancelRequested = false;
     setPhase('loading', `parsing ${name}`);
