@@ -51,5 +51,6 @@ describe('config', () => {
   it('fields that must agree are checked together: heads must divide d_model, with the heads that would', () => {
     expect(configProblem(defaultConfig())).toBeNull();
     expect(configProblem(configFromSearchParams('d-model=64&heads=5'))).toBe('model.dModel (64) must be divisible by model.heads (5): try heads 1, 2, 4, 8, 16');
+    expect(configProblem(configFromSearchParams('algorithm=grpo&repair-demos=4'))).toBe('algorithm.repairDemos (4) works with algorithm reinforce only, not grpo: set it to 0');
   });
 });

@@ -36,8 +36,8 @@ export const modelSchema = z.object({
 });
 
 export const algorithmSchema = z.object({
-  name: z.enum(['reinforce', 'reinforce_monarch']).default('reinforce')
-    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL) or reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights).'),
+  name: z.enum(['reinforce', 'reinforce_monarch', 'grpo', 'rloo']).default('reinforce')
+    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL), reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights), grpo (group-normalised advantages, clipped ratio, k3 KL; TRL\'s GRPOTrainer) or rloo (leave-one-out baseline, KL folded into the reward).'),
   batchSize: int(1, 1024).default(32).describe('Episodes (sampled programs) per policy update.'),
   learningRate: z.number().positive().max(1).default(3e-4).describe('Adam learning rate.'),
   rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
@@ -52,6 +52,12 @@ export const algorithmSchema = z.object({
   groupSize: int(1, 64).default(1).describe('Samples per prompt (programs per sequence, answers per question); >1 uses the group-mean baseline.'),
   temperature: z.number().positive().max(10).default(1).describe('Sampling temperature during training.'),
   gradClip: z.number().positive().default(1).describe('Global gradient-norm clip.'),
+  beta: z.number().min(0).default(0).describe('grpo and rloo: weight of the KL to the reference (warm-start) policy (TRL\'s beta): a k3 term in the grpo loss, a penalty on the reward in rloo.'),
+  epsilon: z.number().min(0).max(1).default(0.2).describe('grpo: the probability ratio is clipped to [1 - epsilon, 1 + epsilonHigh].'),
+  epsilonHigh: z.number().min(0).max(10).default(0.2).describe('grpo: upper clip of the ratio (DAPO\'s clip-higher when above epsilon).'),
+  scaleRewards: z.enum(['group', 'batch', 'none']).default('group').describe('grpo: advantages are reward minus the group mean, divided by the group\'s std (group), the batch\'s std (batch), or not divided (none).'),
+  lossType: z.enum(['grpo', 'dr_grpo', 'dapo']).default('grpo').describe('grpo: how token losses average: per sequence then over sequences (grpo), summed over the batch and divided by batch x max program tokens (dr_grpo), or over all tokens of the batch (dapo).'),
+  numIterations: int(1, 16).default(1).describe('grpo and rloo: updates on each sampled batch (TRL\'s num_iterations); ratios are to the sampler\'s probabilities.'),
 });
 
 export const sandboxSchema = z.object({
@@ -215,6 +221,12 @@ const algorithmOnlyFields: Record<string, LabConfig['algorithm']['name'][]> = {
   'algorithm.normalizeReturns': ['reinforce'],
   'algorithm.entropyCoef': ['reinforce'],
   'algorithm.klCoef': ['reinforce'],
+  'algorithm.beta': ['grpo', 'rloo'],
+  'algorithm.epsilon': ['grpo'],
+  'algorithm.epsilonHigh': ['grpo'],
+  'algorithm.scaleRewards': ['grpo'],
+  'algorithm.lossType': ['grpo'],
+  'algorithm.numIterations': ['grpo', 'rloo'],
 };
 
 /** Whether a field means anything for this config's task and algorithm (the page shows only those). */
@@ -237,6 +249,9 @@ export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config
 export function configProblem(config: LabConfig): string | null {
   const { model } = config;
   if (model.dModel % model.heads !== 0) return `model.dModel (${model.dModel}) must be divisible by model.heads (${model.heads}): try heads ${[1, 2, 4, 8, 16].filter((h) => model.dModel % h === 0).join(', ')}`;
+  const { name, repairDemos } = config.algorithm;
+  // Demonstrations are found by search, not sampled: they have no sampling probability for GRPO's ratio or RLOO's KL.
+  if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;
   return null;
 }
 

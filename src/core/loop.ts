@@ -28,6 +28,8 @@ import { configProblem, type LabConfig } from './config';
 import { Reinforce, type Episode } from './algorithms/reinforce';
 import { isSafetensors, safetensorsWeights } from './safetensors';
 import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
+import { Grpo } from './algorithms/grpo';
+import { Rloo } from './algorithms/rloo';
 import type { GeneratorPool } from './generators';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
@@ -92,11 +94,29 @@ export interface PolicyUpdate {
   kl?: number;
   importanceWeight?: number;
   baseline?: number;
+  /** GRPO: share of tokens whose probability ratio was clipped. */
+  clipRatio?: number;
+}
+
+/** Whether the run's algorithm needs a frozen reference policy (its KL term is on). */
+export function wantsReference(config: LabConfig): boolean {
+  const { name, klCoef, beta } = config.algorithm;
+  return name === 'reinforce' ? klCoef > 0 : name === 'grpo' || name === 'rloo' ? beta > 0 : false;
 }
 
 /** The run's algorithm (`algorithm.name`) on its policy. */
-export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Grammar<unknown>, reference?: TransformerPolicy): PolicyAlgorithm {
+export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Grammar<unknown>, reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens): PolicyAlgorithm {
   const settings = config.algorithm;
+  if (settings.name === 'grpo') {
+    return adapt(new Grpo(policy, grammar, settings, maxTokens, reference), (stats) => ({
+      loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, kl: stats.kl, clipRatio: stats.clipRatio,
+    }));
+  }
+  if (settings.name === 'rloo') {
+    return adapt(new Rloo(policy, grammar, settings, reference), (stats) => ({
+      loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, kl: stats.kl,
+    }));
+  }
   if (settings.name === 'reinforce_monarch') {
     return adapt(new TokenMeanReinforce(policy, grammar, settings), (stats) => ({
       loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, importanceWeight: stats.importanceWeight, baseline: stats.baseline,
@@ -176,13 +196,13 @@ export async function createTrainingLoop<Item, S extends Scored>(
   if (deps.initFrom) {
     const weights = await checkpointWeights(deps.initFrom, config, task.vocab);
     policy.setWeights(weights);
-    if (config.algorithm.klCoef > 0) {
+    if (wantsReference(config)) {
       reference = new TransformerPolicy(policyConfig, config.run.seed);
       reference.setWeights(deps.referenceFrom ? await checkpointWeights(deps.referenceFrom, config, task.vocab) : weights);
     }
   }
-  const algorithm = createAlgorithm(config, policy, grammar, reference);
   const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
+  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens);
   let rng = new Rng(config.run.seed);
   // Generated items (task.sampleItems) come from a stream of their own, so the sampler's stays as it was.
   let itemRng = new Rng(config.run.seed ^ 0x17e45);
@@ -305,6 +325,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       ...(update.kl !== undefined ? { kl: update.kl } : {}),
       ...(update.importanceWeight !== undefined ? { importance_weight: update.importanceWeight } : {}),
       ...(update.baseline !== undefined ? { baseline: update.baseline } : {}),
+      ...(update.clipRatio !== undefined ? { clip_ratio: update.clipRatio } : {}),
       grad_norm: update.gradNorm,
       learning_rate: algorithm.optimizer.learningRate,
       ...(generators ? { generations_per_s: drawn.generationsPerSecond ?? 0, weights_version: version } : {}),

@@ -1,0 +1,41 @@
+/** GRPO and RLOO (core/algorithms) through the one training loop with the real sandbox, from a warm start that is also their KL reference. */
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { configFromSearchParams } from '../core/config';
+import { generateDataset } from '../core/kolmogorov/generator';
+import { createRunner, preludes } from '../core/runner';
+import { createNodeSandboxPool } from './sandboxHost';
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+});
+
+describe('GRPO and RLOO through the one loop', () => {
+  for (const algorithm of ['grpo', 'rloo'] as const) {
+    it(`${algorithm} trains a tiny Kolmogorov policy from a warm start with its KL to it: finite figures, flat tensor count`, async () => {
+      const config = configFromSearchParams(`layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&group-size=2&workers=1&algorithm=${algorithm}&beta=0.05&num-iterations=2`);
+      const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes });
+      const data = { train: generateDataset(3, 12), heldout: [] };
+      const first = await createRunner(config, data, { pool });
+      const warm = await first.saveCheckpoint();
+      first.dispose();
+      const runner = await createRunner(config, data, { pool, initFrom: warm });
+      try {
+        const before = (await runner.step()).metrics;
+        const tensors = tf.memory().numTensors;
+        const after = (await runner.step()).metrics;
+        await runner.step();
+        expect(tf.memory().numTensors).toBe(tensors);
+        for (const metrics of [before, after]) {
+          expect(Number.isFinite(metrics.policy_loss)).toBe(true);
+          expect(metrics.kl).toBeGreaterThanOrEqual(algorithm === 'grpo' ? 0 : -Infinity);
+          expect(Number.isFinite(metrics.kl)).toBe(true);
+        }
+        if (algorithm === 'grpo') expect(before.clip_ratio).toBeGreaterThanOrEqual(0);
+      } finally {
+        runner.dispose();
+        await pool.close();
+      }
+    }, 60_000);
+  }
+});

@@ -1,0 +1,115 @@
+/**
+ * RLOO, REINFORCE Leave-One-Out (Kool et al. 2019; Ahmadian et al. 2024, as TRL's RLOOTrainer):
+ * `groupSize` programs per prompt; the KL to the reference policy is folded into each program's
+ * reward (r - beta KL, KL the sum over its tokens of log p - log q under the sampler's
+ * probabilities), and a program's baseline is the mean of the other programs of its group, so its
+ * advantage is unbiased without a learned value. The loss is REINFORCE on whole programs:
+ *
+ *   -(1/B) sum_i A_i sum_t log p(token_t of program i)
+ *
+ * A group of one has no other program to compare with: its advantage is 0.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { AlgorithmConfig } from '../config';
+import type { Grammar } from '../grammar';
+import { Adam } from '../model/adam';
+import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
+import type { TransformerPolicy, WeightArray } from '../model/transformer';
+import { behaviourTensor } from './grpo';
+import type { Episode } from './reinforce';
+
+export type RlooConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'numIterations'>;
+
+export interface RlooStats {
+  loss: number;
+  /** Mean over programs of their summed per-token KL to the reference. */
+  kl: number;
+  gradNorm: number;
+  skipped: boolean;
+  reason?: string;
+}
+
+/** Leave-one-out advantages: each reward minus the mean of the others of its group (0 alone). */
+export function leaveOneOutAdvantages(episodes: readonly Pick<Episode, 'reward' | 'group'>[], rewards: readonly number[] = episodes.map((e) => e.reward)): number[] {
+  const sums = new Map<number, [number, number]>();
+  episodes.forEach((e, i) => {
+    const [sum, count] = sums.get(e.group ?? i) ?? [0, 0];
+    sums.set(e.group ?? i, [sum + rewards[i], count + 1]);
+  });
+  return episodes.map((e, i) => {
+    const [sum, count] = sums.get(e.group ?? i)!;
+    return count > 1 ? rewards[i] - (sum - rewards[i]) / (count - 1) : 0;
+  });
+}
+
+/** The RLOO loss from per-token log-probabilities [B, P], advantages [B] and the token mask [B, P]. */
+export function rlooLoss(logProbs: tf.Tensor2D, advantages: tf.Tensor1D, mask: tf.Tensor2D): tf.Scalar {
+  return logProbs.mul(mask).sum(1).mul(advantages).mean().neg() as tf.Scalar;
+}
+
+export class Rloo<S = unknown> {
+  readonly optimizer: Adam;
+  readonly baseline = undefined;
+
+  constructor(
+    private readonly policy: TransformerPolicy,
+    private readonly grammar: Grammar<S>,
+    private readonly config: RlooConfig,
+    private readonly reference?: TransformerPolicy,
+  ) {
+    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
+  }
+
+  async step(episodes: readonly Episode[]): Promise<RlooStats> {
+    const usable = episodes.filter((e) => e.tokens.length > 0);
+    if (usable.length === 0) return { loss: 0, kl: 0, gradNorm: 0, skipped: true, reason: 'no tokens sampled' };
+    if (usable.some((e) => !Number.isFinite(e.reward))) return { loss: NaN, kl: NaN, gradNorm: NaN, skipped: true, reason: 'non-finite reward; update skipped' };
+    const batch = buildSequenceBatch(usable, this.grammar, this.policy.config.context);
+    try {
+      // The KL of each program, from the sampler's log-probabilities and the reference's, folded into its reward.
+      let kls = usable.map(() => 0);
+      if (this.reference && this.config.beta > 0) {
+        const sampled = behaviourTensor(usable, batch.programLength);
+        const perProgram = tf.tidy(() => sampled.sub(takenLogProbs(programLogProbs(this.reference!, batch, this.config.temperature), batch)).mul(batch.tokenMask).sum(1));
+        kls = [...(await perProgram.data())];
+        tf.dispose([sampled, perProgram]);
+      }
+      const shaped = usable.map((e, i) => e.reward - this.config.beta * kls[i]);
+      const advantages = tf.tensor1d(leaveOneOutAdvantages(usable, shaped));
+      try {
+        let last: RlooStats = { loss: NaN, kl: NaN, gradNorm: NaN, skipped: true, reason: 'no update' };
+        for (let iteration = 0; iteration < this.config.numIterations; iteration++) {
+          const result = await clippedStep(
+            this.optimizer,
+            this.policy.variables,
+            () => ({ loss: rlooLoss(takenLogProbs(programLogProbs(this.policy, batch, this.config.temperature), batch), advantages, batch.tokenMask) }),
+            this.config.gradClip,
+          );
+          last = { loss: result.values.loss, kl: kls.reduce((a, b) => a + b, 0) / kls.length, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason };
+          if (result.skipped) break;
+        }
+        return last;
+      } finally {
+        advantages.dispose();
+      }
+    } finally {
+      disposeBatch(batch);
+    }
+  }
+
+  optimizerWeights(): WeightArray[] {
+    return this.optimizer.getState(this.policy.weightNames());
+  }
+
+  setOptimizerWeights(state: readonly WeightArray[]): void {
+    this.optimizer.setState(state, this.policy.weightNames());
+  }
+
+  setBaseline(): void {
+    // RLOO's baseline is the rest of each group: nothing to carry between batches.
+  }
+
+  dispose(): void {
+    this.optimizer.dispose();
+  }
+}
