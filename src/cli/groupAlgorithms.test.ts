@@ -39,3 +39,20 @@ describe('GRPO and RLOO through the one loop', () => {
     }, 60_000);
   }
 });
+
+describe('GRPO and RLOO from the CLI', () => {
+  it('npm run train -- --algorithm grpo (or rloo) trains and logs KL and the clipped share instead of entropy', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    for (const algorithm of ['grpo', 'rloo']) {
+      const out = join(mkdtempSync(join(tmpdir(), 'prl-group-')), 'run');
+      const flags = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--group-size', '2', '--max-program-tokens', '40', '--eval-samples', '2', '--max-steps', '2', '--checkpoint-freq', '0', '--algorithm', algorithm];
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/train.ts', ...flags, '--output-dir', out], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/step 2\/2 .* loss -?\d/);
+      if (algorithm === 'grpo') expect(run.stderr).toMatch(/clipped \d/);
+    }
+  }, 120_000);
+});

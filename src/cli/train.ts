@@ -66,14 +66,17 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
     `acc ${m.accuracy.toFixed(3)}`,
     m.compression_rate !== undefined ? `comp ${m.compression_rate.toFixed(3)}` : `tests ${m.tests_passed.toFixed(3)}`,
     `loss ${m.policy_loss.toFixed(4)}`,
-    `H ${m.entropy.toFixed(3)}`,
+    // Each algorithm reports what it has: entropy (reinforce), KL and the clipped share (grpo, rloo).
+    m.entropy !== undefined ? `H ${m.entropy.toFixed(3)}` : '',
+    m.kl !== undefined ? `KL ${m.kl.toFixed(4)}` : '',
+    m.clip_ratio !== undefined ? `clipped ${m.clip_ratio.toFixed(3)}` : '',
     m.program_bits !== undefined ? `bits ${m.program_bits.toFixed(1)}` : `tokens ${m.program_tokens.toFixed(1)}`,
     `tok/s ${m.tokens_per_s.toFixed(0)}`,
     `evals/s ${m.evals_per_s.toFixed(0)}`,
     `${secondsPerStep.toFixed(2)} s/step`,
     `ETA ${etaText}`,
     result.skipped ? `SKIPPED: ${result.reason}` : '',
-  ].join('  ');
+  ].filter(Boolean).join('  ');
 }
 
 async function main(): Promise<void> {
