@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles, policyConfigOf } from '../core/export';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   if (typeof extra.checkpoint !== 'string') throw new Error('--checkpoint FILE is required');
   if (typeof extra.out !== 'string' && typeof extra.ids !== 'string') throw new Error('--out DIR (or --ids) is required');
   const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
-  const weights = tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
+  const weights = tensorArrays(tensors, 'weights');
   if (typeof extra.out === 'string') {
     mkdirSync(extra.out, { recursive: true });
     const files = exportFiles(meta, weights, readFileSync(modelingPyPath, 'utf8'));

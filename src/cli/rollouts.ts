@@ -14,7 +14,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { KolmogorovRecord } from '../core/data/records';
 import { digitHeldOut } from '../core/digits/experiment';
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   try {
     const run = async <Item>(task: Task<Item, Scored>, items: Item[], text: (item: Item) => string) => {
       policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
-      policy.setWeights(tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array })));
+      policy.setWeights(tensorArrays(tensors, 'weights'));
       return rollouts(config, task, policy, items.slice(0, limit), text, { samples, temperature, seed, pool });
     };
     const written =

@@ -42,6 +42,11 @@ export interface NamedTensor {
   data: Float32Array | Int32Array;
 }
 
+/** The tensors of one group (the policy's weights, or the optimizer's state) as float arrays a model or an optimizer takes. */
+export function tensorArrays(tensors: readonly NamedTensor[], group: TensorGroup): { name: string; shape: number[]; data: Float32Array }[] {
+  return tensors.filter((t) => t.group === group).map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
+}
+
 export interface TensorSpec {
   name: string;
   group: TensorGroup;

@@ -23,7 +23,7 @@
  *
  * The loop is on-policy and sequential: sampling of batch n+1 needs the weights after update n.
  */
-import { CheckpointError, MAX_WEIGHT, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
+import { CheckpointError, MAX_WEIGHT, compatibleWith, decodeCheckpoint, encodeCheckpoint, tensorArrays, type NamedTensor } from './checkpoint';
 import { configProblem, type LabConfig } from './config';
 import { Reinforce, type Episode } from './algorithms/reinforce';
 import { isSafetensors, safetensorsWeights } from './safetensors';
@@ -169,13 +169,18 @@ export async function checkpointWeights(bytes: Uint8Array, config: LabConfig, vo
       throw new CheckpointError(`the safetensors file is malformed: ${(error as Error).message}`);
     }
   }
-  const { meta, tensors } = await decodeCheckpoint(bytes);
-  const problem = compatibleWith(meta, config);
+  return tensorArrays((await decodeCompatible(bytes, config, vocab)).tensors, 'weights');
+}
+
+/** A decoded checkpoint, refused unless it fits a model of `config` with the task's vocabulary. */
+async function decodeCompatible(bytes: Uint8Array, config: LabConfig, vocab: { size: number }): Promise<Awaited<ReturnType<typeof decodeCheckpoint>>> {
+  const decoded = await decodeCheckpoint(bytes);
+  const problem = compatibleWith(decoded.meta, config);
   if (problem) throw new CheckpointError(problem);
-  if (meta.vocab && meta.vocab.size !== vocab.size) {
-    throw new CheckpointError(`checkpoint vocabulary has ${meta.vocab.size} tokens, this model has ${vocab.size}`);
+  if (decoded.meta.vocab && decoded.meta.vocab.size !== vocab.size) {
+    throw new CheckpointError(`checkpoint vocabulary has ${decoded.meta.vocab.size} tokens, this model has ${vocab.size}`);
   }
-  return tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
+  return decoded;
 }
 
 export async function createTrainingLoop<Item, S extends Scored>(
@@ -384,16 +389,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
   }
 
   async function loadCheckpoint(bytes: Uint8Array): Promise<void> {
-    const { meta, tensors } = await decodeCheckpoint(bytes);
-    const problem = compatibleWith(meta, config);
-    if (problem) throw new CheckpointError(problem);
-    if (meta.vocab && meta.vocab.size !== task.vocab.size) {
-      throw new CheckpointError(`checkpoint vocabulary has ${meta.vocab.size} tokens, this model has ${task.vocab.size}`);
-    }
-    const asArrays = (group: 'weights' | 'optimizer') =>
-      tensors.filter((t) => t.group === group).map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
-    const weights = asArrays('weights');
-    const optimizer = asArrays('optimizer');
+    const { meta, tensors } = await decodeCompatible(bytes, config, task.vocab);
+    const weights = tensorArrays(tensors, 'weights');
+    const optimizer = tensorArrays(tensors, 'optimizer');
     // Swap both in, or neither: a file whose optimizer state is bad must not leave new weights behind.
     const before = { weights: policy.getWeights(), optimizer: algorithm.optimizerWeights() };
     try {

@@ -4,7 +4,7 @@
  */
 import * as Comlink from 'comlink';
 import { zipSync, strToU8 } from 'fflate';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
 import type { LabConfig } from '../core/config';
@@ -181,8 +181,7 @@ function linkSetsMoreThanTask(): boolean {
 /** The export folder of `npm run export` (core/export.ts) as one zip: what a PyTorch user loads. */
 export async function pytorchZip(checkpoint: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   const { meta, tensors } = await decodeCheckpoint(checkpoint);
-  const weights = tensors.filter((t) => t.group === 'weights').map(({ name, shape, data }) => ({ name, shape, data: data as Float32Array }));
-  const files = exportFiles(meta, weights, modelingPy);
+  const files = exportFiles(meta, tensorArrays(tensors, 'weights'), modelingPy);
   const entries = Object.fromEntries(Object.entries(files).map(([name, content]) => [`program-rl-lab/${name}`, typeof content === 'string' ? strToU8(content) : content]));
   return zipSync(entries) as Uint8Array<ArrayBuffer>;
 }

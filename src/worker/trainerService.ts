@@ -135,15 +135,32 @@ let wallOffset = 0;
  * progress, between chunks, so it ends there with nothing half-done kept.
  */
 let cancelRequested = false;
-/** Whether the last long work ended by a cancel (the status then says so, not "done"). */
-let wasCancelled = false;
 function progress(task: string, done: number, total: number): void {
   if (cancelRequested) {
     cancelRequested = false;
-    wasCancelled = true;
     throw new Error(CANCELLED);
   }
   send({ type: 'progress', task, done, total });
+}
+
+/**
+ * An evaluation as a phase of its own: 'evaluating' with its progress bar from the start (before
+ * the first chunk ends), then back to the phase before it ('paused' if it was training), saying
+ * whether it ended or was cancelled.
+ */
+async function asEvaluation<T>(message: string, total: number, work: () => Promise<T>): Promise<T> {
+  const previous = phase;
+  setPhase('evaluating', message);
+  send({ type: 'progress', task: 'evaluating', done: 0, total });
+  let ended = 'evaluation done';
+  try {
+    return await work();
+  } catch (error) {
+    if ((error as Error).message === CANCELLED) ended = 'evaluation cancelled';
+    throw error;
+  } finally {
+    setPhase(previous === 'training' ? 'paused' : previous, ended);
+  }
 }
 
 /** Serialises everything that touches the runner: a checkpoint is swapped in only between steps. */
@@ -531,10 +548,8 @@ async function parseDataset(role: 'train' | 'heldout', name: string, file: Blob)
 /** Held-out evaluation of the functions task: per problem, the first of k programs passing the shown tests, scored on all. */
 async function evaluateFunctionsRow(active: FunctionsRunner, limit: number, k: number): Promise<EvaluationRow> {
   if (problems.heldout.length === 0) throw new Error('no held-out problems are loaded: drop a problems file as held-out, or pick a shipped one');
-  const previous = phase;
-  setPhase('evaluating', `evaluating on ${Math.min(limit, problems.heldout.length)} held-out problems`);
-  send({ type: 'progress', task: 'evaluating', done: 0, total: Math.min(limit, problems.heldout.length) });
-  try {
+  const total = Math.min(limit, problems.heldout.length);
+  return asEvaluation(`evaluating on ${total} held-out problems`, total, async () => {
     const result = await active.evaluate(problems.heldout, { limit, k, onProgress: (done, total) => progress('evaluating', done, total) });
     const none = { '16': NaN, '32': NaN, '64': NaN, '128': NaN };
     const row: EvaluationRow = {
@@ -552,9 +567,7 @@ async function evaluateFunctionsRow(active: FunctionsRunner, limit: number, k: n
     };
     send({ type: 'evaluation', row });
     return row;
-  } finally {
-    setPhase(previous === 'training' ? 'paused' : previous, wasCancelled ? 'evaluation cancelled' : 'evaluation done');
-  }
+  });
 }
 
 export function createTrainerService(host: TrainerPlatform): TrainerApi {
@@ -718,25 +731,16 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
 
   evaluate({ limit, k, repair = false, split = false }) {
     cancelRequested = false;
-    wasCancelled = false;
     return serial(async () => {
       const active = requireRunner();
       if (digits) {
-        const previous = phase;
-        setPhase('evaluating', `evaluating ${config!.task.name} greedily on ${Math.min(limit, digits.heldout.length)} held-out prompts`);
-        send({ type: 'progress', task: 'evaluating', done: 0, total: Math.min(limit, digits.heldout.length) });
-        try {
-          return await evaluateDigitRun(active as DigitRunner, null, limit);
-        } finally {
-          setPhase(previous === 'training' ? 'paused' : previous, wasCancelled ? 'evaluation cancelled' : 'evaluation done');
-        }
+        const total = Math.min(limit, digits.heldout.length);
+        return asEvaluation(`evaluating ${config!.task.name} greedily on ${total} held-out prompts`, total, () => evaluateDigitRun(active as DigitRunner, null, limit));
       }
       if (config?.task.name === 'functions') return evaluateFunctionsRow(active as FunctionsRunner, limit, k);
       if (data.heldout.length === 0) throw new Error('no held-out set is loaded');
-      const previous = phase;
-      setPhase('evaluating', `evaluating on ${Math.min(limit, data.heldout.length)} held-out sequences`);
-      send({ type: 'progress', task: 'evaluating', done: 0, total: Math.min(limit, data.heldout.length) }); // the bar shows before the first chunk ends
-      try {
+      const total = Math.min(limit, data.heldout.length);
+      return asEvaluation(`evaluating on ${total} held-out sequences`, total, async () => {
         const { rows, searches: _searches, byLength: _byLength, ...metrics } = await (active as Runner).evaluate(data.heldout, {
           limit,
           k,
@@ -755,9 +759,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         const row: EvaluationRow = { ...metrics, items, label: `${k > 1 ? `best-of-${k}` : 'greedy'}${repair ? ' + repair' : ''}${split ? ' + split' : ''} @ step ${active.globalStep}`, step: active.globalStep, k };
         send({ type: 'evaluation', row });
         return row;
-      } finally {
-        setPhase(previous === 'training' ? 'paused' : previous, wasCancelled ? 'evaluation cancelled' : 'evaluation done');
-      }
+      });
     });
   },
 
