@@ -6,7 +6,9 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
-import { parseKolmogorovRecord, type KolmogorovRecord } from '../core/data/records';
+import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
+import type { TokenPair } from '../core/algorithms/dpo';
+import type { Task } from '../core/task';
 import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
 
 /** Largest problems file read (a JSON array is parsed whole). */
@@ -57,6 +59,35 @@ export function readCheckpointFile(path: string, flag?: string): Uint8Array {
   }
 }
 
+/**
+ * Preference pairs `{prompt, chosen, rejected}` (the task's text form, as `npm run rollouts
+ * --pairs` writes them) in the task's tokens; a line the task cannot read is reported with its
+ * number and reason, the rest load.
+ */
+export async function loadPreferencesFile(path: string, task: Pick<Task<unknown>, 'pairFromText' | 'vocab'>, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<TokenPair[]> {
+  const fromText = task.pairFromText;
+  if (!fromText) throw new Error(`${path}: preference pairs in text form are read for the kolmogorov task; the ${task.vocab.name} task learns DPO from its own samples (algorithm dpo without a pair file)`);
+  checkedSize(path, 'preference file', MAX_DATASET_BYTES);
+  let result: Awaited<ReturnType<typeof loadJsonl<TokenPair>>>;
+  try {
+    result = await loadJsonl(createReadStream(path), (value) => fromText(parsePreferenceRecord(value)));
+  } catch (error) {
+    throw new Error(`preference file ${path}: ${(error as Error).message}`);
+  }
+  reportBadLines(path, result, options);
+  if (result.records.length === 0) throw new Error(`${path}: no valid preference pair`);
+  return result.records;
+}
+
+function reportBadLines(path: string, result: Awaited<ReturnType<typeof loadJsonl<unknown>>>, options: { quiet?: boolean; maxErrorsShown?: number }): void {
+  const shown = options.maxErrorsShown ?? 10;
+  for (const error of result.errors.slice(0, shown)) {
+    console.error(`${path}:${error.line}: ${error.reason}${error.snippet ? `  [${error.snippet}]` : ''}`);
+  }
+  if (result.errors.length > shown) console.error(`${path}: ... and ${result.errors.length - shown} more bad lines`);
+  if (!options.quiet) console.error(`${path}: ${summarizeLoad(result)}`);
+}
+
 export async function loadKolmogorovFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<KolmogorovRecord[]> {
   return (await loadKolmogorovLines(path, options)).records;
 }
@@ -70,12 +101,7 @@ export async function loadKolmogorovLines(path: string, options: { quiet?: boole
   } catch (error) {
     throw new Error(`dataset ${path}: ${(error as Error).message}`);
   }
-  const shown = options.maxErrorsShown ?? 10;
-  for (const error of result.errors.slice(0, shown)) {
-    console.error(`${path}:${error.line}: ${error.reason}${error.snippet ? `  [${error.snippet}]` : ''}`);
-  }
-  if (result.errors.length > shown) console.error(`${path}: ... and ${result.errors.length - shown} more bad lines`);
-  if (!options.quiet) console.error(`${path}: ${summarizeLoad(result)}`);
+  reportBadLines(path, result, options);
   if (result.records.length === 0) throw new Error(`${path}: no valid records`);
   return { records: result.records, lines: result.recordLines };
 }

@@ -7,6 +7,10 @@
  * `{"sequence", "program"}`, the way the benchmark scores prompted language models) with
  * the same metrics. `--json` prints one JSON object with snake_case keys; `--out FILE`
  * also writes it to a file.
+ * `npm run eval -- --checkpoint FILE --reference WARMSTART --preferences PAIRS.jsonl --json`: DPO's
+ * implicit-reward figures of a policy against its reference on preference pairs (TRL's
+ * rewards/accuracies and rewards/margins): one object with `n`, `rewards_accuracies`,
+ * `rewards_margins`.
  */
 import { writeFileSync } from 'node:fs';
 import type { KolmogorovRecord } from '../core/data/records';
@@ -24,6 +28,43 @@ import { loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, readCheckpoi
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
+import { scorePreferences } from '../core/algorithms/dpo';
+import { tensorArrays } from '../core/checkpoint';
+import { kolmogorovTask } from '../core/kolmogorov/task';
+import { functionsTask } from '../core/functions/task';
+import { checkpointWeights } from '../core/loop';
+import { TransformerPolicy } from '../core/model/transformer';
+import { loadPreferencesFile } from './data';
+import * as tf from '@tensorflow/tfjs';
+
+/** DPO's implicit-reward figures of a checkpoint against its reference on a file of preference pairs. */
+async function scorePreferenceFile(checkpointPath: string, referencePath: string, pairsPath: string, betaText: string | undefined, backendName: string): Promise<Record<string, number>> {
+  await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
+  const bytes = readCheckpointFile(checkpointPath, 'checkpoint');
+  const { meta, tensors } = await decodeCheckpoint(bytes);
+  const config = meta.config;
+  const beta = betaText === undefined ? (config.algorithm.name === 'dpo' ? config.algorithm.beta : 0.1) : Number(betaText);
+  if (!(beta > 0)) throw new Error(`--beta: expected a positive number, got "${betaText}"`);
+  if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--preferences: a ${config.task.name} checkpoint; pair files are read for kolmogorov`);
+  const task = config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config);
+  const pairs = await loadPreferencesFile(pairsPath, task);
+  const policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
+  const reference = new TransformerPolicy(task.policyConfig(config), config.run.seed);
+  try {
+    policy.setWeights(tensorArrays(tensors, 'weights'));
+    try {
+      reference.setWeights(await checkpointWeights(readCheckpointFile(referencePath, 'reference'), config, task.vocab));
+    } catch (error) {
+      throw new Error(`--reference ${referencePath}: ${(error as Error).message}`);
+    }
+    const scored = await scorePreferences(policy, reference, task.grammar, pairs, beta);
+    return Object.fromEntries([['beta', beta], ...Object.entries(scored).map(([name, value]) => [name.replace('/', '_'), value])]);
+  } finally {
+    policy.dispose();
+    reference.dispose();
+    tf.disposeVariables();
+  }
+}
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -39,6 +80,9 @@ const extras: ExtraFlag[] = [
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
   { name: 'task', doc: 'kolmogorov or functions (default: the checkpoint\'s task); functions evaluates per problem, --data defaulting to datasets/functions/heldout.jsonl' },
+  { name: 'preferences', doc: 'JSONL of {prompt, chosen, rejected}: score the checkpoint\'s implicit DPO rewards against --reference on these pairs' },
+  { name: 'reference', doc: 'with --preferences: the reference (warm-start) checkpoint the policy was trained from' },
+  { name: 'beta', doc: 'with --preferences: the scale of the implicit reward (default: the checkpoint\'s algorithm.beta when it trained with dpo, else 0.1)' },
   { name: 'json', doc: 'print one JSON object with snake_case keys', boolean: true },
   { name: 'out', doc: 'also write the JSON result to this file' },
 ];
@@ -182,6 +226,13 @@ async function main(): Promise<void> {
   if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
 
+  if (typeof extra.preferences === 'string') {
+    if (typeof extra.checkpoint !== 'string' || typeof extra.reference !== 'string') throw new Error('--preferences: give --checkpoint FILE (the trained policy) and --reference FILE (the policy it started from)');
+    const result = await scorePreferenceFile(extra.checkpoint, extra.reference, extra.preferences, typeof extra.beta === 'string' ? extra.beta : undefined, String(extra.backend));
+    if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result, null, 2) + '\n');
+    console.log(extra.json ? JSON.stringify(result) : Object.entries(result).map(([name, value]) => `${name.padEnd(20)} ${Number.isInteger(value) ? value : value.toFixed(4)}`).join('\n'));
+    return;
+  }
   const task = typeof extra.task === 'string' ? extra.task : typeof extra.checkpoint === 'string' ? await checkpointTask(extra.checkpoint) : 'kolmogorov';
   if (task === 'functions') {
     if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');

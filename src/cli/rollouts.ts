@@ -24,6 +24,7 @@ import type { FunctionProblem, TestCase } from '../core/functions/problems';
 import { functionsTask } from '../core/functions/task';
 import { parameterNames } from '../core/functions/program';
 import { kolmogorovTask } from '../core/kolmogorov/task';
+import { toPair } from '../core/kolmogorov/pairs';
 import { sampleBatch } from '../core/model/sampler';
 import { TransformerPolicy } from '../core/model/transformer';
 import { Rng } from '../core/rng';
@@ -42,6 +43,8 @@ const extras: ExtraFlag[] = [
   { name: 'data', doc: 'the items: a sequences JSONL (kolmogorov) or a problems file (functions); the digit tasks use their held-out questions' },
   { name: 'out', doc: 'JSONL of {prompt, completion, reward, correct, outcome, item}, one line per sample' },
   { name: 'pairs', doc: 'also write preference pairs {prompt, chosen, rejected} to this JSONL' },
+  { name: 'both-correct', doc: 'pairs of two correct programs only (for Kolmogorov: the shorter over the longer)', boolean: true },
+  { name: 'with-reference', doc: 'kolmogorov: the record\'s own program (its "program" field) joins the samples as one more candidate', boolean: true },
   { name: 'samples', doc: 'samples per item (the first is greedy)', defaultValue: '4' },
   { name: 'limit', doc: 'at most this many items' },
   { name: 'temperature', doc: 'sampling temperature of the samples after the first', defaultValue: '1' },
@@ -72,13 +75,18 @@ export function problemPrompt(problem: FunctionProblem): string {
   return [`function ${problem.functionName}(${params.join(', ')})`, problem.docstring, ...problem.tests.map((test) => callText(problem.functionName, test))].join('\n');
 }
 
-/** Per item, the best-rewarded correct rollout over the worst-rewarded one that it beats. */
-export function preferencePairs(rollouts: readonly Rollout[]): PreferencePair[] {
+/**
+ * Per item, the best-rewarded correct rollout over the worst-rewarded one that it beats; with
+ * `bothCorrect`, over the worst-rewarded correct one (for Kolmogorov: the shortest correct
+ * program over the longest).
+ */
+export function preferencePairs(rollouts: readonly Rollout[], { bothCorrect = false }: { bothCorrect?: boolean } = {}): PreferencePair[] {
   const byItem = new Map<number, Rollout[]>();
   for (const rollout of rollouts) byItem.set(rollout.item, [...(byItem.get(rollout.item) ?? []), rollout]);
   const pairs: PreferencePair[] = [];
   for (const group of byItem.values()) {
-    const ranked = [...group].sort((a, b) => b.reward - a.reward);
+    const ranked = group.filter((r) => !bothCorrect || r.correct).sort((a, b) => b.reward - a.reward);
+    if (ranked.length < 2) continue;
     const chosen = ranked[0];
     const rejected = ranked[ranked.length - 1];
     if (!chosen.correct || chosen.completion === rejected.completion || chosen.reward <= rejected.reward) continue;
@@ -94,7 +102,7 @@ export async function rollouts<Item>(
   policy: TransformerPolicy,
   items: readonly Item[],
   promptText: (item: Item) => string,
-  options: { samples: number; temperature: number; seed: number; pool: SandboxPool },
+  options: { samples: number; temperature: number; seed: number; pool: SandboxPool; reference?: (item: Item) => number[] | null },
 ): Promise<Rollout[]> {
   const out: Rollout[] = [];
   const rng = new Rng(options.seed);
@@ -108,7 +116,15 @@ export async function rollouts<Item>(
     const sampled = options.samples > 1
       ? await sampleBatch(policy, task.grammar, part.flatMap((_, i) => Array<number[]>(options.samples - 1).fill(prompts[i])), { ...common, temperature: options.temperature, rng })
       : [];
-    const rows = part.flatMap((item, i) => [{ item, index: start + i, sample: greedy[i] }, ...sampled.slice(i * (options.samples - 1), (i + 1) * (options.samples - 1)).map((sample) => ({ item, index: start + i, sample }))]);
+    const rows = part.flatMap((item, i) => {
+      const own = options.reference?.(item);
+      return [
+        { item, index: start + i, sample: greedy[i] },
+        ...sampled.slice(i * (options.samples - 1), (i + 1) * (options.samples - 1)).map((sample) => ({ item, index: start + i, sample })),
+        // The dataset's own program, scored like a sample (it is one more candidate of the item's pairs).
+        ...(own ? [{ item, index: start + i, sample: { tokens: own, logProbs: [], lineEnds: [], complete: true } }] : []),
+      ];
+    });
     const scored = await task.score(rows.map((r) => r.item), rows.map((r) => r.sample), { pool: options.pool, seed: options.seed });
     rows.forEach((row, i) => out.push({ prompt: promptText(row.item), completion: scored[i].text, reward: scored[i].reward, correct: scored[i].correct, outcome: scored[i].outcome, item: row.index }));
   }
@@ -145,14 +161,15 @@ async function main(): Promise<void> {
   };
   let policy: TransformerPolicy | null = null;
   try {
-    const run = async <Item>(task: Task<Item, Scored>, items: Item[], text: (item: Item) => string) => {
+    const run = async <Item>(task: Task<Item, Scored>, items: Item[], text: (item: Item) => string, reference?: (item: Item) => number[] | null) => {
       policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
       policy.setWeights(tensorArrays(tensors, 'weights'));
-      return rollouts(config, task, policy, items.slice(0, limit), text, { samples, temperature, seed, pool });
+      return rollouts(config, task, policy, items.slice(0, limit), text, { samples, temperature, seed, pool, reference });
     };
+    const limits = { maxSequenceLength: config.task.maxSequenceLength, context: config.model.context, maxProgramTokens: config.model.maxProgramTokens };
     const written =
       config.task.name === 'kolmogorov'
-        ? await run(kolmogorovTask(config) as Task<KolmogorovRecord, Scored>, await loadKolmogorovFile(needData(), { quiet: true }), (record) => record.sequence.join(', '))
+        ? await run(kolmogorovTask(config) as Task<KolmogorovRecord, Scored>, await loadKolmogorovFile(needData(), { quiet: true }), (record) => record.sequence.join(', '), extra['with-reference'] ? (record) => toPair(record, limits)?.tokens ?? null : undefined)
         : config.task.name === 'functions'
           ? await run(functionsTask(config) as Task<FunctionProblem, Scored>, loadProblemsFile(needData(), { quiet: true }), problemPrompt)
           : await run(digitTask(config, new Set()) as Task<DigitItem, Scored>, digitHeldOut(config), (item) => item.question);
@@ -161,7 +178,7 @@ async function main(): Promise<void> {
     const correct = written.filter((r) => r.correct).length;
     console.error(`wrote ${written.length} rollouts (${correct} correct) of ${new Set(written.map((r) => r.item)).size} items to ${extra.out}`);
     if (typeof extra.pairs === 'string') {
-      const pairs = preferencePairs(written);
+      const pairs = preferencePairs(written, { bothCorrect: Boolean(extra['both-correct']) });
       mkdirSync(dirname(extra.pairs), { recursive: true });
       writeFileSync(extra.pairs, jsonl(pairs));
       console.error(`wrote ${pairs.length} preference pairs to ${extra.pairs}`);

@@ -19,7 +19,10 @@ import { createFunctionsRunner, createRunner, preludes, trainingRecords, withEva
 import type { StepResult } from '../core/runnerTypes';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile } from './data';
+import type { TokenPair } from '../core/algorithms/dpo';
+import { kolmogorovTask } from '../core/kolmogorov/task';
+import { functionsTask } from '../core/functions/task';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { formatMetricsTable, sandboxLimits } from './report';
@@ -31,6 +34,8 @@ const extras: ExtraFlag[] = [
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
   { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
+  { name: 'use-dpo', doc: 'DPO (--algorithm dpo; --beta 0.1 unless given): on pairs from the run\'s own samples, or on --preferences', boolean: true },
+  { name: 'preferences', doc: 'kolmogorov task: DPO on this JSONL of {prompt, chosen, rejected} (as `npm run rollouts -- --pairs` writes) instead of sampling' },
   { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas, FILE*N for N copies); default datasets/functions/train.jsonl' },
 ];
 
@@ -60,12 +65,26 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
   const m = result.metrics;
   const eta = Math.max(0, (total - result.step) * secondsPerStep);
   const etaText = eta > 90 ? `${(eta / 60).toFixed(1)}m` : `${eta.toFixed(0)}s`;
+  if (m['rewards/accuracies'] !== undefined && m.avg_reward === undefined) {
+    // DPO on a pair file: no sampling, TRL's preference figures.
+    return [
+      `step ${result.step}/${total}`,
+      `loss ${m.policy_loss.toFixed(4)}`,
+      `rewards/accuracies ${m['rewards/accuracies'].toFixed(3)}`,
+      `rewards/margins ${m['rewards/margins'].toFixed(4)}`,
+      `logps chosen ${m['logps/chosen'].toFixed(2)} rejected ${m['logps/rejected'].toFixed(2)}`,
+      `${secondsPerStep.toFixed(2)} s/step`,
+      `ETA ${etaText}`,
+      result.skipped ? `SKIPPED: ${result.reason}` : '',
+    ].filter(Boolean).join('  ');
+  }
   return [
     `step ${result.step}/${total}`,
     `reward ${m.avg_reward.toFixed(3)}`,
     `acc ${m.accuracy.toFixed(3)}`,
     m.compression_rate !== undefined ? `comp ${m.compression_rate.toFixed(3)}` : `tests ${m.tests_passed.toFixed(3)}`,
     `loss ${m.policy_loss.toFixed(4)}`,
+    m['rewards/margins'] !== undefined ? `pairs ${m.pairs}  margin ${m['rewards/margins'].toFixed(4)}` : '',
     // Each algorithm reports what it has: entropy (reinforce), KL and the clipped share (grpo, rloo).
     m.entropy !== undefined ? `H ${m.entropy.toFixed(3)}` : '',
     m.kl !== undefined ? `KL ${m.kl.toFixed(4)}` : '',
@@ -88,7 +107,9 @@ async function main(): Promise<void> {
     console.log(usage('train', 'REINFORCE on the Kolmogorov task: write the shortest program that reproduces each sequence.', extras));
     return;
   }
-  const { config, extra } = parseArgs(argv, extras);
+  const parsed = parseArgs(argv, extras);
+  const { extra } = parsed;
+  const config = withDpoSwitches(parsed.config, extra, argv);
   const quiet = Boolean(extra.quiet);
   const evalK = Number(extra['eval-k']);
   if (!Number.isInteger(evalK) || evalK < 1) throw new Error(`--eval-k: expected a positive integer, got "${extra['eval-k']}"`);
@@ -100,6 +121,10 @@ async function main(): Promise<void> {
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : config.run.backend);
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
   const data = config.task.name === 'functions' ? functionsData(config, extra) : await kolmogorovData(config);
+  const preferences = typeof extra.preferences === 'string'
+    ? await loadPreferencesFile(extra.preferences, config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config))
+    : undefined;
+  if (preferences) data.trainCount = preferences.length;
 
   const outputDir = config.run.outputDir;
   const resuming = typeof extra.resume === 'string';
@@ -130,7 +155,7 @@ async function main(): Promise<void> {
 
   try {
     const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-    const opened = await data.open(pool, initFrom);
+    const opened = await data.open(pool, initFrom, preferences);
     runner = opened;
     if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
     if (data.note) console.error(data.note);
@@ -144,7 +169,7 @@ async function main(): Promise<void> {
     // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
 
-    const groups = Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
+    const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
     const epochSteps = Math.ceil(data.trainCount / groups);
     const total = config.run.maxSteps > 0 ? config.run.maxSteps : config.run.numEpochs * epochSteps;
     const started = performance.now();
@@ -209,6 +234,18 @@ async function main(): Promise<void> {
 }
 
 /**
+ * The seed's `--use-dpo`, and `--preferences` (which only DPO learns from): algorithm dpo, with
+ * TRL's DPO beta of 0.1 unless --beta was given. Another --algorithm with them is refused.
+ */
+export function withDpoSwitches(config: LabConfig, extra: Record<string, string | boolean | undefined>, argv: readonly string[]): LabConfig {
+  const why = extra['use-dpo'] ? '--use-dpo' : typeof extra.preferences === 'string' ? '--preferences' : null;
+  if (!why) return config;
+  const given = (flag: string) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+  if (given('--algorithm') && config.algorithm.name !== 'dpo') throw new Error(`${why} trains with DPO: drop --algorithm ${config.algorithm.name}, or give --algorithm dpo`);
+  return { ...config, algorithm: { ...config.algorithm, name: 'dpo', beta: given('--beta') ? config.algorithm.beta : config.algorithm.beta || 0.1 } };
+}
+
+/**
  * On resume: drops the events after the checkpoint's step (a crash after step 7 with a checkpoint
  * at 5 would otherwise repeat steps 6 and 7) and returns the last wall time kept.
  */
@@ -232,11 +269,12 @@ export function truncateMetrics(path: string, step: number): number {
 
 /** A task as the train command needs it: its data, its runner, and its evaluation in the command's terms. */
 interface TrainData {
+  /** Items (or preference pairs) one epoch passes over. */
   trainCount: number;
   heldoutCount: number;
   itemName: string;
   note?: string;
-  open(pool: SandboxPool, initFrom?: Uint8Array): Promise<TrainingLoop & { evaluate(limit: number, k: number): Promise<TrainEvaluation> }>;
+  open(pool: SandboxPool, initFrom?: Uint8Array, preferences?: readonly TokenPair[]): Promise<TrainingLoop & { evaluate(limit: number, k: number): Promise<TrainEvaluation> }>;
 }
 
 interface TrainEvaluation {
@@ -268,8 +306,8 @@ async function kolmogorovData(config: LabConfig): Promise<TrainData> {
     heldoutCount: heldout.length,
     itemName: 'sequences',
     note,
-    async open(pool, initFrom) {
-      const runner = await createRunner(config, { train, heldout }, { pool, initFrom, onLog: (text) => console.error(text) });
+    async open(pool, initFrom, preferences) {
+      const runner = await createRunner(config, { train, heldout }, { pool, initFrom, preferences, onLog: (text) => console.error(text) });
       return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
         const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit, k });
         return {
@@ -303,8 +341,8 @@ function functionsData(config: LabConfig, extra: Record<string, string | boolean
     trainCount: train.length,
     heldoutCount: heldout.length,
     itemName: 'problems',
-    async open(pool, initFrom) {
-      const runner = await createFunctionsRunner(config, train, { pool, initFrom, onLog: (text) => console.error(text) });
+    async open(pool, initFrom, preferences) {
+      const runner = await createFunctionsRunner(config, train, { pool, initFrom, preferences, onLog: (text) => console.error(text) });
       return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
         const result = await runner.evaluate(heldout, { limit, k });
         return {

@@ -36,8 +36,8 @@ export const modelSchema = z.object({
 });
 
 export const algorithmSchema = z.object({
-  name: z.enum(['reinforce', 'reinforce_monarch', 'grpo', 'rloo']).default('reinforce')
-    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL), reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights), grpo (group-normalised advantages, clipped ratio, k3 KL; TRL\'s GRPOTrainer) or rloo (leave-one-out baseline, KL folded into the reward).'),
+  name: z.enum(['reinforce', 'reinforce_monarch', 'grpo', 'rloo', 'dpo']).default('reinforce')
+    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL), reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights), grpo (group-normalised advantages, clipped ratio, k3 KL; TRL\'s GRPOTrainer) rloo (leave-one-out baseline, KL folded into the reward) or dpo (preference pairs, the best correct program of a group over the worst, or a pair file; TRL\'s DPOTrainer).'),
   batchSize: int(1, 1024).default(32).describe('Episodes (sampled programs) per policy update.'),
   learningRate: z.number().positive().max(1).default(3e-4).describe('Adam learning rate.'),
   rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
@@ -52,11 +52,12 @@ export const algorithmSchema = z.object({
   groupSize: int(1, 64).default(1).describe('Samples per prompt (programs per sequence, answers per question); >1 uses the group-mean baseline.'),
   temperature: z.number().positive().max(10).default(1).describe('Sampling temperature during training.'),
   gradClip: z.number().positive().default(1).describe('Global gradient-norm clip.'),
-  beta: z.number().min(0).default(0).describe('grpo and rloo: weight of the KL to the reference (warm-start) policy (TRL\'s beta): a k3 term in the grpo loss, a penalty on the reward in rloo.'),
+  beta: z.number().min(0).default(0).describe('grpo, rloo and dpo: weight of the KL to the reference (warm-start) policy (TRL\'s beta): a k3 term in the grpo loss, a penalty on the reward in rloo, the scale of the implicit reward in dpo (TRL\'s DPO default is 0.1; dpo needs it above 0).'),
   epsilon: z.number().min(0).max(1).default(0.2).describe('grpo: the probability ratio is clipped to [1 - epsilon, 1 + epsilonHigh].'),
   epsilonHigh: z.number().min(0).max(10).default(0.2).describe('grpo: upper clip of the ratio (DAPO\'s clip-higher when above epsilon).'),
   scaleRewards: z.enum(['group', 'batch', 'none']).default('group').describe('grpo: advantages are reward minus the group mean, divided by the group\'s std (group), the batch\'s std (batch), or not divided (none).'),
   lossType: z.enum(['grpo', 'dr_grpo', 'dapo']).default('grpo').describe('grpo: how token losses average: per sequence then over sequences (grpo), summed over the batch and divided by batch x max program tokens (dr_grpo), or over all tokens of the batch (dapo).'),
+  dpoLossType: z.enum(['sigmoid', 'ipo', 'hinge']).default('sigmoid').describe('dpo: the loss of a pair from h, its log-ratio margin over the reference: -log sigmoid(beta h) (sigmoid, the paper\'s), (h - 1/(2 beta))^2 (ipo), max(0, 1 - beta h) (hinge). TRL\'s loss_type.'),
   numIterations: int(1, 16).default(1).describe('grpo and rloo: updates on each sampled batch (TRL\'s num_iterations); ratios are to the sampler\'s probabilities.'),
 });
 
@@ -221,7 +222,8 @@ const algorithmOnlyFields: Record<string, LabConfig['algorithm']['name'][]> = {
   'algorithm.normalizeReturns': ['reinforce'],
   'algorithm.entropyCoef': ['reinforce'],
   'algorithm.klCoef': ['reinforce'],
-  'algorithm.beta': ['grpo', 'rloo'],
+  'algorithm.beta': ['grpo', 'rloo', 'dpo'],
+  'algorithm.dpoLossType': ['dpo'],
   'algorithm.epsilon': ['grpo'],
   'algorithm.epsilonHigh': ['grpo'],
   'algorithm.scaleRewards': ['grpo'],
@@ -252,6 +254,7 @@ export function configProblem(config: LabConfig): string | null {
   const { name, repairDemos } = config.algorithm;
   // Demonstrations are found by search, not sampled: they have no sampling probability for GRPO's ratio or RLOO's KL.
   if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;
+  if (name === 'dpo' && !(config.algorithm.beta > 0)) return 'algorithm.beta must be above 0 for dpo (it scales the implicit reward): try 0.1, TRL\'s default';
   return null;
 }
 

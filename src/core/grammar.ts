@@ -45,3 +45,15 @@ export class OpenGrammar implements Grammar<null> {
     return false;
   }
 }
+
+/** Why `tokens` is not a complete program of `grammar` after `prompt`, or null when it is one. */
+export function grammarProblem<S>(grammar: Grammar<S>, prompt: readonly number[], tokens: readonly number[]): string | null {
+  const mask = new Uint8Array(grammar.vocabSize);
+  let state = grammar.initial(prompt);
+  for (let i = 0; i < tokens.length; i++) {
+    grammar.allowed(state, mask);
+    if (!mask[tokens[i]]) return `token ${i} (${tokens[i]}) is not allowed there by the grammar`;
+    state = grammar.advance(state, tokens[i]);
+  }
+  return grammar.isDone(state) ? null : `the program is incomplete after ${tokens.length} tokens`;
+}

@@ -30,6 +30,7 @@ import { isSafetensors, safetensorsWeights } from './safetensors';
 import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
 import { Grpo } from './algorithms/grpo';
 import { Rloo } from './algorithms/rloo';
+import { Dpo, type TokenPair } from './algorithms/dpo';
 import type { GeneratorPool } from './generators';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
@@ -58,6 +59,11 @@ export interface LoopDeps {
    * weights under a new configuration keeps the warm start it drifted from as its reference.
    */
   referenceFrom?: Uint8Array;
+  /**
+   * Preference pairs to learn from instead of sampling (algorithm dpo with a pair file): each step
+   * takes batchSize of them, in a seeded order per epoch.
+   */
+  preferences?: readonly TokenPair[];
 }
 
 export interface TrainingLoop {
@@ -76,6 +82,8 @@ export interface TrainingLoop {
 /** What the loop needs of an algorithm. */
 export interface PolicyAlgorithm {
   step(episodes: readonly Episode[]): Promise<PolicyUpdate>;
+  /** An update on given preference pairs (dpo). */
+  stepPairs?(pairs: readonly TokenPair[]): Promise<PolicyUpdate>;
   readonly optimizer: Adam;
   readonly baseline: number | undefined;
   setBaseline(value: number): void;
@@ -96,12 +104,14 @@ export interface PolicyUpdate {
   baseline?: number;
   /** GRPO: share of tokens whose probability ratio was clipped. */
   clipRatio?: number;
+  /** Metrics under their TRL names (dpo's rewards/chosen, ...), reported as they are. */
+  named?: Record<string, number>;
 }
 
 /** Whether the run's algorithm needs a frozen reference policy (its KL term is on). */
 export function wantsReference(config: LabConfig): boolean {
   const { name, klCoef, beta } = config.algorithm;
-  return name === 'reinforce' ? klCoef > 0 : name === 'grpo' || name === 'rloo' ? beta > 0 : false;
+  return name === 'reinforce' ? klCoef > 0 : name === 'grpo' || name === 'rloo' ? beta > 0 : name === 'dpo';
 }
 
 /** The run's algorithm (`algorithm.name`) on its policy. */
@@ -116,6 +126,15 @@ export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, gr
     return adapt(new Rloo(policy, grammar, settings, reference), (stats) => ({
       loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, kl: stats.kl,
     }));
+  }
+  if (settings.name === 'dpo') {
+    if (!reference) throw new Error('dpo needs a reference policy');
+    const dpo = new Dpo(policy, grammar, settings, reference);
+    const update = (stats: Awaited<ReturnType<typeof dpo.step>>): PolicyUpdate => {
+      const { loss, gradNorm, skipped, reason, pairs, ...named } = stats;
+      return { loss, gradNorm, skipped, reason, named: { ...named, pairs } };
+    };
+    return { ...adapt(dpo, update), stepPairs: async (pairs) => update(await dpo.stepPairs(pairs)) };
   }
   if (settings.name === 'reinforce_monarch') {
     return adapt(new TokenMeanReinforce(policy, grammar, settings), (stats) => ({
@@ -206,6 +225,17 @@ export async function createTrainingLoop<Item, S extends Scored>(
       reference.setWeights(deps.referenceFrom ? await checkpointWeights(deps.referenceFrom, config, task.vocab) : weights);
     }
   }
+  if (config.algorithm.name === 'dpo' && !reference) {
+    // No warm start: the policy's initial weights are DPO's reference.
+    reference = new TransformerPolicy(policyConfig, config.run.seed);
+    reference.setWeights(policy.getWeights());
+  }
+  const preferences = deps.preferences;
+  if (preferences && config.algorithm.name !== 'dpo') throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
+  if (preferences?.length === 0) throw new Error('the preference file holds no valid pair');
+  if (config.algorithm.name === 'dpo' && !preferences && config.algorithm.groupSize < 2) {
+    throw new Error(`algorithm.groupSize (${config.algorithm.groupSize}) must be at least 2 for dpo on its own samples: a pair is two programs sampled for one prompt (or give a preference file)`);
+  }
   const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
   const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens);
   let rng = new Rng(config.run.seed);
@@ -219,8 +249,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
   let epoch = 0;
   let cursor = 0;
   // A curriculum samples from the easiest `pool` items, widening as the policy succeeds.
-  const curriculum = task.curriculum?.(items.length);
-  let pool = curriculum ? Math.min(items.length, curriculum.start) : items.length;
+  const curriculum = preferences ? undefined : task.curriculum?.(items.length);
+  let pool = preferences ? preferences.length : curriculum ? Math.min(items.length, curriculum.start) : items.length;
   let order = permutation(pool, config.run.seed);
   let wallBefore = 0; // wall time of the run before this process (from a resumed checkpoint)
   const startedAt = performance.now();
@@ -283,7 +313,25 @@ export async function createTrainingLoop<Item, S extends Scored>(
     return { itemIndices, batch, prompts, samples, sampleMs: performance.now() - sampleStart };
   }
 
+  /** A step of DPO on the preference file: no sampling, no sandbox. */
+  async function preferenceStep(pairs: readonly TokenPair[]): Promise<StepResult> {
+    const stepStart = performance.now();
+    const batch = nextItems(Math.min(config.algorithm.batchSize, pairs.length)).map((index) => pairs[index]);
+    const update = await algorithm.stepPairs!(batch);
+    const updateMs = performance.now() - stepStart;
+    globalStep += 1;
+    if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
+    return {
+      step: globalStep,
+      metrics: { ...update.named, policy_loss: update.loss, grad_norm: update.gradNorm, learning_rate: algorithm.optimizer.learningRate, update_ms: updateMs, step_ms: performance.now() - stepStart, epoch },
+      samples: [],
+      skipped: update.skipped,
+      reason: update.reason,
+    };
+  }
+
   async function step(): Promise<StepResult> {
+    if (preferences) return preferenceStep(preferences);
     if (items.length === 0 && !task.sampleItems) throw new Error('the training set is empty: load a dataset with at least one valid record');
     const stepStart = performance.now();
     const groupSize = config.algorithm.groupSize;
@@ -301,7 +349,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
     const judged = scored.map((s) => s.outcome !== 'infra_error');
     const episodes: Episode[] = samples.flatMap((sample, i) =>
-      judged[i] ? [{ prompt: prompts[i], tokens: sample.tokens, lineEnds: sample.lineEnds, reward: scored[i].reward, group: Math.floor(i / groupSize), behaviourLogProbs: sample.logProbs }] : [],
+      judged[i] ? [{ prompt: prompts[i], tokens: sample.tokens, lineEnds: sample.lineEnds, reward: scored[i].reward, correct: scored[i].correct, group: Math.floor(i / groupSize), behaviourLogProbs: sample.logProbs }] : [],
     );
     const demos = task.demonstrations ? await task.demonstrations(batch, prompts, samples, scored, groupSize, context) : [];
     episodes.push(...demos);
@@ -331,6 +379,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       ...(update.importanceWeight !== undefined ? { importance_weight: update.importanceWeight } : {}),
       ...(update.baseline !== undefined ? { baseline: update.baseline } : {}),
       ...(update.clipRatio !== undefined ? { clip_ratio: update.clipRatio } : {}),
+      ...update.named,
       grad_norm: update.gradNorm,
       learning_rate: algorithm.optimizer.learningRate,
       ...(generators ? { generations_per_s: drawn.generationsPerSecond ?? 0, weights_version: version } : {}),

@@ -11,6 +11,8 @@
 import type { LabConfig } from './config';
 import type { Grammar } from './grammar';
 import type { Episode } from './algorithms/reinforce';
+import type { TokenPair } from './algorithms/dpo';
+import type { PreferenceRecord } from './data/records';
 import type { SampledSequence } from './model/sampler';
 import type { PolicyConfig } from './model/transformer';
 import type { SampleRecord } from './runnerTypes';
@@ -68,6 +70,12 @@ export interface Task<Item, S extends Scored = Scored> {
    * `start` items and widens the pool by `step` whenever a step's success rate reaches `widenAt`.
    */
   curriculum?(count: number): { start: number; widenAt: number; step: number };
+  /**
+   * A preference pair in the task's text form (the prompt as `npm run rollouts` writes it, two
+   * programs as the sandbox runs them) in tokens; throws a reason naming the field when it is not
+   * one. Tasks without a parser of their program text leave it out.
+   */
+  pairFromText?(pair: PreferenceRecord): TokenPair;
   /** Runner-up tokens the sampler should record per token (for demonstrations); 0 by default. */
   sampleAlternatives?(): number;
   /**

@@ -35,6 +35,8 @@ export interface Episode {
   reward: number;
   /** Episodes of one group share a prompt (group sampling). */
   group?: number;
+  /** Whether the task judged the program correct (DPO's chosen program must be). */
+  correct?: boolean;
   /** Per-token log-probabilities under the weights that sampled `tokens` (importance weights of stale samples). */
   behaviourLogProbs?: readonly number[];
 }

@@ -48,3 +48,22 @@ export function parseKolmogorovRecord(value: unknown): KolmogorovRecord {
   }
   return record;
 }
+
+/** A preference pair in a task's text form (TRL's DPO and reward-trainer format). */
+export interface PreferenceRecord {
+  prompt: string;
+  chosen: string;
+  rejected: string;
+}
+
+export function parsePreferenceRecord(value: unknown): PreferenceRecord {
+  if (!isPlainObject(value)) throw new Error(`expected an object {"prompt", "chosen", "rejected"}, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  const field = (key: keyof PreferenceRecord): string => {
+    const text = own(value, key);
+    if (text === undefined) throw new Error(`missing field "${key}"`);
+    if (typeof text !== 'string') throw new Error(`"${key}" must be a string, got ${typeof text}`);
+    if (text.length > MAX_PROGRAM_CHARS) throw new Error(`"${key}" is longer than ${MAX_PROGRAM_CHARS} characters`);
+    return text;
+  };
+  return { prompt: field('prompt'), chosen: field('chosen'), rejected: field('rejected') };
+}

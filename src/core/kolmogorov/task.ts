@@ -10,7 +10,8 @@
  * them: turning sampled tokens into sandbox jobs, and the repair search run in the sandbox.
  */
 import type { LabConfig } from '../config';
-import type { KolmogorovRecord } from '../data/records';
+import { parseKolmogorovRecord, type KolmogorovRecord } from '../data/records';
+import { grammarProblem } from '../grammar';
 import type { Episode } from '../algorithms/reinforce';
 import type { SampledSequence } from '../model/sampler';
 import type { PolicyConfig } from '../model/transformer';
@@ -18,11 +19,11 @@ import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
 import type { OutcomeKind, SandboxJob, SandboxOutcome } from '../sandbox/outcome';
 import type { Scored, Task, TaskContext } from '../task';
-import { KolmogorovGrammar, VALUE0, encodePrompt, tokensToProgram, vocabSize } from './grammar';
+import { KolmogorovGrammar, VALUE0, encodePrompt, programToTokens, tokensToProgram, vocabSize } from './grammar';
 import { ktMetrics, prefixShare, type ScoredSample } from './metrics';
 import { kolmogorovPrelude } from './prelude';
 import { programBits } from './prior';
-import { printProgram, type Program } from './program';
+import { parseProgram, printProgram, type Program } from './program';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './repair';
 import { trainingPieces } from './split';
 
@@ -250,6 +251,25 @@ export function kolmogorovTask(config: LabConfig): Task<KolmogorovRecord, Kolmog
     },
 
     sampleRecord: (record, scored) => ({ target: record.sequence, output: scored.sandbox.output, bits: scored.candidate.bits }),
+
+    pairFromText(pair) {
+      const values = pair.prompt.split(',').map((part) => part.trim());
+      if (values.some((v) => !/^\d+$/.test(v))) throw new Error(`"prompt" must be the sequence as comma-separated integers, got "${pair.prompt.slice(0, 40)}"`);
+      const prompt = encodePrompt(parseKolmogorovRecord({ sequence: values.map(Number) }).sequence, config.task.maxSequenceLength);
+      const program = (key: 'chosen' | 'rejected'): number[] => {
+        let tokens: number[];
+        try {
+          tokens = programToTokens(parseProgram(pair[key]));
+        } catch (error) {
+          throw new Error(`"${key}": ${(error as Error).message}`);
+        }
+        if (tokens.length > config.model.maxProgramTokens) throw new Error(`"${key}" takes ${tokens.length} tokens, more than model.maxProgramTokens (${config.model.maxProgramTokens})`);
+        const problem = grammarProblem(grammar, prompt, tokens);
+        if (problem) throw new Error(`"${key}": ${problem}`);
+        return tokens;
+      };
+      return { prompt, chosen: program('chosen'), rejected: program('rejected') };
+    },
 
     sampleAlternatives: () => config.algorithm.repairDemos,
 

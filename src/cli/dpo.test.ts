@@ -1,0 +1,106 @@
+/**
+ * DPO through the one loop and the CLI: on pairs the run makes from its own samples (from the
+ * shipped Kolmogorov warm start), and on a pair file (`train --preferences`), scored by
+ * `eval --preferences` on pairs it never trained on.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { configFromSearchParams } from '../core/config';
+import { createRunner, preludes } from '../core/runner';
+import { loadKolmogorovFile } from './data';
+import { createNodeSandboxPool } from './sandboxHost';
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+const tsx = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', ...args], { encoding: 'utf8' });
+
+describe('DPO on its own samples', () => {
+  it('pairs each group\'s best correct program with its worst, from the shipped warm start: TRL\'s figures, flat tensor count', async () => {
+    const shipped = new Uint8Array(readFileSync('public/pretrained.prl'));
+    const { meta } = await decodeCheckpoint(shipped);
+    const config = configFromSearchParams('algorithm=dpo&beta=0.1&batch-size=32&group-size=8&learning-rate=0.0001&workers=1', meta.config);
+    const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes });
+    // Short sequences the warm start solves often: most groups hold a correct and a wrong program.
+    const train = (await loadKolmogorovFile('datasets/train.jsonl', { quiet: true })).filter((r) => r.sequence.length <= 12).slice(0, 40);
+    const runner = await createRunner(config, { train, heldout: [] }, { pool, initFrom: shipped });
+    try {
+      const first = await runner.step();
+      const tensors = tf.memory().numTensors;
+      const second = await runner.step();
+      expect(tf.memory().numTensors).toBe(tensors);
+      for (const { metrics, skipped } of [first, second]) {
+        expect(skipped).toBe(false);
+        expect(metrics.pairs).toBeGreaterThan(0);
+        // The first update starts at the reference: log 2 and no margin.
+        for (const name of ['rewards/chosen', 'rewards/rejected', 'rewards/margins', 'rewards/accuracies', 'logps/chosen', 'logps/rejected']) expect(Number.isFinite(metrics[name]), name).toBe(true);
+      }
+      expect(first.metrics.policy_loss).toBeCloseTo(Math.LN2, 5);
+      expect(first.metrics['rewards/margins']).toBeCloseTo(0, 5);
+    } finally {
+      runner.dispose();
+      await pool.close();
+    }
+  }, 120_000);
+});
+
+/** "n, n, ... n" (length) with its one-line program and a longer correct one: a concatenation of two halves. */
+function pair(value: number, length: number) {
+  const half = length / 2;
+  return {
+    prompt: Array(length).fill(value).join(', '),
+    chosen: `sequence_1 = repeat_num(${length}, ${value})\noutput = sequence_1`,
+    rejected: `sequence_1 = repeat_num(${half}, ${value})\nsequence_2 = concatenate(sequence_1, sequence_1)\noutput = sequence_2`,
+  };
+}
+const jsonl = (rows: object[]) => rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
+
+describe('DPO on a pair file', () => {
+  it('train --preferences learns the shorter program; eval --preferences scores pairs it never saw; bad lines are named', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-dpo-'));
+    const trainPairs = join(dir, 'train.jsonl');
+    const heldoutPairs = join(dir, 'heldout.jsonl');
+    // Values 1..40 train, 41..50 are held out; a line that is not a pair and one whose program does not parse are reported.
+    const train = Array.from({ length: 40 }, (_, i) => pair(i + 1, 4 + 2 * (i % 3)));
+    writeFileSync(trainPairs, jsonl(train) + '{"prompt": "1, 2"}\n' + JSON.stringify({ ...pair(3, 4), chosen: 'sequence_1 = nope(3)\noutput = sequence_1' }) + '\n');
+    writeFileSync(heldoutPairs, jsonl(Array.from({ length: 10 }, (_, i) => pair(41 + i, 4 + 2 * (i % 3)))));
+    const model = ['--layers', '1', '--d-model', '32', '--heads', '2', '--max-program-tokens', '40', '--eval-samples', '2', '--checkpoint-freq', '0'];
+
+    const warm = join(dir, 'warm');
+    const start = tsx(['src/cli/train.ts', ...model, '--max-steps', '1', '--batch-size', '2', '--output-dir', warm]);
+    expect(start.status, start.stderr).toBe(0);
+    const dpo = join(dir, 'dpo');
+    const run = tsx(['src/cli/train.ts', ...model, '--init-from', join(warm, 'latest.prl'), '--preferences', trainPairs, '--batch-size', '20', '--learning-rate', '0.003', '--max-steps', '30', '--output-dir', dpo]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/train\.jsonl:41: missing field "chosen"/);
+    expect(run.stderr).toMatch(/train\.jsonl:42: "chosen": .*nope/);
+    expect(run.stderr).toMatch(/step 30\/30 .*rewards\/accuracies \d/);
+    const config = JSON.parse(readFileSync(join(dpo, 'config.json'), 'utf8')) as { algorithm: { name: string; beta: number } };
+    expect(config.algorithm).toMatchObject({ name: 'dpo', beta: 0.1 }); // TRL's DPO beta when none is given
+    const metrics = readFileSync(join(dpo, 'metrics.jsonl'), 'utf8');
+    expect(metrics).toContain('"name":"rewards/margins"');
+
+    const scored = (checkpoint: string) => {
+      const result = tsx(['src/cli/eval.ts', '--checkpoint', checkpoint, '--reference', join(warm, 'latest.prl'), '--preferences', heldoutPairs, '--json']);
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { n: number; rewards_accuracies: number; rewards_margins: number };
+    };
+    const before = scored(join(warm, 'latest.prl'));
+    expect(before).toMatchObject({ n: 10, rewards_accuracies: 0, rewards_margins: 0 });
+    const after = scored(join(dpo, 'latest.prl'));
+    expect(after.n).toBe(10);
+    expect(after.rewards_accuracies).toBeGreaterThanOrEqual(0.9);
+    expect(after.rewards_margins).toBeGreaterThan(0);
+
+    const missing = tsx(['src/cli/eval.ts', '--checkpoint', join(dpo, 'latest.prl'), '--preferences', heldoutPairs]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('--reference FILE');
+  }, 240_000);
+});

@@ -1,0 +1,232 @@
+/**
+ * DPO, Direct Preference Optimization (Rafailov et al. 2023), as TRL's DPOTrainer computes it and
+ * with its names. A pair is a prompt with a chosen and a rejected program; with the summed
+ * log-probabilities of each program under the policy (p) and the frozen reference (q),
+ *
+ *   rewards/chosen = beta (p_c - q_c)      rewards/rejected = beta (p_r - q_r)
+ *   h = (p_c - p_r) - (q_c - q_r)
+ *
+ * and the loss per pair, by `dpoLossType`:
+ *
+ *   sigmoid  -log sigmoid(beta h)          (the paper's)
+ *   hinge    max(0, 1 - beta h)            (SLiC)
+ *   ipo      (h - 1 / (2 beta))^2          (Azar et al. 2023)
+ *
+ * Pairs come from a file (`{prompt, chosen, rejected}` in the task's text form, the task turns them
+ * into tokens) or from the run's own samples: in each group of programs sampled for one prompt, the
+ * best-rewarded correct one over the worst-rewarded one it beats (a correct program over a failing
+ * one; for Kolmogorov, of two correct ones the shorter, which earns more).
+ *
+ * Log-probabilities are those of the grammar-masked distribution at temperature 1, the one the
+ * policy's programs are judged under. The reference's are computed once per pair, outside the
+ * gradient; a pair file's can be kept across epochs (`referenceCache`).
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { AlgorithmConfig } from '../config';
+import type { Grammar } from '../grammar';
+import { Adam } from '../model/adam';
+import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
+import type { TransformerPolicy, WeightArray } from '../model/transformer';
+import type { Episode } from './reinforce';
+
+export type DpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'gradClip' | 'beta' | 'dpoLossType'>;
+export type DpoLossType = DpoConfig['dpoLossType'];
+
+/** One preference pair in tokens: the prompt and two programs for it. */
+export interface TokenPair {
+  prompt: readonly number[];
+  chosen: readonly number[];
+  rejected: readonly number[];
+}
+
+/** TRL's DPO metrics, means over the pairs of a batch. */
+export interface PreferenceMetrics {
+  'rewards/chosen': number;
+  'rewards/rejected': number;
+  'rewards/margins': number;
+  'rewards/accuracies': number;
+  'logps/chosen': number;
+  'logps/rejected': number;
+}
+
+export interface DpoStats extends PreferenceMetrics {
+  loss: number;
+  gradNorm: number;
+  skipped: boolean;
+  reason?: string;
+  pairs: number;
+}
+
+/**
+ * The DPO loss and metrics from summed log-probabilities [N] of the chosen and rejected programs
+ * under the policy and the reference. Pure tensor arithmetic, tested on hand-computed values.
+ */
+export function dpoLoss(
+  policyChosen: tf.Tensor1D,
+  policyRejected: tf.Tensor1D,
+  referenceChosen: tf.Tensor1D,
+  referenceRejected: tf.Tensor1D,
+  beta: number,
+  lossType: DpoLossType,
+): { loss: tf.Scalar; chosen: tf.Tensor1D; rejected: tf.Tensor1D } {
+  const h = policyChosen.sub(policyRejected).sub(referenceChosen.sub(referenceRejected));
+  // -log sigmoid(x) is written softplus(-x): tf.logSigmoid's gradient fails on the wasm backend.
+  const losses =
+    lossType === 'sigmoid' ? tf.softplus(h.mul(-beta))
+      : lossType === 'hinge' ? tf.relu(tf.scalar(1).sub(h.mul(beta)))
+        : h.sub(1 / (2 * beta)).square();
+  return {
+    loss: losses.mean() as tf.Scalar,
+    chosen: policyChosen.sub(referenceChosen).mul(beta) as tf.Tensor1D,
+    rejected: policyRejected.sub(referenceRejected).mul(beta) as tf.Tensor1D,
+  };
+}
+
+/** The metrics of pairs from their implicit rewards and the policy's log-probabilities. */
+export function preferenceMetrics(chosen: readonly number[], rejected: readonly number[], logpsChosen: readonly number[], logpsRejected: readonly number[]): PreferenceMetrics {
+  const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : NaN);
+  return {
+    'rewards/chosen': mean(chosen),
+    'rewards/rejected': mean(rejected),
+    'rewards/margins': mean(chosen.map((c, i) => c - rejected[i])),
+    // A tie is not a win, as TRL's (chosen_rewards > rejected_rewards).
+    'rewards/accuracies': mean(chosen.map((c, i) => (c > rejected[i] ? 1 : 0))),
+    'logps/chosen': mean(logpsChosen),
+    'logps/rejected': mean(logpsRejected),
+  };
+}
+
+/**
+ * Pairs from the run's own samples: per group, the best-rewarded program, when it is correct (or
+ * correctness is not known), over the worst-rewarded one, when it earned strictly less.
+ */
+export function pairsFromEpisodes(episodes: readonly Episode[]): TokenPair[] {
+  const groups = new Map<number, Episode[]>();
+  episodes.forEach((e, i) => groups.set(e.group ?? i, [...(groups.get(e.group ?? i) ?? []), e]));
+  const pairs: TokenPair[] = [];
+  for (const group of groups.values()) {
+    const ranked = group.filter((e) => e.tokens.length > 0).sort((a, b) => b.reward - a.reward);
+    if (ranked.length < 2) continue;
+    const [best, worst] = [ranked[0], ranked[ranked.length - 1]];
+    if (best.correct === false || !(best.reward > worst.reward)) continue;
+    pairs.push({ prompt: best.prompt, chosen: best.tokens, rejected: worst.tokens });
+  }
+  return pairs;
+}
+
+/** One batch of 2N rows: the chosen programs, then the rejected ones. */
+function pairBatch<S>(pairs: readonly TokenPair[], grammar: Grammar<S>, context: number): SequenceBatch {
+  return buildSequenceBatch([...pairs.map((p) => ({ prompt: p.prompt, tokens: p.chosen })), ...pairs.map((p) => ({ prompt: p.prompt, tokens: p.rejected }))], grammar, context);
+}
+
+/** Summed log-probability of each row's program: [2N]. */
+function sequenceLogProbs(policy: TransformerPolicy, batch: SequenceBatch): tf.Tensor1D {
+  return takenLogProbs(programLogProbs(policy, batch), batch).mul(batch.tokenMask).sum(1) as tf.Tensor1D;
+}
+
+/** Summed log-probabilities of each pair's chosen and rejected program under a policy, without gradients. */
+export async function pairLogProbs<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[]): Promise<{ chosen: number[]; rejected: number[] }> {
+  const batch = pairBatch(pairs, grammar, policy.config.context);
+  try {
+    const summed = tf.tidy(() => sequenceLogProbs(policy, batch));
+    const values = [...(await summed.data())];
+    summed.dispose();
+    return { chosen: values.slice(0, pairs.length), rejected: values.slice(pairs.length) };
+  } finally {
+    disposeBatch(batch);
+  }
+}
+
+/**
+ * The implicit-reward metrics of `policy` against `reference` on pairs, in chunks (the figures
+ * `eval --preferences` reports): nothing is trained.
+ */
+export async function scorePreferences<S>(policy: TransformerPolicy, reference: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[], beta: number, chunk = 32): Promise<PreferenceMetrics & { n: number }> {
+  const rewards = { chosen: [] as number[], rejected: [] as number[], logpsChosen: [] as number[], logpsRejected: [] as number[] };
+  for (let start = 0; start < pairs.length; start += chunk) {
+    const part = pairs.slice(start, start + chunk);
+    const p = await pairLogProbs(policy, grammar, part);
+    const q = await pairLogProbs(reference, grammar, part);
+    part.forEach((_, i) => {
+      rewards.chosen.push(beta * (p.chosen[i] - q.chosen[i]));
+      rewards.rejected.push(beta * (p.rejected[i] - q.rejected[i]));
+      rewards.logpsChosen.push(p.chosen[i]);
+      rewards.logpsRejected.push(p.rejected[i]);
+    });
+  }
+  return { n: pairs.length, ...preferenceMetrics(rewards.chosen, rewards.rejected, rewards.logpsChosen, rewards.logpsRejected) };
+}
+
+export class Dpo<S = unknown> {
+  readonly optimizer: Adam;
+  readonly baseline = undefined;
+
+  constructor(
+    private readonly policy: TransformerPolicy,
+    private readonly grammar: Grammar<S>,
+    private readonly config: DpoConfig,
+    private readonly reference: TransformerPolicy,
+    /** Reference log-probabilities of pairs seen before (a pair file's, across epochs), by the pair object. */
+    private readonly referenceCache = new WeakMap<TokenPair, [number, number]>(),
+  ) {
+    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
+  }
+
+  /** An update on the pairs the run's own samples make (pairsFromEpisodes). */
+  step(episodes: readonly Episode[]): Promise<DpoStats> {
+    return this.stepPairs(pairsFromEpisodes(episodes));
+  }
+
+  /** One update on these pairs. */
+  async stepPairs(pairs: readonly TokenPair[]): Promise<DpoStats> {
+    const none = { 'rewards/chosen': NaN, 'rewards/rejected': NaN, 'rewards/margins': NaN, 'rewards/accuracies': NaN, 'logps/chosen': NaN, 'logps/rejected': NaN };
+    if (pairs.length === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no preference pair: no group had a correct program that beat another', pairs: 0, ...none };
+    const missing = pairs.filter((p) => !this.referenceCache.has(p));
+    if (missing.length) {
+      const q = await pairLogProbs(this.reference, this.grammar, missing);
+      missing.forEach((p, i) => this.referenceCache.set(p, [q.chosen[i], q.rejected[i]]));
+    }
+    const reference = pairs.map((p) => this.referenceCache.get(p)!);
+    const batch = pairBatch(pairs, this.grammar, this.policy.config.context);
+    const n = pairs.length;
+    const referenceChosen = tf.tensor1d(reference.map(([c]) => c));
+    const referenceRejected = tf.tensor1d(reference.map(([, r]) => r));
+    try {
+      const result = await clippedStep(this.optimizer, this.policy.variables, () => {
+        const summed = sequenceLogProbs(this.policy, batch);
+        const [policyChosen, policyRejected] = [summed.slice(0, n), summed.slice(n, n)];
+        const { loss, chosen, rejected } = dpoLoss(policyChosen, policyRejected, referenceChosen, referenceRejected, this.config.beta, this.config.dpoLossType);
+        return {
+          loss,
+          'rewards/chosen': chosen.mean(),
+          'rewards/rejected': rejected.mean(),
+          'rewards/margins': chosen.sub(rejected).mean(),
+          'rewards/accuracies': chosen.greater(rejected).cast('float32').mean(),
+          'logps/chosen': policyChosen.mean(),
+          'logps/rejected': policyRejected.mean(),
+        } as Record<string, tf.Scalar>;
+      }, this.config.gradClip);
+      const { loss, ...metrics } = result.values;
+      return { loss, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason, pairs: n, ...(metrics as unknown as PreferenceMetrics) };
+    } finally {
+      tf.dispose([referenceChosen, referenceRejected]);
+      disposeBatch(batch);
+    }
+  }
+
+  optimizerWeights(): WeightArray[] {
+    return this.optimizer.getState(this.policy.weightNames());
+  }
+
+  setOptimizerWeights(state: readonly WeightArray[]): void {
+    this.optimizer.setState(state, this.policy.weightNames());
+  }
+
+  setBaseline(): void {
+    // DPO has no baseline.
+  }
+
+  dispose(): void {
+    this.optimizer.dispose();
+  }
+}
