@@ -1,9 +1,10 @@
 /**
  * Loading files from disk for the CLI: JSONL datasets through the core's streaming loader over
  * a Node file stream, with bad lines reported on stderr (line number and reason) and good lines
- * kept; checkpoint bytes, with a message that names the file (and the flag that gave it).
+ * kept; checkpoint bytes, with a message that names the file (and the flag that gave it); and
+ * writing a file whole or not at all.
  */
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
@@ -104,4 +105,16 @@ export async function loadKolmogorovLines(path: string, options: { quiet?: boole
   reportBadLines(path, result, options);
   if (result.records.length === 0) throw new Error(`${path}: no valid records`);
   return { records: result.records, lines: result.recordLines };
+}
+
+/** Writes a file whole or not at all (a crash mid-write keeps the previous one); a failure names the file and leaves no .tmp behind. */
+export function writeAtomic(path: string, bytes: Uint8Array): void {
+  const temporary = `${path}.tmp`;
+  try {
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true, recursive: true });
+    throw new Error(`cannot write ${path}: ${(error as Error).message}`);
+  }
 }

@@ -11,16 +11,16 @@
  * (written to a temporary name, then renamed, so a crash mid-save keeps the previous one),
  * eval_results.json after the final evaluation. Ctrl-C saves a checkpoint before leaving.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabConfig } from '../core/config';
-import type { TrainingLoop } from '../core/loop';
+import type { LoopDeps, TrainingLoop } from '../core/loop';
+import { RewardModel } from '../core/algorithms/rewardModel';
 import { createFunctionsRunner, createRunner, preludes, trainingRecords, withEvaluation } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile } from './data';
-import type { TokenPair } from '../core/algorithms/dpo';
+import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
 import { kolmogorovTask } from '../core/kolmogorov/task';
 import { functionsTask } from '../core/functions/task';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -36,20 +36,12 @@ const extras: ExtraFlag[] = [
   { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
   { name: 'use-dpo', doc: 'DPO (--algorithm dpo; --beta 0.1 unless given): on pairs from the run\'s own samples, or on --preferences', boolean: true },
   { name: 'preferences', doc: 'kolmogorov task: DPO on this JSONL of {prompt, chosen, rejected} (as `npm run rollouts -- --pairs` writes) instead of sampling' },
+  { name: 'use-reward-model', doc: 'RL against a reward model (`npm run train-reward-model`): its score of each program, times --reward-model-weight, is added to the task\'s reward' },
+  { name: 'reward-model-weight', doc: 'weight of the reward model\'s score', defaultValue: '1' },
+  { name: 'reward-model-alone', doc: 'with --use-reward-model: its score replaces the task\'s reward instead of adding to it', boolean: true },
+  { name: 'test-case-rewards-only', doc: 'the reward is the tests\' (functions: --reward-type test_cases) and nothing learned: refuses --use-reward-model and DPO', boolean: true },
   { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas, FILE*N for N copies); default datasets/functions/train.jsonl' },
 ];
-
-/** Writes a file whole or not at all (a crash mid-write keeps the previous one); a failure names the file and leaves no .tmp behind. */
-export function writeAtomic(path: string, bytes: Uint8Array): void {
-  const temporary = `${path}.tmp`;
-  try {
-    writeFileSync(temporary, bytes);
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true, recursive: true });
-    throw new Error(`cannot write ${path}: ${(error as Error).message}`);
-  }
-}
 
 /** The numbered checkpoints in `dir`, oldest first. */
 function numberedCheckpoints(dir: string): { step: number; file: string }[] {
@@ -155,7 +147,8 @@ async function main(): Promise<void> {
 
   try {
     const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-    const opened = await data.open(pool, initFrom, preferences);
+    const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
+    const opened = await data.open(pool, initFrom, { preferences, rewardModel });
     runner = opened;
     if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
     if (data.note) console.error(data.note);
@@ -239,10 +232,33 @@ async function main(): Promise<void> {
  */
 export function withDpoSwitches(config: LabConfig, extra: Record<string, string | boolean | undefined>, argv: readonly string[]): LabConfig {
   const why = extra['use-dpo'] ? '--use-dpo' : typeof extra.preferences === 'string' ? '--preferences' : null;
+  if (extra['test-case-rewards-only']) {
+    const learned = [why, typeof extra['use-reward-model'] === 'string' ? '--use-reward-model' : null, config.algorithm.name === 'dpo' ? '--algorithm dpo' : null].filter(Boolean);
+    if (learned.length) throw new Error(`--test-case-rewards-only: the reward is the tests' alone, so ${learned.join(' and ')} cannot go with it`);
+    return config.task.name === 'functions' ? { ...config, functions: { ...config.functions, rewardType: 'test_cases' } } : config;
+  }
   if (!why) return config;
   const given = (flag: string) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
   if (given('--algorithm') && config.algorithm.name !== 'dpo') throw new Error(`${why} trains with DPO: drop --algorithm ${config.algorithm.name}, or give --algorithm dpo`);
   return { ...config, algorithm: { ...config.algorithm, name: 'dpo', beta: given('--beta') ? config.algorithm.beta : config.algorithm.beta || 0.1 } };
+}
+
+/** The reward model of --use-reward-model, refused unless it reads this task's programs. */
+async function openRewardModel(path: string, config: LabConfig, extra: Record<string, string | boolean | undefined>): Promise<NonNullable<LoopDeps['rewardModel']>> {
+  const weight = Number(extra['reward-model-weight']);
+  if (!Number.isFinite(weight)) throw new Error(`--reward-model-weight: expected a number, got "${String(extra['reward-model-weight'])}"`);
+  const task = config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config);
+  try {
+    const { model, meta } = await RewardModel.load(readCheckpointFile(path, 'use-reward-model'), (rmConfig) => (rmConfig.task.name === 'functions' ? functionsTask(rmConfig) : kolmogorovTask(rmConfig)).policyConfig(rmConfig));
+    if (meta.config.task.name !== config.task.name || meta.vocab?.size !== task.vocab.size) {
+      model.dispose();
+      throw new Error(`it scores ${meta.config.task.name} programs, this run writes ${config.task.name} programs`);
+    }
+    console.error(`reward model ${path}: ${weight} x its score ${extra['reward-model-alone'] ? 'is the reward' : 'is added to the task\'s reward'}`);
+    return { model, weight, alone: Boolean(extra['reward-model-alone']) };
+  } catch (error) {
+    throw new Error(`--use-reward-model ${path}: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -274,7 +290,7 @@ interface TrainData {
   heldoutCount: number;
   itemName: string;
   note?: string;
-  open(pool: SandboxPool, initFrom?: Uint8Array, preferences?: readonly TokenPair[]): Promise<TrainingLoop & { evaluate(limit: number, k: number): Promise<TrainEvaluation> }>;
+  open(pool: SandboxPool, initFrom?: Uint8Array, learnFrom?: Pick<LoopDeps, 'preferences' | 'rewardModel'>): Promise<TrainingLoop & { evaluate(limit: number, k: number): Promise<TrainEvaluation> }>;
 }
 
 interface TrainEvaluation {
@@ -306,8 +322,8 @@ async function kolmogorovData(config: LabConfig): Promise<TrainData> {
     heldoutCount: heldout.length,
     itemName: 'sequences',
     note,
-    async open(pool, initFrom, preferences) {
-      const runner = await createRunner(config, { train, heldout }, { pool, initFrom, preferences, onLog: (text) => console.error(text) });
+    async open(pool, initFrom, learnFrom) {
+      const runner = await createRunner(config, { train, heldout }, { pool, initFrom, ...learnFrom, onLog: (text) => console.error(text) });
       return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
         const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit, k });
         return {
@@ -341,8 +357,8 @@ function functionsData(config: LabConfig, extra: Record<string, string | boolean
     trainCount: train.length,
     heldoutCount: heldout.length,
     itemName: 'problems',
-    async open(pool, initFrom, preferences) {
-      const runner = await createFunctionsRunner(config, train, { pool, initFrom, preferences, onLog: (text) => console.error(text) });
+    async open(pool, initFrom, learnFrom) {
+      const runner = await createFunctionsRunner(config, train, { pool, initFrom, ...learnFrom, onLog: (text) => console.error(text) });
       return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
         const result = await runner.evaluate(heldout, { limit, k });
         return {

@@ -31,6 +31,7 @@ import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
 import { Grpo } from './algorithms/grpo';
 import { Rloo } from './algorithms/rloo';
 import { Dpo, type TokenPair } from './algorithms/dpo';
+import type { RewardModel } from './algorithms/rewardModel';
 import type { GeneratorPool } from './generators';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
@@ -64,6 +65,11 @@ export interface LoopDeps {
    * takes batchSize of them, in a seeded order per epoch.
    */
   preferences?: readonly TokenPair[];
+  /**
+   * A learned reward model (algorithms/rewardModel.ts) scoring every complete program: its score
+   * times `weight` is added to the task's reward, or replaces it (`alone`).
+   */
+  rewardModel?: { model: RewardModel; weight: number; alone: boolean };
 }
 
 export interface TrainingLoop {
@@ -313,6 +319,22 @@ export async function createTrainingLoop<Item, S extends Scored>(
     return { itemIndices, batch, prompts, samples, sampleMs: performance.now() - sampleStart };
   }
 
+  /**
+   * The reward model's score of each complete program, added to the task's reward (or in its
+   * place); an incomplete program keeps the task's reward, there being no program to judge.
+   */
+  async function learnedRewards(prompts: readonly number[][], samples: readonly SampledSequence[], judged: readonly S[]): Promise<{ scored: S[]; mean: number; taskMean: number }> {
+    const { model, weight, alone } = deps.rewardModel!;
+    const complete = judged.flatMap((s, i) => (s.outcome !== 'incomplete' && samples[i].tokens.length > 0 ? [i] : []));
+    const values = await model.score(complete.map((i) => ({ prompt: prompts[i], tokens: samples[i].tokens })));
+    const byRow = new Map(complete.map((row, j) => [row, values[j]]));
+    const scored = judged.map((s, i) => {
+      const value = byRow.get(i);
+      return value === undefined ? s : { ...s, reward: (alone ? 0 : s.reward) + weight * value };
+    });
+    return { scored, mean: mean(values), taskMean: mean(judged.map((s) => s.reward)) };
+  }
+
   /** A step of DPO on the preference file: no sampling, no sandbox. */
   async function preferenceStep(pairs: readonly TokenPair[]): Promise<StepResult> {
     const stepStart = performance.now();
@@ -344,7 +366,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
     const evalStart = performance.now();
     const context = { pool: deps.pool, seed: config.run.seed + globalStep };
-    const scored = await task.score(batch, samples, context);
+    const judgedByTask = await task.score(batch, samples, context);
+    const learned = deps.rewardModel ? await learnedRewards(prompts, samples, judgedByTask) : null;
+    const scored = learned ? learned.scored : judgedByTask;
     const evalMs = performance.now() - evalStart;
 
     const judged = scored.map((s) => s.outcome !== 'infra_error');
@@ -369,6 +393,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     }
     const metrics: Record<string, number> = {
       avg_reward: mean(rewards),
+      ...(learned ? { reward_model: learned.mean, task_reward: learned.taskMean } : {}),
       ...(task.demonstrations && (task.sampleAlternatives?.() ?? 0) > 0 ? { repair_demos: demos.length } : {}),
       accuracy: successRate,
       ...(curriculum ? { curriculum_pool: pool } : {}),

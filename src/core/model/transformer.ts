@@ -255,15 +255,25 @@ export class TransformerPolicy {
    * begin (0 when unpadded). Returns logits [B, T, V].
    */
   forward(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
-    return tf.tidy(() => {
-      const [B, T] = tokens.shape;
-      if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
-      const rowStarts = starts ?? new Array(B).fill(0);
-      const mask = this.causalMask(rowStarts, T);
-      let x = this.embed(tokens, this.positionsFor(rowStarts, T), TransformerPolicy.shifted(tokens));
-      for (const b of this.blocks) x = this.block(b, x, mask).x;
-      return this.head(x);
-    });
+    return tf.tidy(() => this.head(this.trunk(tokens, starts)));
+  }
+
+  /**
+   * The final hidden states [B, T, d], after the last LayerNorm: what a head on the trunk reads
+   * (the reward model's scalar head).
+   */
+  hidden(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
+    return tf.tidy(() => layerNorm(this.trunk(tokens, starts), this.lnfG, this.lnfB) as tf.Tensor3D);
+  }
+
+  private trunk(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
+    const [B, T] = tokens.shape;
+    if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
+    const rowStarts = starts ?? new Array(B).fill(0);
+    const mask = this.causalMask(rowStarts, T);
+    let x = this.embed(tokens, this.positionsFor(rowStarts, T), TransformerPolicy.shifted(tokens));
+    for (const b of this.blocks) x = this.block(b, x, mask).x;
+    return x;
   }
 
   /** Runs the prompts through the model, filling a new cache; returns the last position's logits [B, V]. */

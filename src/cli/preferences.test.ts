@@ -1,7 +1,8 @@
 /**
- * DPO through the one loop and the CLI: on pairs the run makes from its own samples (from the
- * shipped Kolmogorov warm start), and on a pair file (`train --preferences`), scored by
- * `eval --preferences` on pairs it never trained on.
+ * Learning from preferences through the one loop and the CLI. DPO: on pairs the run makes from its
+ * own samples (from the shipped Kolmogorov warm start), and on a pair file (`train --preferences`),
+ * scored by `eval --preferences` on pairs it never trained on. The reward model: trained on a pair
+ * file (`train-reward-model`), scored on held-out pairs, then RL against it (`--use-reward-model`).
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -102,5 +103,41 @@ describe('DPO on a pair file', () => {
     const missing = tsx(['src/cli/eval.ts', '--checkpoint', join(dpo, 'latest.prl'), '--preferences', heldoutPairs]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('--reference FILE');
+  }, 240_000);
+});
+
+describe('the reward model from the CLI', () => {
+  it('train-reward-model learns the shorter program on held-out pairs; train --use-reward-model adds its score; the seed\'s switches refuse what does not fit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-rm-'));
+    const trainPairs = join(dir, 'train.jsonl');
+    const heldoutPairs = join(dir, 'heldout.jsonl');
+    writeFileSync(trainPairs, jsonl(Array.from({ length: 40 }, (_, i) => pair(i + 1, 4 + 2 * (i % 3)))));
+    writeFileSync(heldoutPairs, jsonl(Array.from({ length: 10 }, (_, i) => pair(41 + i, 4 + 2 * (i % 3)))));
+    const model = ['--layers', '1', '--d-model', '32', '--heads', '2', '--max-program-tokens', '40', '--eval-samples', '2', '--checkpoint-freq', '0'];
+    const warm = join(dir, 'warm');
+    expect(tsx(['src/cli/train.ts', ...model, '--max-steps', '1', '--batch-size', '2', '--output-dir', warm]).status).toBe(0);
+
+    const rmDir = join(dir, 'rm');
+    const trained = tsx(['src/cli/trainRewardModel.ts', '--init-from', join(warm, 'latest.prl'), '--data-path', trainPairs, '--eval-data-path', heldoutPairs, '--steps', '40', '--learning-rate', '0.003', '--output-dir', rmDir]);
+    expect(trained.status, trained.stderr).toBe(0);
+    const result = JSON.parse(trained.stdout) as { n: number; accuracy: number; accuracy_before: number };
+    expect(result.n).toBe(10);
+    expect(result.accuracy).toBeGreaterThanOrEqual(0.9);
+    expect(JSON.parse(readFileSync(join(rmDir, 'eval_results.json'), 'utf8'))).toEqual(result);
+
+    const rl = tsx(['src/cli/train.ts', ...model, '--init-from', join(warm, 'latest.prl'), '--use-reward-model', join(rmDir, 'reward_model.prl'), '--reward-model-weight', '0.5', '--max-steps', '2', '--batch-size', '4', '--group-size', '2', '--output-dir', join(dir, 'rl')]);
+    expect(rl.status, rl.stderr).toBe(0);
+    expect(rl.stderr).toContain('0.5 x its score is added to the task\'s reward');
+    const events = readFileSync(join(dir, 'rl', 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; value: number });
+    const named = (name: string) => events.filter((e) => e.name === name);
+    expect(named('reward_model')).toHaveLength(2);
+    expect(named('task_reward')).toHaveLength(2);
+
+    const policyAsModel = tsx(['src/cli/train.ts', ...model, '--use-reward-model', join(warm, 'latest.prl'), '--max-steps', '1', '--output-dir', join(dir, 'bad')]);
+    expect(policyAsModel.status).toBe(1);
+    expect(policyAsModel.stderr).toContain('a policy, not a reward model');
+    const both = tsx(['src/cli/train.ts', ...model, '--test-case-rewards-only', '--use-reward-model', join(rmDir, 'reward_model.prl'), '--output-dir', join(dir, 'bad2')]);
+    expect(both.status).toBe(1);
+    expect(both.stderr).toContain('--test-case-rewards-only');
   }, 240_000);
 });

@@ -1,0 +1,121 @@
+/**
+ * `npm run train-reward-model -- --init-from WARMSTART --data-path PAIRS.jsonl --output-dir DIR`:
+ * a reward model (core/algorithms/rewardModel.ts) trained on preference pairs with the
+ * Bradley-Terry loss, the Q-language system's `train_reward_model.py`. The trunk starts from the
+ * warm start's weights; `--eval-data-path` pairs (never trained on) give its held-out accuracy.
+ *
+ * Writes DIR/reward_model.prl (use it with `npm run train -- --use-reward-model FILE`),
+ * DIR/metrics.jsonl (`{step, name, value}`: loss, accuracy, margin, eval_accuracy) and
+ * DIR/eval_results.json.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RewardModel, defaultRewardModelSettings } from '../core/algorithms/rewardModel';
+import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
+import { functionsTask } from '../core/functions/task';
+import { kolmogorovTask } from '../core/kolmogorov/task';
+import { Rng } from '../core/rng';
+import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { loadPreferencesFile, readCheckpointFile, writeAtomic } from './data';
+import { initTensorflow } from './tfBackend';
+
+const extras: ExtraFlag[] = [
+  { name: 'help', doc: 'show this help', boolean: true },
+  { name: 'init-from', doc: 'the policy checkpoint whose trunk the reward model starts from (its task and model shape)' },
+  { name: 'data-path', doc: 'JSONL of {prompt, chosen, rejected} to train on (`npm run rollouts -- --pairs`)' },
+  { name: 'eval-data-path', doc: 'JSONL of pairs never trained on: the held-out accuracy' },
+  { name: 'output-dir', doc: 'where reward_model.prl, metrics.jsonl and eval_results.json go', defaultValue: 'runs/reward-model' },
+  { name: 'steps', doc: 'updates', defaultValue: '200' },
+  { name: 'batch-size', doc: 'pairs per update', defaultValue: '16' },
+  { name: 'learning-rate', doc: 'Adam learning rate', defaultValue: String(defaultRewardModelSettings.learningRate) },
+  { name: 'margin', doc: 'subtracted from r_chosen - r_rejected in the loss', defaultValue: '0' },
+  { name: 'center-rewards-coefficient', doc: 'weight of (r_chosen + r_rejected)^2, keeping rewards near 0 (TRL\'s center_rewards_coefficient)', defaultValue: '0' },
+  { name: 'eval-every', doc: 'held-out accuracy every N updates (0: at the end only)', defaultValue: '50' },
+  { name: 'seed', doc: 'seed of the pair order', defaultValue: '1' },
+];
+
+const positive = (name: string, text: unknown, integer = false): number => {
+  const value = Number(text);
+  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
+  return value;
+};
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage('train-reward-model', 'A reward model (the policy trunk with a scalar head) trained on preference pairs with the Bradley-Terry loss.', extras, false));
+    return;
+  }
+  const { extra } = parseArgs(argv, extras, false);
+  if (typeof extra['init-from'] !== 'string') throw new Error('--init-from FILE is required: the policy checkpoint the reward model starts from');
+  if (typeof extra['data-path'] !== 'string') throw new Error('--data-path PAIRS.jsonl is required');
+  const steps = positive('steps', extra.steps, true);
+  const batchSize = positive('batch-size', extra['batch-size'], true);
+  const settings = {
+    ...defaultRewardModelSettings,
+    learningRate: positive('learning-rate', extra['learning-rate']),
+    margin: Number(extra.margin),
+    centerRewardsCoefficient: Number(extra['center-rewards-coefficient']),
+  };
+  if (!Number.isFinite(settings.margin)) throw new Error(`--margin: expected a number, got "${String(extra.margin)}"`);
+  if (!(settings.centerRewardsCoefficient >= 0)) throw new Error(`--center-rewards-coefficient: expected a number >= 0, got "${String(extra['center-rewards-coefficient'])}"`);
+  const evalEvery = Number(extra['eval-every']);
+  if (!Number.isInteger(evalEvery) || evalEvery < 0) throw new Error(`--eval-every: expected a whole number, got "${String(extra['eval-every'])}"`);
+
+  const backend = await initTensorflow();
+  console.error(`tfjs backend: ${backend.backend}`);
+  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra['init-from'], 'init-from'));
+  const config = meta.config;
+  if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--init-from: a ${config.task.name} checkpoint; reward models are trained for kolmogorov and functions`);
+  const task = config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config);
+  const train = await loadPreferencesFile(extra['data-path'], task);
+  const heldout = typeof extra['eval-data-path'] === 'string' ? await loadPreferencesFile(extra['eval-data-path'], task) : [];
+  const out = String(extra['output-dir']);
+  mkdirSync(out, { recursive: true });
+  const metricsPath = join(out, 'metrics.jsonl');
+  const events: string[] = [];
+  const log = (step: number, values: Record<string, number>) => events.push(...Object.entries(values).map(([name, value]) => JSON.stringify({ step, name, value })));
+
+  const model = new RewardModel(task.policyConfig(config), config.run.seed);
+  try {
+    model.setWeights(tensorArrays(tensors, 'weights'));
+    const rng = new Rng(positive('seed', Number(extra.seed) + 1, true));
+    let order: number[] = [];
+    const started = performance.now();
+    const evaluate = async (step: number) => {
+      if (!heldout.length) return null;
+      const result = await model.evaluate(heldout);
+      log(step, { eval_accuracy: result.accuracy, eval_margin: result.margin });
+      console.error(`eval @${step}: accuracy ${result.accuracy.toFixed(3)} on ${result.n} held-out pairs, margin ${result.margin.toFixed(3)}`);
+      return result;
+    };
+    const before = await evaluate(0);
+    for (let step = 1; step <= steps; step++) {
+      const batch = Array.from({ length: Math.min(batchSize, train.length) }, () => {
+        if (order.length === 0) order = rng.shuffle(train.map((_, i) => i));
+        return train[order.pop()!];
+      });
+      const stats = await model.trainStep(batch, settings);
+      log(step, { loss: stats.loss, accuracy: stats.accuracy, margin: stats.margin, grad_norm: stats.gradNorm });
+      if (stats.skipped) console.error(`step ${step}: update skipped (${stats.reason})`);
+      if (step % 10 === 0 || step === steps) {
+        const perStep = (performance.now() - started) / 1000 / step;
+        console.error(`step ${step}/${steps}  loss ${stats.loss.toFixed(4)}  accuracy ${stats.accuracy.toFixed(3)}  margin ${stats.margin.toFixed(3)}  ${perStep.toFixed(2)} s/step`);
+      }
+      if (evalEvery > 0 && step % evalEvery === 0 && step < steps) await evaluate(step);
+    }
+    const after = await evaluate(steps);
+    writeFileSync(metricsPath, events.join('\n') + '\n');
+    writeAtomic(join(out, 'reward_model.prl'), await model.save({ config, step: steps, vocab: task.vocab, extra: { trainedOn: extra['data-path'], pairs: train.length } }));
+    const result = { n_train: train.length, steps, ...(after ? { n: after.n, accuracy: after.accuracy, margin: after.margin, accuracy_before: before!.accuracy } : {}) };
+    writeFileSync(join(out, 'eval_results.json'), JSON.stringify(result, null, 2) + '\n');
+    console.error(`wrote ${join(out, 'reward_model.prl')}`);
+    console.log(JSON.stringify(result));
+  } finally {
+    model.dispose();
+    tf.disposeVariables();
+  }
+}
+
+runMain(main);
