@@ -37,6 +37,10 @@ describe('the shipped functions policy', () => {
       };
       expect(await solved('datasets/functions/training_problems.json')).toEqual(record.seed_training_solved);
       expect(await solved('datasets/functions/evaluation_problems.json')).toEqual(record.seed_evaluation_solved);
+      // Issue 17's targets: every seed problem, and at least 60% of the held-out ones with best-of-8.
+      expect(record.seed_training_solved).toHaveLength(loadProblemsFile('datasets/functions/training_problems.json', { quiet: true }).length);
+      expect(record.seed_evaluation_solved).toHaveLength(loadProblemsFile('datasets/functions/evaluation_problems.json', { quiet: true }).length);
+      expect(record.heldout.solved).toBeGreaterThanOrEqual(0.6);
       const heldout = await runner.evaluate(loadProblemsFile('datasets/functions/heldout.jsonl', { quiet: true }), { k: record.k });
       expect(heldout.n).toBe(record.heldout.n);
       expect(heldout.solved).toBeCloseTo(record.heldout.solved, 6);
