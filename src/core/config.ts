@@ -52,6 +52,7 @@ export const algorithmSchema = z.object({
   groupSize: int(1, 64).default(1).describe('Samples per prompt (programs per sequence, answers per question); >1 uses the group-mean baseline.'),
   temperature: z.number().positive().max(10).default(1).describe('Sampling temperature during training.'),
   gradClip: z.number().positive().default(1).describe('Global gradient-norm clip.'),
+  gradientAccumulationSteps: int(1, 64).default(1).describe('The update\'s gradient is computed in this many micro-batches of whole groups and summed (TRL\'s gradient_accumulation_steps): the same step in less memory. batchSize stays the episodes per update (TRL\'s effective batch).'),
   beta: z.number().min(0).default(0).describe('grpo, rloo and dpo: weight of the KL to the reference (warm-start) policy (TRL\'s beta): a k3 term in the grpo loss, a penalty on the reward in rloo, the scale of the implicit reward in dpo (TRL\'s DPO default is 0.1; dpo needs it above 0).'),
   epsilon: z.number().min(0).max(1).default(0.2).describe('grpo: the probability ratio is clipped to [1 - epsilon, 1 + epsilonHigh].'),
   epsilonHigh: z.number().min(0).max(10).default(0.2).describe('grpo: upper clip of the ratio (DAPO\'s clip-higher when above epsilon).'),
@@ -254,6 +255,7 @@ export function configProblem(config: LabConfig): string | null {
   const { name, repairDemos } = config.algorithm;
   // Demonstrations are found by search, not sampled: they have no sampling probability for GRPO's ratio or RLOO's KL.
   if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;
+  if (config.algorithm.gradientAccumulationSteps > 1 && name === 'reinforce_monarch') return 'algorithm.gradientAccumulationSteps works with reinforce, grpo, rloo and dpo, not reinforce_monarch: set it to 1';
   if (name === 'dpo' && !(config.algorithm.beta > 0)) return 'algorithm.beta must be above 0 for dpo (it scales the implicit reward): try 0.1, TRL\'s default';
   return null;
 }

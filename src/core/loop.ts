@@ -220,7 +220,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   const { grammar } = task;
   const policyConfig = task.policyConfig(config);
   // Refused before anything is made: a batch past the heap aborts inside wasm with no word of why.
-  checkUpdateFits(policyConfig, task.maxTokens ?? config.model.maxProgramTokens, config.algorithm.batchSize);
+  checkUpdateFits(policyConfig, task.maxTokens ?? config.model.maxProgramTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const policy = new TransformerPolicy(policyConfig, config.run.seed);
   let reference: TransformerPolicy | undefined;
   if (deps.initFrom) {

@@ -44,7 +44,7 @@ describe('DPO loss', () => {
     const scored = await scorePreferences(policy, reference, grammar, pairs, 0.1);
     expect(scored['rewards/margins']).toBe(0);
     expect(scored['rewards/accuracies']).toBe(0); // a tie is not a win
-    const dpo = new Dpo(policy, grammar, { learningRate: 0.01, gradClip: 1, beta: 0.1, dpoLossType: 'sigmoid' }, reference);
+    const dpo = new Dpo(policy, grammar, { learningRate: 0.01, gradClip: 1, beta: 0.1, dpoLossType: 'sigmoid', gradientAccumulationSteps: 1 }, reference);
     const stats = await dpo.stepPairs(pairs);
     expect(stats.loss).toBeCloseTo(Math.LN2, 6);
     expect(stats['rewards/margins']).toBeCloseTo(0, 6);
@@ -82,7 +82,7 @@ describe('DPO learning', () => {
     const pair = (p: number, a: number, b: number): TokenPair => ({ prompt: [TOY.BOS, p], chosen: [a, TOY.EOL, TOY.DONE], rejected: [a, TOY.EOL, b, TOY.EOL, TOY.DONE] });
     const train = [pair(6, TOY.A, TOY.B), pair(7, TOY.B, TOY.A), pair(6, TOY.B, TOY.B), pair(7, TOY.A, TOY.A)];
     const heldOut = [pair(8, TOY.A, TOY.A), pair(9, TOY.B, TOY.A), pair(8, TOY.B, TOY.B), pair(9, TOY.A, TOY.B)];
-    const dpo = new Dpo(policy, grammar, { learningRate: 0.01, gradClip: 1, beta: 0.1, dpoLossType: 'sigmoid' }, reference);
+    const dpo = new Dpo(policy, grammar, { learningRate: 0.01, gradClip: 1, beta: 0.1, dpoLossType: 'sigmoid', gradientAccumulationSteps: 1 }, reference);
     const before = tf.memory().numTensors;
     let first = NaN;
     let last = NaN;

@@ -25,11 +25,11 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 import type { Episode } from './reinforce';
 
-export type DpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'gradClip' | 'beta' | 'dpoLossType'>;
+export type DpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'gradClip' | 'beta' | 'dpoLossType' | 'gradientAccumulationSteps'>;
 export type DpoLossType = DpoConfig['dpoLossType'];
 
 /** One preference pair in tokens: the prompt and two programs for it. */
@@ -186,31 +186,47 @@ export class Dpo<S = unknown> {
       const q = await pairLogProbs(this.reference, this.grammar, missing);
       missing.forEach((p, i) => this.referenceCache.set(p, [q.chosen[i], q.rejected[i]]));
     }
-    const reference = pairs.map((p) => this.referenceCache.get(p)!);
-    const batch = pairBatch(pairs, this.grammar, this.policy.config.context);
-    const n = pairs.length;
-    const referenceChosen = tf.tensor1d(reference.map(([c]) => c));
-    const referenceRejected = tf.tensor1d(reference.map(([, r]) => r));
+    // Gradient accumulation: each micro-batch of pairs weighted by its share of them (the loss and
+    // the figures are means over pairs), so the step equals the whole batch's.
+    const parts = microBatches(pairs, this.config.gradientAccumulationSteps).map((part) => {
+      const reference = part.map((p) => this.referenceCache.get(p)!);
+      return {
+        n: part.length,
+        batch: pairBatch(part, this.grammar, this.policy.config.context),
+        referenceChosen: tf.tensor1d(reference.map(([c]) => c)),
+        referenceRejected: tf.tensor1d(reference.map(([, r]) => r)),
+      };
+    });
     try {
-      const result = await clippedStep(this.optimizer, this.policy.variables, () => {
-        const summed = sequenceLogProbs(this.policy, batch);
-        const [policyChosen, policyRejected] = [summed.slice(0, n), summed.slice(n, n)];
-        const { loss, chosen, rejected } = dpoLoss(policyChosen, policyRejected, referenceChosen, referenceRejected, this.config.beta, this.config.dpoLossType);
-        return {
-          loss,
-          'rewards/chosen': chosen.mean(),
-          'rewards/rejected': rejected.mean(),
-          'rewards/margins': chosen.sub(rejected).mean(),
-          'rewards/accuracies': chosen.greater(rejected).cast('float32').mean(),
-          'logps/chosen': policyChosen.mean(),
-          'logps/rejected': policyRejected.mean(),
-        } as Record<string, tf.Scalar>;
-      }, this.config.gradClip);
+      const result = await accumulatedStep(
+        this.optimizer,
+        this.policy.variables,
+        parts.map(({ n, batch, referenceChosen, referenceRejected }) => ({
+          weight: n / pairs.length,
+          lossFn: () => {
+            const summed = sequenceLogProbs(this.policy, batch);
+            const [policyChosen, policyRejected] = [summed.slice(0, n), summed.slice(n, n)];
+            const { loss, chosen, rejected } = dpoLoss(policyChosen, policyRejected, referenceChosen, referenceRejected, this.config.beta, this.config.dpoLossType);
+            return {
+              loss,
+              'rewards/chosen': chosen.mean(),
+              'rewards/rejected': rejected.mean(),
+              'rewards/margins': chosen.sub(rejected).mean(),
+              'rewards/accuracies': chosen.greater(rejected).cast('float32').mean(),
+              'logps/chosen': policyChosen.mean(),
+              'logps/rejected': policyRejected.mean(),
+            } as Record<string, tf.Scalar>;
+          },
+        })),
+        this.config.gradClip,
+      );
       const { loss, ...metrics } = result.values;
-      return { loss, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason, pairs: n, ...(metrics as unknown as PreferenceMetrics) };
+      return { loss, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason, pairs: pairs.length, ...(metrics as unknown as PreferenceMetrics) };
     } finally {
-      tf.dispose([referenceChosen, referenceRejected]);
-      disposeBatch(batch);
+      for (const { batch, referenceChosen, referenceRejected } of parts) {
+        tf.dispose([referenceChosen, referenceRejected]);
+        disposeBatch(batch);
+      }
     }
   }
 

@@ -18,11 +18,11 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 import type { Episode } from './reinforce';
 
-export type GrpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'epsilon' | 'epsilonHigh' | 'scaleRewards' | 'lossType' | 'numIterations'>;
+export type GrpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'epsilon' | 'epsilonHigh' | 'scaleRewards' | 'lossType' | 'numIterations' | 'gradientAccumulationSteps'>;
 
 export interface GrpoStats {
   loss: number;
@@ -130,17 +130,31 @@ export class Grpo<S = unknown> {
     const usable = episodes.filter((e) => e.tokens.length > 0);
     if (usable.length === 0) return { loss: 0, kl: 0, clipRatio: 0, gradNorm: 0, skipped: true, reason: 'no tokens sampled' };
     if (usable.some((e) => !Number.isFinite(e.reward))) return { loss: NaN, kl: NaN, clipRatio: NaN, gradNorm: NaN, skipped: true, reason: 'non-finite reward; update skipped' };
-    const batch = buildSequenceBatch(usable, this.grammar, this.policy.config.context);
-    const advantages = tf.tensor1d(grpoAdvantages(usable, this.config.scaleRewards));
-    const old = behaviourTensor(usable, batch.programLength);
-    const reference = this.reference && this.config.beta > 0 ? tf.tidy(() => this.tokenLogProbs(this.reference!, batch)) : null;
+    const allAdvantages = grpoAdvantages(usable, this.config.scaleRewards);
+    // Gradient accumulation: whole groups per micro-batch, each weighted by its share of what the
+    // loss type averages over (programs, or tokens for dapo), so the step equals the whole batch's.
+    const parts = microBatches(usable.map((episode, i) => ({ episode, advantage: allAdvantages[i], group: episode.group })), this.config.gradientAccumulationSteps).map((part) => {
+      const episodes = part.map((p) => p.episode);
+      const batch = buildSequenceBatch(episodes, this.grammar, this.policy.config.context);
+      return {
+        batch,
+        programs: part.length,
+        advantages: tf.tensor1d(part.map((p) => p.advantage)),
+        old: behaviourTensor(episodes, batch.programLength),
+        reference: this.reference && this.config.beta > 0 ? tf.tidy(() => this.tokenLogProbs(this.reference!, batch)) : null,
+      };
+    });
+    const tokens = parts.reduce((sum, part) => sum + part.batch.tokenCount, 0);
     try {
       let last: GrpoStats = { loss: NaN, kl: NaN, clipRatio: NaN, gradNorm: NaN, skipped: true, reason: 'no update' };
       for (let iteration = 0; iteration < this.config.numIterations; iteration++) {
-        const result = await clippedStep(
+        const result = await accumulatedStep(
           this.optimizer,
           this.policy.variables,
-          () => grpoLoss(this.tokenLogProbs(this.policy, batch), old, reference, advantages, batch.tokenMask, this.config, this.maxTokens),
+          parts.map(({ batch, programs, advantages, old, reference }) => ({
+            weight: this.config.lossType === 'dapo' ? batch.tokenCount / tokens : programs / usable.length,
+            lossFn: () => grpoLoss(this.tokenLogProbs(this.policy, batch), old, reference, advantages, batch.tokenMask, this.config, this.maxTokens),
+          })),
           this.config.gradClip,
         );
         last = { loss: result.values.loss, kl: result.values.kl ?? 0, clipRatio: result.values.clipRatio ?? 0, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason };
@@ -148,8 +162,10 @@ export class Grpo<S = unknown> {
       }
       return last;
     } finally {
-      tf.dispose([advantages, old, ...(reference ? [reference] : [])]);
-      disposeBatch(batch);
+      for (const { batch, advantages, old, reference } of parts) {
+        tf.dispose([advantages, old, ...(reference ? [reference] : [])]);
+        disposeBatch(batch);
+      }
     }
   }
 

@@ -15,16 +15,16 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 export type ReinforceConfig = Pick<
   AlgorithmConfig,
-  'learningRate' | 'gamma' | 'normalizeReturns' | 'baselineMomentum' | 'entropyCoef' | 'klCoef' | 'groupSize' | 'temperature' | 'gradClip'
+  'learningRate' | 'gamma' | 'normalizeReturns' | 'baselineMomentum' | 'entropyCoef' | 'klCoef' | 'groupSize' | 'temperature' | 'gradClip' | 'gradientAccumulationSteps'
 >;
 
 export const defaultReinforceConfig: ReinforceConfig = {
-  learningRate: 3e-4, gamma: 0.99, normalizeReturns: true, baselineMomentum: 0.9, entropyCoef: 0.001, klCoef: 0, groupSize: 1, temperature: 1, gradClip: 1,
+  learningRate: 3e-4, gamma: 0.99, normalizeReturns: true, baselineMomentum: 0.9, entropyCoef: 0.001, klCoef: 0, groupSize: 1, temperature: 1, gradClip: 1, gradientAccumulationSteps: 1,
 };
 
 export interface Episode {
@@ -115,33 +115,41 @@ export class Reinforce<S = unknown> {
     if (usable.length === 0) return { loss: 0, entropy: 0, kl: 0, gradNorm: 0, meanAdvantage: 0, skipped: true, reason: 'no tokens sampled' };
     const baseline = this.seen ? this.baseline : meanReward;
     const adv = advantages(usable, this.config, baseline);
-    const batch = buildSequenceBatch(usable, this.grammar, this.policy.config.context);
-    const P = batch.programLength;
-    const advData = new Float32Array(usable.length * P);
-    adv.forEach((row, b) => advData.set(row, b * P));
-    const advantage = tf.tensor2d(advData, [usable.length, P]);
-    try {
-      const { temperature, entropyCoef, klCoef } = this.config;
+    const { temperature, entropyCoef, klCoef } = this.config;
+    // Gradient accumulation: whole groups per micro-batch, each weighted by its share of the tokens
+    // (the loss is a mean over tokens), so the step equals the whole batch's.
+    const parts = microBatches(usable.map((episode, i) => ({ episode, advantages: adv[i], group: episode.group })), this.config.gradientAccumulationSteps).map((part) => {
+      const batch = buildSequenceBatch(part.map((p) => p.episode), this.grammar, this.policy.config.context);
+      const P = batch.programLength;
+      const advData = new Float32Array(part.length * P);
+      part.forEach((p, b) => advData.set(p.advantages, b * P));
+      const advantage = tf.tensor2d(advData, [part.length, P]);
       const referenceLogProbs = this.reference && klCoef > 0 ? tf.tidy(() => programLogProbs(this.reference!, batch, temperature)) : null;
-      const result = await clippedStep(
+      return { batch, advantage, referenceLogProbs };
+    });
+    const totalTokens = parts.reduce((sum, part) => sum + part.batch.tokenCount, 0);
+    try {
+      const result = await accumulatedStep(
         this.optimizer,
         this.policy.variables,
-        () => {
-          const logProbs = programLogProbs(this.policy, batch, temperature); // [B, P, V]
-          const taken = takenLogProbs(logProbs, batch); // [B, P]
-          const count = batch.tokenCount;
-          const policyLoss = taken.mul(advantage).mul(batch.tokenMask).sum().div(-count);
-          const probs = tf.exp(logProbs);
-          const entropy = probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum().div(count) as tf.Scalar;
-          const kl = referenceLogProbs
-            ? (probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum().div(count) as tf.Scalar)
-            : tf.scalar(0);
-          const loss = policyLoss.sub(entropy.mul(entropyCoef)).add(kl.mul(klCoef)) as tf.Scalar;
-          return { loss, entropy, kl };
-        },
+        parts.map(({ batch, advantage, referenceLogProbs }) => ({
+          weight: batch.tokenCount / totalTokens,
+          lossFn: () => {
+            const logProbs = programLogProbs(this.policy, batch, temperature); // [B, P, V]
+            const taken = takenLogProbs(logProbs, batch); // [B, P]
+            const count = batch.tokenCount;
+            const policyLoss = taken.mul(advantage).mul(batch.tokenMask).sum().div(-count);
+            const probs = tf.exp(logProbs);
+            const entropy = probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum().div(count) as tf.Scalar;
+            const kl = referenceLogProbs
+              ? (probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum().div(count) as tf.Scalar)
+              : tf.scalar(0);
+            const loss = policyLoss.sub(entropy.mul(entropyCoef)).add(kl.mul(klCoef)) as tf.Scalar;
+            return { loss, entropy, kl };
+          },
+        })),
         this.config.gradClip,
       );
-      referenceLogProbs?.dispose();
       if (!result.skipped) {
         this.baseline = this.seen ? this.config.baselineMomentum * this.baseline + (1 - this.config.baselineMomentum) * meanReward : meanReward;
         this.seen = true;
@@ -157,8 +165,10 @@ export class Reinforce<S = unknown> {
         reason: result.reason,
       };
     } finally {
-      advantage.dispose();
-      disposeBatch(batch);
+      for (const { batch, advantage, referenceLogProbs } of parts) {
+        tf.dispose([advantage, ...(referenceLogProbs ? [referenceLogProbs] : [])]);
+        disposeBatch(batch);
+      }
     }
   }
 

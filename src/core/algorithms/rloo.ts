@@ -13,12 +13,12 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 import { behaviourTensor } from './grpo';
 import type { Episode } from './reinforce';
 
-export type RlooConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'numIterations'>;
+export type RlooConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'numIterations' | 'gradientAccumulationSteps'>;
 
 export interface RlooStats {
   loss: number;
@@ -64,25 +64,37 @@ export class Rloo<S = unknown> {
     const usable = episodes.filter((e) => e.tokens.length > 0);
     if (usable.length === 0) return { loss: 0, kl: 0, gradNorm: 0, skipped: true, reason: 'no tokens sampled' };
     if (usable.some((e) => !Number.isFinite(e.reward))) return { loss: NaN, kl: NaN, gradNorm: NaN, skipped: true, reason: 'non-finite reward; update skipped' };
-    const batch = buildSequenceBatch(usable, this.grammar, this.policy.config.context);
+    // Gradient accumulation: whole groups per micro-batch, each weighted by its share of the
+    // programs (the loss is a mean over programs), so the step equals the whole batch's.
+    const parts = microBatches(usable, this.config.gradientAccumulationSteps).map((episodes) => ({ episodes, batch: buildSequenceBatch(episodes, this.grammar, this.policy.config.context) }));
     try {
       // The KL of each program, from the sampler's log-probabilities and the reference's, folded into its reward.
-      let kls = usable.map(() => 0);
-      if (this.reference && this.config.beta > 0) {
-        const sampled = behaviourTensor(usable, batch.programLength);
+      const kls: number[] = [];
+      for (const { episodes, batch } of parts) {
+        if (!this.reference || this.config.beta <= 0) {
+          kls.push(...episodes.map(() => 0));
+          continue;
+        }
+        const sampled = behaviourTensor(episodes, batch.programLength);
         const perProgram = tf.tidy(() => sampled.sub(takenLogProbs(programLogProbs(this.reference!, batch, this.config.temperature), batch)).mul(batch.tokenMask).sum(1));
-        kls = [...(await perProgram.data())];
+        kls.push(...(await perProgram.data()));
         tf.dispose([sampled, perProgram]);
       }
-      const shaped = usable.map((e, i) => e.reward - this.config.beta * kls[i]);
-      const advantages = tf.tensor1d(leaveOneOutAdvantages(usable, shaped));
+      const ordered = parts.flatMap((part) => part.episodes);
+      const shaped = ordered.map((e, i) => e.reward - this.config.beta * kls[i]);
+      const all = leaveOneOutAdvantages(ordered, shaped);
+      let offset = 0;
+      const advantages = parts.map(({ episodes }) => tf.tensor1d(all.slice(offset, (offset += episodes.length))));
       try {
         let last: RlooStats = { loss: NaN, kl: NaN, gradNorm: NaN, skipped: true, reason: 'no update' };
         for (let iteration = 0; iteration < this.config.numIterations; iteration++) {
-          const result = await clippedStep(
+          const result = await accumulatedStep(
             this.optimizer,
             this.policy.variables,
-            () => ({ loss: rlooLoss(takenLogProbs(programLogProbs(this.policy, batch, this.config.temperature), batch), advantages, batch.tokenMask) }),
+            parts.map(({ episodes, batch }, p) => ({
+              weight: episodes.length / ordered.length,
+              lossFn: () => ({ loss: rlooLoss(takenLogProbs(programLogProbs(this.policy, batch, this.config.temperature), batch), advantages[p], batch.tokenMask) }),
+            })),
             this.config.gradClip,
           );
           last = { loss: result.values.loss, kl: kls.reduce((a, b) => a + b, 0) / kls.length, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason };
@@ -90,10 +102,10 @@ export class Rloo<S = unknown> {
         }
         return last;
       } finally {
-        advantages.dispose();
+        tf.dispose(advantages);
       }
     } finally {
-      disposeBatch(batch);
+      for (const { batch } of parts) disposeBatch(batch);
     }
   }
 

@@ -35,6 +35,6 @@ export function checkUpdateFits(policy: Pick<PolicyConfig, 'vocabSize' | 'layers
   throw new Error(
     `a batch of ${batch} needs about ${(need / 2 ** 30).toFixed(1)} GiB in an update (attention over a context of ${policy.context}, ${policy.layers} layers x ${policy.heads} heads, ` +
       `and ${programTokens} x ${policy.vocabSize} logits per row), more than the ${(UPDATE_BUDGET_BYTES / 2 ** 30).toFixed(1)} GiB the wasm heap allows: ` +
-      `use --batch-size ${fits} or less, or a shorter --context`,
+      `use --batch-size ${fits} or less, split the update with --gradient-accumulation-steps, or use a shorter --context`,
   );
 }

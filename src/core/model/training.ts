@@ -102,29 +102,81 @@ export interface UpdateStats {
  * One optimiser step on `lossFn` (which returns the loss first, then scalar diagnostics).
  * Everything is read back in one host sync; a non-finite loss or gradient skips the update.
  */
-export async function clippedStep(
+export function clippedStep(
   optimizer: Adam,
   variables: tf.Variable[],
   lossFn: () => Record<string, tf.Scalar>,
   gradClip: number,
 ): Promise<UpdateStats> {
-  let diagnostics: Record<string, tf.Scalar> = {};
-  const { value, grads } = tf.variableGrads(() => {
-    diagnostics = lossFn();
-    for (const [name, scalar] of Object.entries(diagnostics)) if (name !== 'loss') diagnostics[name] = tf.keep(scalar);
-    return diagnostics.loss;
-  }, variables);
-  const ordered = variables.map((variable) => grads[variable.name]);
-  const entries = Object.entries(diagnostics).filter(([name]) => name !== 'loss');
-  const read = await Promise.all([value.data(), ...entries.map(([, scalar]) => scalar.data())]);
-  const values: Record<string, number> = { loss: read[0][0] };
-  entries.forEach(([name], i) => (values[name] = read[i + 1][0]));
-  tf.dispose([value, ...entries.map(([, scalar]) => scalar)]);
+  return accumulatedStep(optimizer, variables, [{ weight: 1, lossFn }], gradClip);
+}
+
+/** One micro-batch of an accumulated update: its loss and its share of the whole batch's. */
+export interface MicroBatch {
+  weight: number;
+  lossFn: () => Record<string, tf.Scalar>;
+}
+
+/**
+ * One optimiser step whose gradient is accumulated over micro-batches (gradient accumulation):
+ * each part's gradient is computed alone and added with its weight, so a batch too big for memory
+ * in one pass is learned from as one. With weights that are each part's share of the loss's
+ * normaliser (its programs, or its tokens), the step equals the whole batch's. Diagnostics are
+ * the weighted sums too.
+ */
+export async function accumulatedStep(
+  optimizer: Adam,
+  variables: tf.Variable[],
+  parts: readonly MicroBatch[],
+  gradClip: number,
+): Promise<UpdateStats> {
+  let total: tf.Tensor[] | null = null;
+  const values: Record<string, number> = {};
   try {
-    return { values, ...(await applyClipped(optimizer, ordered, values.loss, gradClip)) };
+    for (const { weight, lossFn } of parts) {
+      let diagnostics: Record<string, tf.Scalar> = {};
+      const { value, grads } = tf.variableGrads(() => {
+        diagnostics = lossFn();
+        for (const [name, scalar] of Object.entries(diagnostics)) if (name !== 'loss') diagnostics[name] = tf.keep(scalar);
+        return diagnostics.loss;
+      }, variables);
+      const entries = Object.entries(diagnostics).filter(([name]) => name !== 'loss');
+      const read = await Promise.all([value.data(), ...entries.map(([, scalar]) => scalar.data())]);
+      values.loss = (values.loss ?? 0) + weight * read[0][0];
+      entries.forEach(([name], i) => (values[name] = (values[name] ?? 0) + weight * read[i + 1][0]));
+      tf.dispose([value, ...entries.map(([, scalar]) => scalar)]);
+      const ordered = variables.map((variable) => grads[variable.name]);
+      const previous = total as tf.Tensor[] | null;
+      if (!previous && weight === 1) {
+        total = ordered; // one part (no accumulation): its gradients as they are
+        continue;
+      }
+      total = tf.tidy(() => ordered.map((g, i) => (previous ? previous[i].add(g.mul(weight)) : g.mul(weight))));
+      tf.dispose([...(previous ?? []), ...ordered]);
+    }
+    return { values, ...(await applyClipped(optimizer, total!, values.loss, gradClip)) };
   } finally {
-    tf.dispose(Object.values(grads));
+    if (total) tf.dispose(total);
   }
+}
+
+/** Contiguous micro-batches of whole groups (episodes of one prompt stay together), at most `count`. */
+export function microBatches<T>(items: readonly T[], count: number, groupOf: (item: T) => number | undefined = (item) => (item as { group?: number }).group): T[][] {
+  if (count <= 1 || items.length <= 1) return [[...items]];
+  const groups: T[][] = [];
+  for (const item of items) {
+    const last = groups[groups.length - 1];
+    if (last && groupOf(item) !== undefined && groupOf(last[0]) === groupOf(item)) last.push(item);
+    else groups.push([item]);
+  }
+  const size = Math.ceil(items.length / Math.min(count, groups.length));
+  const parts: T[][] = [];
+  for (const group of groups) {
+    const last = parts[parts.length - 1];
+    if (last && last.length + group.length <= size) last.push(...group);
+    else parts.push([...group]);
+  }
+  return parts;
 }
 
 /**
