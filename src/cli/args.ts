@@ -2,10 +2,12 @@
  * Command-line flags derived from the one config schema (src/core/config.ts): every config
  * field is a flag named after it (`learningRate` -> `--learning-rate`; the seeds' snake_case
  * spelling `--learning_rate` is accepted too). Command-specific flags are declared by each
- * command. `--config FILE` loads a JSON config first; flags override it.
+ * command. `--config FILE` loads a YAML or JSON config first (core/configFile.ts: the lab's
+ * sections, or the Q-language system's flat keys); flags override it.
  */
 import { readFileSync } from 'node:fs';
-import { configFields, defaultConfig, parseConfig, withField, type ConfigField, type LabConfig } from '../core/config';
+import { configFields, defaultConfig, withField, type ConfigField, type LabConfig } from '../core/config';
+import { parseConfigFile } from '../core/configFile';
 
 export interface ExtraFlag {
   name: string;
@@ -25,7 +27,7 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
     lines.push(`  --${flag.name}${flag.boolean ? '' : ' VALUE'}`.padEnd(34) + flag.doc + (flag.defaultValue ? ` (default ${flag.defaultValue})` : ''));
   }
   if (withConfig) {
-    lines.push('', '  --config FILE'.padEnd(34) + 'JSON config to start from (flags override it)');
+    lines.push('', '  --config FILE'.padEnd(34) + 'YAML or JSON config to start from (the lab\'s sections, or the seed\'s keys: learning_rate, batch_size, ...); flags override it');
     let section = '';
     for (const field of configFields()) {
       if (field.section !== section) {
@@ -77,7 +79,9 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
       throw new Error(`--config: cannot read ${configFile[1]}: ${(error as Error).message}`);
     }
     try {
-      config = parseConfig(JSON.parse(text), { strict: true });
+      const file = parseConfigFile(text);
+      config = file.config;
+      for (const note of file.notes) console.error(`--config ${configFile[1]}: ${note}`);
     } catch (error) {
       throw new Error(`--config ${configFile[1]}: ${(error as Error).message}`);
     }

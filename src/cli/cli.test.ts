@@ -22,7 +22,19 @@ describe('CLI', () => {
       expect(names, name).toContain(name);
     }
     expect(Math.max(...events.map((e) => e.step))).toBe(3);
-    expect(readdirSync(out)).toEqual(expect.arrayContaining(['checkpoint-2.prl', 'checkpoint-3.prl', 'latest.prl', 'config.json', 'eval_results.json']));
+    // The Q-language system's layout beside the lab's own files.
+    expect(readdirSync(out)).toEqual(expect.arrayContaining(['checkpoints', 'logs', 'latest.prl', 'config.json', 'config.yaml', 'metrics.jsonl']));
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['checkpoint-2.prl', 'checkpoint-3.prl']);
+    expect(readdirSync(join(out, 'logs')).sort()).toEqual(['eval_results.json', 'rewards.json', 'training_log.txt']);
+    const log = readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8');
+    expect(log).toMatch(/step 3\/3 .*reward/); // every step is logged, --quiet or not
+    const rewards = JSON.parse(readFileSync(join(out, 'logs', 'rewards.json'), 'utf8')) as { reward: { steps: number; mean: number }; per_step: { step: number; avg_reward: number }[] };
+    expect(rewards.reward.steps).toBe(3);
+    expect(rewards.per_step.map((s) => s.step)).toEqual([1, 2, 3]);
+    expect(rewards.reward.mean).toBeCloseTo(rewards.per_step.reduce((sum, s) => sum + s.avg_reward, 0) / 3, 9);
+    // config.yaml is a config file the next run can start from.
+    execFileSync(tsx, ['src/cli/train.ts', '--config', join(out, 'config.yaml'), '--max-steps', '1', '--output-dir', join(out, 'again'), '--quiet'], { stdio: 'pipe' });
+    expect(JSON.parse(readFileSync(join(out, 'again', 'config.json'), 'utf8'))).toEqual({ ...JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')), run: { ...JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).run, maxSteps: 1, outputDir: join(out, 'again') } });
     const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'latest.prl'))));
     expect(meta.step).toBe(3);
 

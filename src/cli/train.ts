@@ -6,16 +6,19 @@
  * --num-epochs, --batch-size, --learning-rate, --reward-constant, --length-penalty,
  * --checkpoint-freq, --eval-freq, --seed, --backend.
  *
- * Writes to the output dir: config.json, metrics.jsonl (one `{step, name, value, wallMs}`
- * event per line), checkpoint-<step>.prl every --checkpoint-freq steps and latest.prl
- * (written to a temporary name, then renamed, so a crash mid-save keeps the previous one),
- * eval_results.json after the final evaluation. Ctrl-C saves a checkpoint before leaving.
+ * Writes to the output dir: config.json and config.yaml, metrics.jsonl (one `{step, name,
+ * value, wallMs}` event per line), checkpoints/checkpoint-<step>.prl every --checkpoint-freq
+ * steps and latest.prl (written to a temporary name, then renamed, so a crash mid-save keeps the
+ * previous one), best.prl, and logs/: training_log.txt (what the run printed), rewards.json
+ * (reward statistics, at each checkpoint) and eval_results.json after the final evaluation: the
+ * Q-language system's layout. Ctrl-C saves a checkpoint before leaving.
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabConfig } from '../core/config';
 import type { LoopDeps, TrainingLoop } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
+import { configToYaml } from '../core/configFile';
 import { createFunctionsRunner, createRunner, preludes, trainingRecords, withEvaluation } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
 import type { SandboxPool } from '../core/sandbox/pool';
@@ -124,8 +127,21 @@ async function main(): Promise<void> {
   if (!resuming && !extra.overwrite && existsSync(outputDir) && readdirSync(outputDir).length > 0) {
     throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, --resume ${join(outputDir, 'latest.prl')} to continue it, or --overwrite to replace it`);
   }
-  mkdirSync(outputDir, { recursive: true });
+  // The Q-language system's layout: checkpoints/checkpoint-N.prl, logs/training_log.txt,
+  // logs/rewards.json, logs/eval_results.json and config.yaml; beside them the lab's latest.prl,
+  // best.prl, config.json and metrics.jsonl.
+  const checkpointsDir = join(outputDir, 'checkpoints');
+  const logsDir = join(outputDir, 'logs');
+  mkdirSync(checkpointsDir, { recursive: true });
+  mkdirSync(logsDir, { recursive: true });
   const metricsPath = join(outputDir, 'metrics.jsonl');
+  const logPath = join(logsDir, 'training_log.txt');
+  if (!resuming) writeFileSync(logPath, '');
+  /** A line for the user (stderr, unless it is step detail under --quiet) and for logs/training_log.txt. */
+  const say = (line: string, detail = false) => {
+    appendFileSync(logPath, line + '\n');
+    if (!(detail && quiet)) console.error(line);
+  };
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   let runner: TrainingLoop | undefined;
@@ -150,17 +166,18 @@ async function main(): Promise<void> {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
     const opened = await data.open(pool, initFrom, { preferences, rewardModel });
     runner = opened;
-    if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
-    if (data.note) console.error(data.note);
+    if (initFrom) say(`policy initialised from ${extra['init-from']}`);
+    if (data.note) say(data.note);
     if (typeof extra.resume === 'string') {
       await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
       wallOffset = truncateMetrics(metricsPath, runner.globalStep);
-      console.error(`resumed from ${extra.resume} at step ${runner.globalStep}`);
+      say(`resumed from ${extra.resume} at step ${runner.globalStep}`);
     } else {
       writeFileSync(metricsPath, '');
     }
     // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+    writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
 
     const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
     const epochSteps = Math.ceil(data.trainCount / groups);
@@ -170,13 +187,15 @@ async function main(): Promise<void> {
 
     const saveCheckpoint = async (reason: string) => {
       const bytes = await runner!.saveCheckpoint();
-      writeAtomic(join(outputDir, `checkpoint-${runner!.globalStep}.prl`), bytes);
+      const numbered = join(checkpointsDir, `checkpoint-${runner!.globalStep}.prl`);
+      writeAtomic(numbered, bytes);
       writeAtomic(join(outputDir, 'latest.prl'), bytes);
-      if (!quiet) console.error(`checkpoint (${reason}): ${join(outputDir, `checkpoint-${runner!.globalStep}.prl`)} (${(bytes.length / 1024).toFixed(0)} KiB)`);
+      writeRewardStats(metricsPath, join(logsDir, 'rewards.json'));
+      say(`checkpoint (${reason}): ${numbered} (${(bytes.length / 1024).toFixed(0)} KiB)`, true);
       // The last --keep-checkpoints numbered ones stay (latest.prl and best.prl always); older ones
       // go only once the new one is written.
       const keep = config.run.keepCheckpoints;
-      if (keep > 0) for (const { file } of numberedCheckpoints(outputDir).slice(0, -keep)) rmSync(join(outputDir, file), { force: true });
+      if (keep > 0) for (const { file } of numberedCheckpoints(checkpointsDir).slice(0, -keep)) rmSync(join(checkpointsDir, file), { force: true });
     };
     let bestScore = -Infinity;
     const evaluate = async () => {
@@ -201,21 +220,22 @@ async function main(): Promise<void> {
         Object.entries(result.metrics).map(([name, value]) => JSON.stringify({ step: result.step, name, value, wallMs })).join('\n') + '\n',
       );
       const secondsPerStep = (wallMs - wallOffset) / 1000 / (runner.globalStep - startStep);
-      if (!quiet) console.error(formatStep(result, total, secondsPerStep));
+      say(formatStep(result, total, secondsPerStep), true);
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
-        console.error(`eval @${runner.globalStep}: ${(await evaluate()).text}`);
+        say(`eval @${runner.globalStep}: ${(await evaluate()).text}`);
       }
     }
     await saveCheckpoint(interrupted ? 'interrupted' : 'final');
     const steps = runner.globalStep - startStep;
     const seconds = (performance.now() - started) / 1000;
-    console.error(`trained ${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
+    say(`trained ${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
 
     if (!interrupted) {
-      console.error(`evaluating on ${Math.min(config.run.evalSamples, data.heldoutCount)} held-out ${data.itemName} (k=${evalK})...`);
+      say(`evaluating on ${Math.min(config.run.evalSamples, data.heldoutCount)} held-out ${data.itemName} (k=${evalK})...`);
       const result = await evaluate();
-      writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, ...result.json }, null, 2) + '\n');
+      writeFileSync(join(logsDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, ...result.json }, null, 2) + '\n');
+      appendFileSync(logPath, result.table + '\n');
       console.log(result.table);
     }
   } finally {
@@ -259,6 +279,29 @@ async function openRewardModel(path: string, config: LabConfig, extra: Record<st
   } catch (error) {
     throw new Error(`--use-reward-model ${path}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * logs/rewards.json: the reward's statistics over the run so far, from metrics.jsonl (so a resumed
+ * run's cover all its steps): per step the mean reward of the batch and its accuracy, and over the
+ * run their mean, spread and extremes, with the last 100 steps' mean.
+ */
+export function writeRewardStats(metricsPath: string, out: string): void {
+  const perStep = new Map<number, Record<string, number>>();
+  for (const line of readFileSync(metricsPath, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const event = JSON.parse(line) as { step: number; name: string; value: number };
+    if (!['avg_reward', 'accuracy', 'reward_model', 'task_reward', 'rewards/margins', 'rewards/accuracies'].includes(event.name)) continue;
+    perStep.set(event.step, { ...perStep.get(event.step), [event.name]: event.value });
+  }
+  const steps: Record<string, number>[] = [...perStep.entries()].sort(([a], [b]) => a - b).map(([step, values]) => ({ step, ...values }));
+  const rewards = steps.flatMap((s) => (typeof s.avg_reward === 'number' ? [s.avg_reward] : []));
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  const m = mean(rewards);
+  const summary = rewards.length
+    ? { steps: rewards.length, mean: m, std: Math.sqrt(mean(rewards.map((r) => (r - m) ** 2))), min: Math.min(...rewards), max: Math.max(...rewards), last_100_mean: mean(rewards.slice(-100)) }
+    : { steps: 0 };
+  writeFileSync(out, JSON.stringify({ reward: summary, per_step: steps }, null, 2) + '\n');
 }
 
 /**

@@ -40,7 +40,7 @@ describe('train runs on disk', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-resume-'));
     execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out], { stdio: 'pipe' });
     // As after a crash at step 4 whose last checkpoint was step 2.
-    copyFileSync(join(out, 'checkpoint-2.prl'), join(out, 'crash.prl'));
+    copyFileSync(join(out, 'checkpoints', 'checkpoint-2.prl'), join(out, 'crash.prl'));
     execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out, '--resume', join(out, 'crash.prl')], { stdio: 'pipe' });
     const rewards = events(out).filter((e) => e.name === 'avg_reward');
     expect(rewards.map((e) => e.step)).toEqual([1, 2, 3, 4]);
@@ -105,17 +105,17 @@ describe('checkpoints on disk', () => {
   it('keeps the last --keep-checkpoints numbered checkpoints, latest.prl and best.prl', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-keep-'));
     execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '6', '--checkpoint-freq', '1', '--keep-checkpoints', '2', '--eval-freq', '3', '--output-dir', out], { stdio: 'pipe' });
-    const files = readdirSync(out).filter((f) => f.endsWith('.prl')).sort();
-    expect(files).toEqual(['best.prl', 'checkpoint-5.prl', 'checkpoint-6.prl', 'latest.prl']);
+    expect(readdirSync(out).filter((f) => f.endsWith('.prl')).sort()).toEqual(['best.prl', 'latest.prl']);
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['checkpoint-5.prl', 'checkpoint-6.prl']);
   });
 
   it('a checkpoint that cannot be written is named in the error and leaves no .tmp behind', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-unwritable-'));
-    mkdirSync(join(out, 'checkpoint-2.prl', 'in-the-way'), { recursive: true }); // a folder where the file goes
+    mkdirSync(join(out, 'checkpoints', 'checkpoint-2.prl', 'in-the-way'), { recursive: true }); // a folder where the file goes
     const failed = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--output-dir', out, '--overwrite'], { encoding: 'utf8' });
     expect(failed.status).not.toBe(0);
-    expect(failed.stderr).toContain(`cannot write ${join(out, 'checkpoint-2.prl')}`);
-    expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(failed.stderr).toContain(`cannot write ${join(out, 'checkpoints', 'checkpoint-2.prl')}`);
+    expect(readdirSync(join(out, 'checkpoints')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -1,0 +1,93 @@
+/**
+ * A config file (`--config FILE`), YAML or JSON, as a lab config. Two shapes are read:
+ *
+ * - the lab's own: its sections (`task`, `model`, `algorithm`, ...) with camelCase keys, as
+ *   config.json and config.yaml in a run's output dir hold it;
+ * - the Q-language RL system's flat keys (`learning_rate`, `batch_size`,
+ *   `gradient_accumulation_steps`, `max_steps`, `save_steps`, `reward_scale`, `kl_coef`,
+ *   `entropy_coef`, ...), mapped onto the lab's fields. Its `batch_size` is per micro-batch, so
+ *   the lab's batchSize (episodes per update) is batch_size x gradient_accumulation_steps.
+ *
+ * Unknown keys are an error that names them; keys that mean nothing here (mixed precision,
+ * experiment tracking) are accepted and reported as ignored.
+ */
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parseConfig, type LabConfig } from './config';
+
+/** A seed key and the lab field it sets (`section.key`). */
+const seedKeys: Record<string, string> = {
+  learning_rate: 'algorithm.learningRate',
+  gradient_accumulation_steps: 'algorithm.gradientAccumulationSteps',
+  kl_coef: 'algorithm.klCoef',
+  entropy_coef: 'algorithm.entropyCoef',
+  max_grad_norm: 'algorithm.gradClip',
+  num_generations: 'algorithm.groupSize',
+  beta: 'algorithm.beta',
+  temperature: 'algorithm.temperature',
+  reward_scale: 'functions.rewardScale',
+  max_steps: 'run.maxSteps',
+  save_steps: 'run.checkpointFreq',
+  eval_steps: 'run.evalFreq',
+  num_train_epochs: 'run.numEpochs',
+  seed: 'run.seed',
+  output_dir: 'run.outputDir',
+  max_seq_length: 'model.context',
+};
+
+/** Seed keys with no meaning in the lab: accepted, reported. */
+const ignoredSeedKeys = new Set(['bf16', 'fp16', 'gradient_checkpointing', 'wandb', 'wandb_project', 'experiment_name', 'report_to', 'logging_steps', 'base_model']);
+
+const sections = ['task', 'model', 'algorithm', 'sandbox', 'run', 'digits', 'functions'];
+
+export interface ConfigFile {
+  config: LabConfig;
+  /** What the reader did that the user should know (ignored keys). */
+  notes: string[];
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Reads a config file's text; throws a message naming the bad or unknown keys. */
+export function parseConfigFile(text: string): ConfigFile {
+  let input: unknown;
+  try {
+    input = parseYaml(text);
+  } catch (error) {
+    throw new Error(`not YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (!isObject(input)) throw new Error(`expected a mapping of keys to values, got ${input === null ? 'an empty file' : Array.isArray(input) ? 'a list' : typeof input}`);
+  const lab: Record<string, Record<string, unknown>> = {};
+  const notes: string[] = [];
+  const unknown: string[] = [];
+  const set = (path: string, value: unknown) => {
+    const [section, key] = path.split('.');
+    (lab[section] ??= {})[key] = value;
+  };
+  for (const [key, value] of Object.entries(input)) {
+    if (sections.includes(key)) {
+      if (!isObject(value)) throw new Error(`"${key}" must be a mapping of its fields, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+      for (const [field, fieldValue] of Object.entries(value)) set(`${key}.${field}`, fieldValue);
+    } else if (key in seedKeys) {
+      set(seedKeys[key], value);
+    } else if (key === 'batch_size') {
+      continue; // with gradient_accumulation_steps, below
+    } else if (ignoredSeedKeys.has(key)) {
+      notes.push(`${key}: not used by the lab (ignored)`);
+    } else {
+      unknown.push(key);
+    }
+  }
+  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}; or the seed's keys: batch_size, ${Object.keys(seedKeys).join(', ')})`);
+  if ('batch_size' in input) {
+    const perDevice = input.batch_size;
+    const steps = input.gradient_accumulation_steps ?? 1;
+    if (typeof perDevice !== 'number' || typeof steps !== 'number') throw new Error('batch_size and gradient_accumulation_steps must be numbers');
+    set('algorithm.batchSize', perDevice * steps);
+  }
+  return { config: parseConfig(lab, { strict: true }), notes };
+}
+
+/** A config as the YAML a run's output dir holds (config.yaml): the lab's own shape, read back by parseConfigFile. */
+export function configToYaml(config: LabConfig): string {
+  return stringifyYaml(config);
+}
