@@ -260,6 +260,20 @@ export function configProblem(config: LabConfig): string | null {
   return null;
 }
 
+/**
+ * A config switched to algorithm `name`, with that algorithm's own defaults where a shared field's
+ * would not work: dpo gets TRL's beta of 0.1 when beta is 0, and groups of 4 to make pairs from
+ * when groups are of one.
+ */
+export function withAlgorithm(config: LabConfig, name: LabConfig['algorithm']['name']): LabConfig {
+  const algorithm = { ...config.algorithm, name };
+  if (name === 'dpo') {
+    if (!(algorithm.beta > 0)) algorithm.beta = 0.1;
+    if (algorithm.groupSize < 2) algorithm.groupSize = 4;
+  }
+  return { ...config, algorithm };
+}
+
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** Flags whose kebab-case key would be ambiguous or differ from the seeds' spelling. */
 const flagOverrides: Record<string, string> = { 'task.name': 'task', 'algorithm.name': 'algorithm' };

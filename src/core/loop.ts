@@ -138,7 +138,8 @@ export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, gr
     const dpo = new Dpo(policy, grammar, settings, reference);
     const update = (stats: Awaited<ReturnType<typeof dpo.step>>): PolicyUpdate => {
       const { loss, gradNorm, skipped, reason, pairs, ...named } = stats;
-      return { loss, gradNorm, skipped, reason, named: { ...named, pairs } };
+      // A batch with no pair has no figures to chart: only its count (0) is reported.
+      return { loss, gradNorm, skipped, reason, named: pairs > 0 ? { ...named, pairs } : { pairs } };
     };
     return { ...adapt(dpo, update), stepPairs: async (pairs) => update(await dpo.stepPairs(pairs)) };
   }
@@ -323,7 +324,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
    * The reward model's score of each complete program, added to the task's reward (or in its
    * place); an incomplete program keeps the task's reward, there being no program to judge.
    */
-  async function learnedRewards(prompts: readonly number[][], samples: readonly SampledSequence[], judged: readonly S[]): Promise<{ scored: S[]; mean: number; taskMean: number }> {
+  async function learnedRewards(prompts: readonly number[][], samples: readonly SampledSequence[], judged: readonly S[]): Promise<{ scored: S[]; scores: (number | undefined)[]; mean: number; taskMean: number }> {
     const { model, weight, alone } = deps.rewardModel!;
     const complete = judged.flatMap((s, i) => (s.outcome !== 'incomplete' && samples[i].tokens.length > 0 ? [i] : []));
     const values = await model.score(complete.map((i) => ({ prompt: prompts[i], tokens: samples[i].tokens })));
@@ -332,7 +333,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       const value = byRow.get(i);
       return value === undefined ? s : { ...s, reward: (alone ? 0 : s.reward) + weight * value };
     });
-    return { scored, mean: mean(values), taskMean: mean(judged.map((s) => s.reward)) };
+    return { scored, scores: judged.map((_, i) => byRow.get(i)), mean: mean(values), taskMean: mean(judged.map((s) => s.reward)) };
   }
 
   /** A step of DPO on the preference file: no sampling, no sandbox. */
@@ -418,6 +419,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
     };
     for (const kind of outcomeKinds) metrics[`outcome_${kind}`] = scored.filter((s) => s.outcome === kind).length;
 
+    const groupOf = (i: number) => (groupSize > 1 ? Math.floor(i / groupSize) : 0);
+    const groupMeans = new Map<number, number>();
+    for (const g of new Set(scored.map((_, i) => groupOf(i)))) groupMeans.set(g, mean(scored.filter((_, i) => groupOf(i) === g).map((s) => s.reward)));
     const sampleRecords: SampleRecord[] = scored.map((s, i) => ({
       step: globalStep,
       itemIndex: itemIndices[i],
@@ -425,6 +429,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
       outcome: s.outcome === 'incomplete' ? 'output_invalid' : s.outcome,
       reward: s.reward,
       correct: s.correct,
+      advantage: s.reward - groupMeans.get(groupOf(i))!,
+      ...(learned?.scores[i] !== undefined ? { rewardParts: { task: judgedByTask[i].reward, reward_model: learned.scores[i]! } } : {}),
       ...task.sampleRecord(batch[i], s),
     }));
     if (metrics.outcome_infra_error > 0) deps.onLog?.(`step ${globalStep}: ${metrics.outcome_infra_error} sandbox failures (infra_error) kept out of the update`);

@@ -33,6 +33,10 @@ export interface SampleRecord {
   label?: string;
   /** How the program did beyond its outcome ("3/5 tests"). */
   detail?: string;
+  /** Its reward minus the mean of its group (of the batch when groups are of one): TRL's unscaled advantage. */
+  advantage?: number;
+  /** The reward's parts when it has several (the task's and the reward model's). */
+  rewardParts?: Record<string, number>;
 }
 
 /** What one training step produced; metrics holds the same figures as events. */

@@ -40,7 +40,7 @@ const charts: ChartSpec[] = [
   },
   { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled programs that print their sequence exactly.' },
   { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
-  { name: 'entropy', title: 'entropy', caption: entropyCaption },
+  { name: 'entropy', title: 'entropy', optional: true, caption: entropyCaption },
   { name: 'program_bits', title: 'bits of correct programs', caption: 'Mean prior bits of the correct programs: lower is shorter, the goal of the task.' },
   { name: 'pretrain_loss', title: 'pretrain loss', optional: true, caption: 'Cross-entropy of the supervised warm start on generated (sequence, program) pairs.' },
   { name: 'pretrain_token_accuracy', title: 'pretrain token accuracy', optional: true, caption: 'Share of the generated programs\' tokens the policy predicts right during the warm start.' },
@@ -68,14 +68,28 @@ const functionCharts: ChartSpec[] = [
   { name: 'reward/quality', title: 'reward: quality (code_quality)', optional: true, caption: 'The code_quality reward\'s syntax, structure, length and complexity terms.' },
   { name: 'reward/efficiency', title: 'reward: efficiency (code_quality)', optional: true, caption: 'The code_quality reward\'s length penalty and array-method bonus.' },
   { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
-  { name: 'entropy', title: 'entropy', caption: entropyCaption },
+  { name: 'entropy', title: 'entropy', optional: true, caption: entropyCaption },
   { name: 'program_tokens', title: 'program tokens', caption: 'Mean length of the sampled functions, in tokens.' },
+];
+
+/**
+ * What the algorithms report beyond the loss, under TRL's names where TRL has them; each chart
+ * shows once its series has points, so a run sees its own algorithm's.
+ */
+const algorithmCharts: ChartSpec[] = [
+  { name: 'kl', title: 'KL to the reference', optional: true, caption: 'How far the policy has moved from the warm start it started from (reinforce\'s KL, grpo\'s k3 estimate, rloo\'s summed per program).' },
+  { name: 'clip_ratio', title: 'clipped share (grpo)', optional: true, caption: 'Share of tokens whose probability ratio to the sampler\'s was clipped: high means the update moves further than epsilon allows.' },
+  { name: 'rewards/accuracies', title: 'rewards/accuracies (dpo)', optional: true, caption: 'Share of preference pairs whose chosen program the policy favours more than the reference does.' },
+  { name: 'rewards/margins', title: 'rewards/margins (dpo)', optional: true, caption: 'Mean implicit reward of the chosen program minus the rejected one: beta times the log-ratio to the reference.' },
+  { name: 'logps/chosen', title: 'logps/chosen (dpo)', optional: true, caption: 'Log-probability of the chosen programs under the policy; a fall in both this and logps/rejected is DPO\'s known drift.' },
+  { name: 'logps/rejected', title: 'logps/rejected (dpo)', optional: true, caption: 'Log-probability of the rejected programs under the policy.' },
+  { name: 'reward_model', title: 'reward model score', optional: true, caption: 'Mean score the learned reward model gives the sampled programs (--use-reward-model).' },
 ];
 
 /** Series measured on held-out data (periodic evaluations), not on training batches. */
 export const isHeldOut = (name: string) => name.startsWith('heldout_') || name.startsWith('eval_');
 
-const chartsOf = (task: string) => (task === 'kolmogorov' ? charts : task === 'functions' ? functionCharts : digitCharts);
+const chartsOf = (task: string) => [...(task === 'kolmogorov' ? charts : task === 'functions' ? functionCharts : digitCharts), ...algorithmCharts];
 
 // Plot geometry (px): a 360 x 180 chart with room for labels such as -2.5e-3 and a last x tick.
 const WIDTH = 360;

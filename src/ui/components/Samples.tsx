@@ -47,6 +47,41 @@ function EvaluatedItems({ items, label }: { items: readonly EvaluatedItem[]; lab
   );
 }
 
+/**
+ * The latest step's completions as TRL's trainers log them: step, prompt, completion, each reward
+ * and the advantage (the reward minus its group's mean).
+ */
+function Completions() {
+  const samples = useLab((s) => s.samples);
+  const parts = [...new Set(samples.flatMap((s) => Object.keys(s.rewardParts ?? {})))];
+  if (samples.length === 0) return null;
+  const step = samples[0].step;
+  const latest = samples.filter((s) => s.step === step).slice(0, 32);
+  const prompt = (s: (typeof samples)[number]) => s.label ?? s.target.slice(0, 12).join(', ') + (s.target.length > 12 ? ', …' : '');
+  return (
+    <details className="completions" data-testid="completions">
+      <summary>completions of step {step} ({latest.length}), as TRL logs them</summary>
+      <div className="per-problem-scroll">
+        <table>
+          <thead><tr><th>step</th><th>prompt</th><th>completion</th><th>reward</th>{parts.map((p) => <th key={p}>{p}</th>)}<th>advantage</th></tr></thead>
+          <tbody>
+            {latest.map((s, i) => (
+              <tr key={i} className={`outcome-${s.outcome}`}>
+                <td>{s.step}</td>
+                <td><code>{prompt(s)}</code></td>
+                <td><pre>{s.program || '(incomplete)'}</pre></td>
+                <td>{s.reward.toFixed(3)}</td>
+                {parts.map((p) => <td key={p}>{s.rewardParts?.[p]?.toFixed(3) ?? ''}</td>)}
+                <td>{s.advantage === undefined ? '' : s.advantage.toFixed(3)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+}
+
 export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
@@ -88,6 +123,7 @@ export function SampleInspector() {
           ))}
         </tbody>
       </table>}
+      <Completions />
       <h2>Best program per {functions ? 'problem' : 'sequence'}</h2>
       {bestList.length === 0 ? <p className="hint">No correct program yet.</p> : (
         <table>
