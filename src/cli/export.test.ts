@@ -144,11 +144,15 @@ describe('rollouts and pairs for TRL', () => {
       rollout(1, 'short', 0.98, true), rollout(1, 'long', 0.95, true),
       rollout(2, 'a', 0, false), rollout(2, 'b', 0.5, false), // nothing correct: no pair
       rollout(3, 'same', 1, true), rollout(3, 'same', 1, true), // nothing to prefer
+      rollout(4, 'done', 1, true), rollout(4, '', 0, false), rollout(4, 'off', 0.1, false), // an incomplete program has no text to pair
     ]);
     expect(pairs).toEqual([
       { prompt: 'p0', chosen: 'right', rejected: 'wrong' },
       { prompt: 'p1', chosen: 'short', rejected: 'long' },
+      { prompt: 'p4', chosen: 'done', rejected: 'off' },
     ]);
+    // Of two correct ones only (--both-correct): the better over the worse.
+    expect(preferencePairs([rollout(0, 'right', 2, true), rollout(0, 'wrong', 0.25, false), rollout(1, 'short', 0.98, true), rollout(1, 'long', 0.95, true)], { bothCorrect: true })).toEqual([{ prompt: 'p1', chosen: 'short', rejected: 'long' }]);
   });
 
   it('a problem\'s prompt is its signature, docstring and shown tests, never its hidden ones', () => {

@@ -85,7 +85,8 @@ export function preferencePairs(rollouts: readonly Rollout[], { bothCorrect = fa
   for (const rollout of rollouts) byItem.set(rollout.item, [...(byItem.get(rollout.item) ?? []), rollout]);
   const pairs: PreferencePair[] = [];
   for (const group of byItem.values()) {
-    const ranked = group.filter((r) => !bothCorrect || r.correct).sort((a, b) => b.reward - a.reward);
+    // An incomplete program has no text to pair (sampling ran out of tokens before it ended).
+    const ranked = group.filter((r) => r.completion !== '' && (!bothCorrect || r.correct)).sort((a, b) => b.reward - a.reward);
     if (ranked.length < 2) continue;
     const chosen = ranked[0];
     const rejected = ranked[ranked.length - 1];
