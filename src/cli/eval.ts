@@ -72,6 +72,7 @@ const extras: ExtraFlag[] = [
   { name: 'programs', doc: 'JSONL of {"sequence", "program"} to score instead of a policy' },
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
   { name: 'k', doc: 'programs per sequence, the greedy one and k - 1 samples; the shortest correct one counts', defaultValue: '1' },
+  { name: 'num-episodes', doc: 'functions: episodes per problem, as the DQN seed\'s evaluate.py (the same as --k: the greedy program and N - 1 samples; success_rate is their share that pass every test)' },
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
@@ -212,8 +213,8 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
-  const k = Number(extra.k);
-  if (!Number.isInteger(k) || k < 1) throw new Error(`--k: expected a positive integer, got "${extra.k}"`);
+  const k = Number(extra['num-episodes'] ?? extra.k);
+  if (!Number.isInteger(k) || k < 1) throw new Error(`--${extra['num-episodes'] !== undefined ? 'num-episodes' : 'k'}: expected a positive integer, got "${extra['num-episodes'] ?? extra.k}"`);
   const limit = extra.limit === undefined ? undefined : Number(extra.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new Error(`--limit: expected a positive integer, got "${extra.limit}"`);
   const repair = Number(extra.repair);

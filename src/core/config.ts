@@ -36,8 +36,8 @@ export const modelSchema = z.object({
 });
 
 export const algorithmSchema = z.object({
-  name: z.enum(['reinforce', 'reinforce_monarch', 'grpo', 'rloo', 'dpo']).default('reinforce')
-    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL), reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights), grpo (group-normalised advantages, clipped ratio, k3 KL; TRL\'s GRPOTrainer) rloo (leave-one-out baseline, KL folded into the reward) or dpo (preference pairs, the best correct program of a group over the worst, or a pair file; TRL\'s DPOTrainer).'),
+  name: z.enum(['reinforce', 'reinforce_monarch', 'grpo', 'rloo', 'dpo', 'dqn']).default('reinforce')
+    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL), reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights), grpo (group-normalised advantages, clipped ratio, k3 KL; TRL\'s GRPOTrainer) rloo (leave-one-out baseline, KL folded into the reward) dpo (preference pairs, the best correct program of a group over the worst, or a pair file; TRL\'s DPOTrainer) or dqn (a Q-network over tokens: double, dueling, replay, target network; the DQN code-generation seed, CleanRL\'s dqn.py).'),
   batchSize: int(1, 1024).default(32).describe('Episodes (sampled programs) per policy update.'),
   learningRate: z.number().positive().max(1).default(3e-4).describe('Adam learning rate.'),
   rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
@@ -59,6 +59,25 @@ export const algorithmSchema = z.object({
   scaleRewards: z.enum(['group', 'batch', 'none']).default('group').describe('grpo: advantages are reward minus the group mean, divided by the group\'s std (group), the batch\'s std (batch), or not divided (none).'),
   lossType: z.enum(['grpo', 'dr_grpo', 'dapo']).default('grpo').describe('grpo: how token losses average: per sequence then over sequences (grpo), summed over the batch and divided by batch x max program tokens (dr_grpo), or over all tokens of the batch (dapo).'),
   dpoLossType: z.enum(['sigmoid', 'ipo', 'hinge']).default('sigmoid').describe('dpo: the loss of a pair from h, its log-ratio margin over the reference: -log sigmoid(beta h) (sigmoid, the paper\'s), (h - 1/(2 beta))^2 (ipo), max(0, 1 - beta h) (hinge). TRL\'s loss_type.'),
+  bufferSize: int(16, 1_000_000).default(20_000).describe('dqn: replay buffer capacity, in transitions (one per token written).'),
+  learningStarts: int(0, 1_000_000).default(500).describe('dqn: transitions in the buffer before the first update.'),
+  trainFrequency: int(1, 100_000).default(64).describe('dqn: one update per this many transitions added (CleanRL\'s train_frequency; a batch of 32 ten-token programs is 320).'),
+  dqnBatchSize: int(1, 1024).default(32).describe('dqn: transitions per update.'),
+  targetNetworkFrequency: int(1, 100_000).default(100).describe('dqn: updates between target-network syncs.'),
+  tau: z.number().min(0).max(1).default(1).describe('dqn: target sync weight (1 = copy, CleanRL\'s hard update; below 1 = Polyak averaging at every sync).'),
+  doubleDqn: z.boolean().default(true).describe('dqn: the online network picks the next action, the target network values it (van Hasselt et al. 2016).'),
+  dueling: z.boolean().default(true).describe('dqn: Q = V + A - mean of A over the allowed tokens (Wang et al. 2016), a value head beside the token head.'),
+  tdLoss: z.enum(['huber', 'mse']).default('huber').describe('dqn: loss of the TD error.'),
+  epsilonSchedule: z.enum(['exponential', 'linear']).default('exponential').describe('dqn: epsilon x epsilonDecay per episode (the seed\'s), or a straight line over explorationSteps transitions (CleanRL\'s).'),
+  epsilonStart: z.number().min(0).max(1).default(1).describe('dqn: exploration rate at the start.'),
+  epsilonEnd: z.number().min(0).max(1).default(0.01).describe('dqn: the lowest exploration rate.'),
+  epsilonDecay: z.number().min(0).max(1).default(0.995).describe('dqn, exponential schedule: epsilon is multiplied by this per episode (program).'),
+  explorationSteps: int(1, 10_000_000).default(20_000).describe('dqn, linear schedule: transitions over which epsilon goes from start to end.'),
+  prioritized: z.boolean().default(false).describe('dqn: prioritized replay (Schaul et al. 2016): transitions drawn by |TD error|^alpha, updates weighted by importance.'),
+  priorityAlpha: z.number().min(0).max(1).default(0.6).describe('dqn, prioritized: how much priorities count (0 = uniform).'),
+  priorityBeta: z.number().min(0).max(1).default(0.4).describe('dqn, prioritized: importance-weight exponent at the start, annealed to 1 over priorityBetaUpdates.'),
+  priorityBetaUpdates: int(1, 10_000_000).default(2_000).describe('dqn, prioritized: updates over which beta reaches 1.'),
+  nStep: int(1, 16).default(1).describe('dqn: n-step returns (rewards over n tokens, then the bootstrapped value).'),
   numIterations: int(1, 16).default(1).describe('grpo and rloo: updates on each sampled batch (TRL\'s num_iterations); ratios are to the sampler\'s probabilities.'),
 });
 
@@ -219,7 +238,7 @@ const digitTasks: LabConfig['task']['name'][] = ['sum_digits', 'reverse_digits']
 
 /** Fields that one algorithm reads only (reinforce_monarch has no discount, normalisation, entropy bonus or KL). */
 const algorithmOnlyFields: Record<string, LabConfig['algorithm']['name'][]> = {
-  'algorithm.gamma': ['reinforce'],
+  'algorithm.gamma': ['reinforce', 'dqn'],
   'algorithm.normalizeReturns': ['reinforce'],
   'algorithm.entropyCoef': ['reinforce'],
   'algorithm.klCoef': ['reinforce'],
@@ -230,6 +249,7 @@ const algorithmOnlyFields: Record<string, LabConfig['algorithm']['name'][]> = {
   'algorithm.scaleRewards': ['grpo'],
   'algorithm.lossType': ['grpo'],
   'algorithm.numIterations': ['grpo', 'rloo'],
+  ...Object.fromEntries(['bufferSize', 'learningStarts', 'trainFrequency', 'dqnBatchSize', 'targetNetworkFrequency', 'tau', 'doubleDqn', 'dueling', 'tdLoss', 'epsilonSchedule', 'epsilonStart', 'epsilonEnd', 'epsilonDecay', 'explorationSteps', 'prioritized', 'priorityAlpha', 'priorityBeta', 'priorityBetaUpdates', 'nStep'].map((key) => [`algorithm.${key}`, ['dqn' as const]])),
 };
 
 /** Whether a field means anything for this config's task and algorithm (the page shows only those). */
@@ -255,7 +275,7 @@ export function configProblem(config: LabConfig): string | null {
   const { name, repairDemos } = config.algorithm;
   // Demonstrations are found by search, not sampled: they have no sampling probability for GRPO's ratio or RLOO's KL.
   if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;
-  if (config.algorithm.gradientAccumulationSteps > 1 && name === 'reinforce_monarch') return 'algorithm.gradientAccumulationSteps works with reinforce, grpo, rloo and dpo, not reinforce_monarch: set it to 1';
+  if (config.algorithm.gradientAccumulationSteps > 1 && (name === 'reinforce_monarch' || name === 'dqn')) return `algorithm.gradientAccumulationSteps works with reinforce, grpo, rloo and dpo, not ${name}: set it to 1`;
   if (name === 'dpo' && !(config.algorithm.beta > 0)) return 'algorithm.beta must be above 0 for dpo (it scales the implicit reward): try 0.1, TRL\'s default';
   return null;
 }

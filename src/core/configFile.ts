@@ -8,8 +8,12 @@
  *   `entropy_coef`, ...), mapped onto the lab's fields. Its `batch_size` is per micro-batch, so
  *   the lab's batchSize (episodes per update) is batch_size x gradient_accumulation_steps.
  *
+ * - the DQN code-generation seed's sections (`environment.max_steps`, `agent.*`, `reward.type`,
+ *   `training.num_episodes`): algorithm dqn with its settings; `training.num_episodes` becomes
+ *   steps of batchSize programs.
+ *
  * Unknown keys are an error that names them; keys that mean nothing here (mixed precision,
- * experiment tracking) are accepted and reported as ignored.
+ * experiment tracking, a device) are accepted and reported as ignored.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { parseConfig, type LabConfig } from './config';
@@ -34,8 +38,26 @@ const seedKeys: Record<string, string> = {
   max_seq_length: 'model.context',
 };
 
+/** The DQN seed's sectioned keys and the lab field each sets. */
+const dqnSeedKeys: Record<string, string> = {
+  'environment.max_steps': 'model.maxProgramTokens',
+  'agent.learning_rate': 'algorithm.learningRate',
+  'agent.gamma': 'algorithm.gamma',
+  'agent.epsilon_start': 'algorithm.epsilonStart',
+  'agent.epsilon_end': 'algorithm.epsilonEnd',
+  'agent.epsilon_decay': 'algorithm.epsilonDecay',
+  'agent.buffer_capacity': 'algorithm.bufferSize',
+  'agent.batch_size': 'algorithm.dqnBatchSize',
+  'agent.target_update': 'algorithm.targetNetworkFrequency',
+  'agent.double_dqn': 'algorithm.doubleDqn',
+  'agent.dueling': 'algorithm.dueling',
+  'agent.prioritized_replay': 'algorithm.prioritized',
+  'reward.type': 'functions.rewardType',
+};
+const dqnSections = ['environment', 'agent', 'training', 'reward'];
+
 /** Seed keys with no meaning in the lab: accepted, reported. */
-const ignoredSeedKeys = new Set(['bf16', 'fp16', 'gradient_checkpointing', 'wandb', 'wandb_project', 'experiment_name', 'report_to', 'logging_steps', 'base_model']);
+const ignoredSeedKeys = new Set(['bf16', 'fp16', 'gradient_checkpointing', 'wandb', 'wandb_project', 'experiment_name', 'report_to', 'logging_steps', 'base_model', 'verbose', 'log_frequency', 'environment.vocab_size', 'agent.device']);
 
 const sections = ['task', 'model', 'algorithm', 'sandbox', 'run', 'digits', 'functions'];
 
@@ -59,6 +81,7 @@ export function parseConfigFile(text: string): ConfigFile {
   const lab: Record<string, Record<string, unknown>> = {};
   const notes: string[] = [];
   const unknown: string[] = [];
+  let numEpisodes: unknown;
   const set = (path: string, value: unknown) => {
     const [section, key] = path.split('.');
     (lab[section] ??= {})[key] = value;
@@ -67,6 +90,16 @@ export function parseConfigFile(text: string): ConfigFile {
     if (sections.includes(key)) {
       if (!isObject(value)) throw new Error(`"${key}" must be a mapping of its fields, got ${Array.isArray(value) ? 'a list' : typeof value}`);
       for (const [field, fieldValue] of Object.entries(value)) set(`${key}.${field}`, fieldValue);
+    } else if (dqnSections.includes(key)) {
+      if (!isObject(value)) throw new Error(`"${key}" must be a mapping of its keys, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+      set('algorithm.name', 'dqn');
+      for (const [inner, innerValue] of Object.entries(value)) {
+        const path = `${key}.${inner}`;
+        if (path in dqnSeedKeys) set(dqnSeedKeys[path], innerValue);
+        else if (path === 'training.num_episodes') numEpisodes = innerValue;
+        else if (ignoredSeedKeys.has(path)) notes.push(`${path}: not used by the lab (ignored)`);
+        else unknown.push(path);
+      }
     } else if (key in seedKeys) {
       set(seedKeys[key], value);
     } else if (key === 'batch_size') {
@@ -77,14 +110,21 @@ export function parseConfigFile(text: string): ConfigFile {
       unknown.push(key);
     }
   }
-  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}; or the seed's keys: batch_size, ${Object.keys(seedKeys).join(', ')})`);
+  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}; or the seed's keys: batch_size, ${Object.keys(seedKeys).join(', ')}; or the DQN seed's: ${[...Object.keys(dqnSeedKeys), 'training.num_episodes'].join(', ')})`);
   if ('batch_size' in input) {
     const perDevice = input.batch_size;
     const steps = input.gradient_accumulation_steps ?? 1;
     if (typeof perDevice !== 'number' || typeof steps !== 'number') throw new Error('batch_size and gradient_accumulation_steps must be numbers');
     set('algorithm.batchSize', perDevice * steps);
   }
-  return { config: parseConfig(lab, { strict: true }), notes };
+  const config = parseConfig(lab, { strict: true });
+  if (numEpisodes !== undefined) {
+    if (typeof numEpisodes !== 'number' || !Number.isInteger(numEpisodes) || numEpisodes < 1) throw new Error(`training.num_episodes must be a positive whole number, got ${JSON.stringify(numEpisodes)}`);
+    // One episode is one program; a step samples batchSize of them.
+    config.run.maxSteps = Math.ceil(numEpisodes / config.algorithm.batchSize);
+    notes.push(`training.num_episodes ${numEpisodes}: ${config.run.maxSteps} steps of ${config.algorithm.batchSize} programs`);
+  }
+  return { config, notes };
 }
 
 /** A config as the YAML a run's output dir holds (config.yaml): the lab's own shape, read back by parseConfigFile. */

@@ -31,6 +31,7 @@ import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
 import { Grpo } from './algorithms/grpo';
 import { Rloo } from './algorithms/rloo';
 import { Dpo, type TokenPair } from './algorithms/dpo';
+import { Dqn } from './algorithms/dqn';
 import type { RewardModel } from './algorithms/rewardModel';
 import type { GeneratorPool } from './generators';
 import type { Grammar } from './grammar';
@@ -90,6 +91,8 @@ export interface PolicyAlgorithm {
   step(episodes: readonly Episode[]): Promise<PolicyUpdate>;
   /** An update on given preference pairs (dpo). */
   stepPairs?(pairs: readonly TokenPair[]): Promise<PolicyUpdate>;
+  /** Epsilon-greedy sampling (dqn): the exploration rate of the next batch; the policy is then greedy otherwise. */
+  samplingEpsilon?(): number;
   readonly optimizer: Adam;
   readonly baseline: number | undefined;
   setBaseline(value: number): void;
@@ -142,6 +145,10 @@ export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, gr
       return { loss, gradNorm, skipped, reason, named: pairs > 0 ? { ...named, pairs } : { pairs } };
     };
     return { ...adapt(dpo, update), stepPairs: async (pairs) => update(await dpo.stepPairs(pairs)) };
+  }
+  if (settings.name === 'dqn') {
+    const dqn = new Dqn(policy, grammar, settings, config.run.seed);
+    return { ...adapt(dqn, ({ loss, gradNorm, skipped, reason, named }) => ({ loss, gradNorm, skipped, reason, named })), samplingEpsilon: () => dqn.samplingEpsilon() };
   }
   if (settings.name === 'reinforce_monarch') {
     return adapt(new TokenMeanReinforce(policy, grammar, settings), (stats) => ({
@@ -243,6 +250,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
   if (config.algorithm.name === 'dpo' && !preferences && config.algorithm.groupSize < 2) {
     throw new Error(`algorithm.groupSize (${config.algorithm.groupSize}) must be at least 2 for dpo on its own samples: a pair is two programs sampled for one prompt (or give a preference file)`);
   }
+  // Generator workers sample from the policy's softmax; DQN acts epsilon-greedily on this thread.
+  if (deps.generators && config.algorithm.name === 'dqn') throw new Error('algorithm dqn samples epsilon-greedily in the trainer: run it without generator workers (numGenerators 0)');
   const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
   const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens);
   let rng = new Rng(config.run.seed);
@@ -310,12 +319,15 @@ export async function createTrainingLoop<Item, S extends Scored>(
       const samples = generated.samples.map((sample) => ({ ...sample, alternatives: undefined }));
       return { itemIndices, batch, prompts, samples, versions: generated.versions, generationsPerSecond: generated.generationsPerSecond, sampleMs: performance.now() - sampleStart };
     }
+    // DQN acts epsilon-greedily on its Q-values (the policy's logits); the others sample.
+    const epsilon = algorithm.samplingEpsilon?.();
     const samples = await sampleBatch(policy, grammar, prompts, {
       maxTokens,
       temperature: config.algorithm.temperature,
       rng,
       padToken: task.padToken,
       alternatives: task.sampleAlternatives?.() ?? 0,
+      ...(epsilon !== undefined ? { greedy: true, epsilon } : {}),
     });
     return { itemIndices, batch, prompts, samples, sampleMs: performance.now() - sampleStart };
   }

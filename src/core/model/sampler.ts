@@ -28,6 +28,8 @@ interface SampleSettings {
   padToken?: number;
   /** Also record, per token, this many runner-up tokens (for search around a program). */
   alternatives?: number;
+  /** Epsilon-greedy (DQN): with this probability a token is drawn uniformly among the allowed ones instead; needs `rng`. */
+  epsilon?: number;
 }
 
 /**
@@ -80,6 +82,14 @@ export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array
   return [chosen, logits[offset + chosen] / temperature - max - logTotal];
 }
 
+/** A token drawn uniformly among the allowed ones (epsilon-greedy exploration), with its log-probability under that draw. */
+export function uniformToken(mask: Uint8Array, rng: Rng): [number, number] {
+  const allowed: number[] = [];
+  for (let v = 0; v < mask.length; v++) if (mask[v]) allowed.push(v);
+  if (allowed.length === 0) throw new Error('the grammar allows no token here');
+  return [allowed[rng.int(0, allowed.length - 1)], -Math.log(allowed.length)];
+}
+
 /** The `m` allowed tokens with the highest logits other than `chosen`, best first. */
 export function runnersUp(logits: Float32Array, offset: number, mask: Uint8Array, chosen: number, m: number): number[] {
   const best: number[] = [];
@@ -111,6 +121,8 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
   const rowsGreedy = options.greedy ?? false;
   const greedy = prompts.map((_, b) => (typeof rowsGreedy === 'boolean' ? rowsGreedy : (rowsGreedy[b] ?? false)));
   if (!options.rng && greedy.some((row) => !row)) throw new Error('sampling (greedy: false) needs an rng');
+  const epsilon = options.epsilon ?? 0;
+  if (epsilon > 0 && !options.rng) throw new Error('epsilon-greedy sampling needs an rng');
 
   const promptTensor = tf.tensor2d(data, [B, length], 'int32');
   const { cache, logits: first } = policy.prefill(promptTensor, starts);
@@ -129,7 +141,7 @@ export async function sampleBatch<S>(policy: TransformerPolicy, grammar: Grammar
       live.forEach((b, i) => {
         if (results[b].complete) return;
         grammar.allowed(states[b], mask);
-        const [token, logProb] = pickToken(host, i * V, mask, options.temperature, greedy[b], options.rng);
+        const [token, logProb] = epsilon > 0 && options.rng!.chance(epsilon) ? uniformToken(mask, options.rng!) : pickToken(host, i * V, mask, options.temperature, greedy[b], options.rng);
         states[b] = grammar.advance(states[b], token);
         const result = results[b];
         if (grammar.endsLine(token)) result.lineEnds.push(result.tokens.length);

@@ -266,6 +266,14 @@ export class TransformerPolicy {
     return tf.tidy(() => layerNorm(this.trunk(tokens, starts), this.lnfG, this.lnfB) as tf.Tensor3D);
   }
 
+  /** Logits and final hidden states [B, T, d] from one pass (a head beside the policy's: DQN's dueling value). */
+  forwardWithHidden(tokens: tf.Tensor2D, starts?: number[]): { logits: tf.Tensor3D; hidden: tf.Tensor3D } {
+    return tf.tidy(() => {
+      const x = this.trunk(tokens, starts);
+      return { logits: this.head(x), hidden: layerNorm(x, this.lnfG, this.lnfB) as tf.Tensor3D };
+    });
+  }
+
   private trunk(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
     const [B, T] = tokens.shape;
     if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);

@@ -83,6 +83,10 @@ const algorithmCharts: ChartSpec[] = [
   { name: 'rewards/margins', title: 'rewards/margins (dpo)', optional: true, caption: 'Mean implicit reward of the chosen program minus the rejected one: beta times the log-ratio to the reference.' },
   { name: 'logps/chosen', title: 'logps/chosen (dpo)', optional: true, caption: 'Log-probability of the chosen programs under the policy; a fall in both this and logps/rejected is DPO\'s known drift.' },
   { name: 'logps/rejected', title: 'logps/rejected (dpo)', optional: true, caption: 'Log-probability of the rejected programs under the policy.' },
+  { name: 'losses/td_loss', title: 'losses/td_loss (dqn)', optional: true, caption: 'The Q-network\'s TD error loss (Huber or squared) on replayed transitions; it need not fall steadily, as the targets move with the network.' },
+  { name: 'losses/q_values', title: 'losses/q_values (dqn)', optional: true, caption: 'Mean Q-value of the tokens taken in the replayed transitions: it should approach the discounted reward the programs earn.' },
+  { name: 'charts/epsilon', title: 'charts/epsilon (dqn)', optional: true, caption: 'The exploration rate: the share of tokens drawn at random instead of the Q-network\'s best.' },
+  { name: 'charts/episodic_return', title: 'charts/episodic_return (dqn)', optional: true, caption: 'Mean reward of the programs written at each step, exploration included.' },
   { name: 'reward_model', title: 'reward model score', optional: true, caption: 'Mean score the learned reward model gives the sampled programs (--use-reward-model).' },
 ];
 
