@@ -35,10 +35,13 @@ describe('DQN from the CLI', () => {
     expect(after.find((e) => e.step === 5 && e.name === 'charts/epsilon')!.value).toBeCloseTo(0.995 ** 20, 9);
   }, 120_000);
 
-  it('trains on the Kolmogorov task too', () => {
+  it('trains on the Kolmogorov task too, within a wall-clock budget (--time-limit)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'prl-dqn-k-')), 'run');
-    const run = tsx(['src/cli/train.ts', ...dqn, '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--max-steps', '3', '--output-dir', out]);
+    const run = tsx(['src/cli/train.ts', ...dqn, '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--max-steps', '100000', '--time-limit', '4', '--output-dir', out]);
     expect(run.status, run.stderr).toBe(0);
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toContain('"name":"losses/td_loss"');
+    const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'latest.prl'))));
+    expect(meta.step).toBeGreaterThan(0);
+    expect(meta.step).toBeLessThan(100000);
   }, 120_000);
 });
