@@ -5,6 +5,7 @@ import { ConfigPanel } from './components/ConfigPanel';
 import { Controls, loadCheckpointFile } from './components/Controls';
 import { DatasetPanel } from './components/DatasetPanel';
 import { Guide } from './components/Guide';
+import { InterruptedRun, Runs } from './components/Runs';
 import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
@@ -82,6 +83,7 @@ export function App() {
       <main>
         <div className="left">
           <Guide />
+          <InterruptedRun />
           <Controls />
           <Charts />
           <EvaluationTable />
@@ -90,6 +92,7 @@ export function App() {
         <div className="right">
           <DatasetPanel />
           {ready && <ConfigPanel />}
+          <Runs />
         </div>
       </main>
       {dragging && (

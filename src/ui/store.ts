@@ -7,6 +7,7 @@ import { create } from 'zustand';
 import { defaultConfig, type LabConfig } from '../core/config';
 import type { MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
 import type { BackendInfo, DatasetSummary, EvaluationRow, TrainerEvent } from '../worker/protocol';
+import type { RunRecord } from './runStore';
 
 /** Points kept per metric; older points are thinned (every other one dropped) past this. */
 export const MAX_POINTS = 2000;
@@ -44,6 +45,14 @@ export interface LabState {
   samples: SampleRecord[];
   best: Record<number, BestProgram>;
   evaluations: EvaluationRow[];
+  /** Runs kept in this browser (runStore.ts), the newest first. */
+  runs: RunRecord[];
+  /** A run a reload or a crash interrupted, offered for resuming. */
+  interruptedRun: RunRecord | null;
+  /** The browser's storage: bytes used and allowed (null when it does not say). */
+  storage: { usage: number; quota: number } | null;
+  /** Why runs are not kept (no IndexedDB), or ''. */
+  runsNote: string;
 }
 
 export const initialState = (): LabState => ({
@@ -63,6 +72,10 @@ export const initialState = (): LabState => ({
   samples: [],
   best: {},
   evaluations: [],
+  runs: [],
+  interruptedRun: null,
+  storage: null,
+  runsNote: '',
 });
 
 export const useLab = create<LabState>()(() => initialState());
@@ -76,8 +89,13 @@ export const CHART_INTERVAL_MS = 1000;
 let pendingMetrics: MetricEvent[] = [];
 let metricsTimer: ReturnType<typeof setTimeout> | null = null;
 
+/** Who else sees every metric event (persistence.ts saves them with the run). */
+const metricListeners: ((events: readonly MetricEvent[]) => void)[] = [];
+export const onMetrics = (listener: (events: readonly MetricEvent[]) => void) => metricListeners.push(listener);
+
 /** Buffers metric events and commits them to the store once per CHART_INTERVAL_MS. */
 export function queueMetrics(events: readonly MetricEvent[]): void {
+  for (const listener of metricListeners) listener(events);
   pendingMetrics.push(...events);
   metricsTimer ??= setTimeout(() => {
     metricsTimer = null;
