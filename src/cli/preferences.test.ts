@@ -140,4 +140,15 @@ describe('the reward model from the CLI', () => {
     expect(both.status).toBe(1);
     expect(both.stderr).toContain('--test-case-rewards-only');
   }, 240_000);
+
+  it('train-reward-model makes its pairs from the warm start\'s own samples when there is no pair file: the functions task', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'prl-rm-f-')), 'rm');
+    const run = tsx(['src/cli/trainRewardModel.ts', '--init-from', 'public/functions.prl', '--data', 'datasets/functions/training_problems.json', '--samples', '8', '--temperature', '1.5', '--steps', '3', '--output-dir', out]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/training_problems\.json: [1-9]\d* pairs from 8 items x 8 samples/);
+    expect(JSON.parse(run.stdout)).toMatchObject({ steps: 3 });
+    const refused = tsx(['src/cli/trainRewardModel.ts', '--init-from', 'public/functions.prl', '--output-dir', out]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('give --data-path PAIRS.jsonl, or --data ITEMS');
+  }, 120_000);
 });

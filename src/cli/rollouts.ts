@@ -26,6 +26,7 @@ import { parameterNames } from '../core/functions/program';
 import { kolmogorovTask } from '../core/kolmogorov/task';
 import { toPair } from '../core/kolmogorov/pairs';
 import { sampleBatch } from '../core/model/sampler';
+import { pairsFromEpisodes, type TokenPair } from '../core/algorithms/dpo';
 import { TransformerPolicy } from '../core/model/transformer';
 import { Rng } from '../core/rng';
 import { preludes } from '../core/runner';
@@ -96,6 +97,8 @@ export function preferencePairs(rollouts: readonly Rollout[], { bothCorrect = fa
   return pairs;
 }
 
+type RolloutOptions<Item> = { samples: number; temperature: number; seed: number; pool: SandboxPool; reference?: (item: Item) => number[] | null };
+
 /** Samples `samples` completions of each item (the first greedy) and scores them with the task. */
 export async function rollouts<Item>(
   config: LabConfig,
@@ -103,9 +106,33 @@ export async function rollouts<Item>(
   policy: TransformerPolicy,
   items: readonly Item[],
   promptText: (item: Item) => string,
-  options: { samples: number; temperature: number; seed: number; pool: SandboxPool; reference?: (item: Item) => number[] | null },
+  options: RolloutOptions<Item>,
 ): Promise<Rollout[]> {
   const out: Rollout[] = [];
+  for (const row of await scoredSamples(config, task, policy, items, options)) {
+    out.push({ prompt: promptText(row.item), completion: row.scored.text, reward: row.scored.reward, correct: row.scored.correct, outcome: row.scored.outcome, item: row.index });
+  }
+  return out;
+}
+
+/**
+ * Preference pairs in tokens from the policy's own samples (no text form needed, so for every
+ * task): per item, the best-rewarded correct program over the worst one it beats (dpo.ts).
+ */
+export async function samplePairs<Item>(config: LabConfig, task: Task<Item, Scored>, policy: TransformerPolicy, items: readonly Item[], options: RolloutOptions<Item>): Promise<TokenPair[]> {
+  const rows = await scoredSamples(config, task, policy, items, options);
+  return pairsFromEpisodes(rows.map((row) => ({ prompt: row.prompt, tokens: row.tokens, lineEnds: [], reward: row.scored.reward, correct: row.scored.correct, group: row.index })));
+}
+
+/** Each item's samples (the first greedy), scored by the task. */
+async function scoredSamples<Item>(
+  config: LabConfig,
+  task: Task<Item, Scored>,
+  policy: TransformerPolicy,
+  items: readonly Item[],
+  options: RolloutOptions<Item>,
+): Promise<{ item: Item; index: number; prompt: number[]; tokens: number[]; scored: Scored }[]> {
+  const out: { item: Item; index: number; prompt: number[]; tokens: number[]; scored: Scored }[] = [];
   const rng = new Rng(options.seed);
   const chunk = Math.max(1, Math.floor(64 / options.samples));
   for (let start = 0; start < items.length; start += chunk) {
@@ -127,7 +154,7 @@ export async function rollouts<Item>(
       ];
     });
     const scored = await task.score(rows.map((r) => r.item), rows.map((r) => r.sample), { pool: options.pool, seed: options.seed });
-    rows.forEach((row, i) => out.push({ prompt: promptText(row.item), completion: scored[i].text, reward: scored[i].reward, correct: scored[i].correct, outcome: scored[i].outcome, item: row.index }));
+    rows.forEach((row, i) => out.push({ item: row.item, index: row.index, prompt: prompts[row.index - start], tokens: row.sample.tokens, scored: scored[i] }));
   }
   return out;
 }

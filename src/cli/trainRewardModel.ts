@@ -4,6 +4,11 @@
  * Bradley-Terry loss, the Q-language system's `train_reward_model.py`. The trunk starts from the
  * warm start's weights; `--eval-data-path` pairs (never trained on) give its held-out accuracy.
  *
+ * Without a pair file, `--data ITEMS [--eval-data ITEMS]` makes the pairs from the warm start's own
+ * samples (`--samples` per item, the first greedy): per item the best-rewarded correct program over
+ * the worst one it beats, in tokens, so every task has pairs (the functions task's programs have no
+ * text parser).
+ *
  * Writes DIR/reward_model.prl (use it with `npm run train -- --use-reward-model FILE`),
  * DIR/metrics.jsonl (`{step, name, value}`: loss, accuracy, margin, eval_accuracy) and
  * DIR/eval_results.json.
@@ -17,7 +22,15 @@ import { functionsTask } from '../core/functions/task';
 import { kolmogorovTask } from '../core/kolmogorov/task';
 import { Rng } from '../core/rng';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadPreferencesFile, readCheckpointFile, writeAtomic } from './data';
+import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
+import type { TokenPair } from '../core/algorithms/dpo';
+import type { LabConfig } from '../core/config';
+import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
+import { preludes } from '../core/runner';
+import type { Scored, Task } from '../core/task';
+import { sandboxLimits } from './report';
+import { samplePairs } from './rollouts';
+import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 
 const extras: ExtraFlag[] = [
@@ -25,6 +38,11 @@ const extras: ExtraFlag[] = [
   { name: 'init-from', doc: 'the policy checkpoint whose trunk the reward model starts from (its task and model shape)' },
   { name: 'data-path', doc: 'JSONL of {prompt, chosen, rejected} to train on (`npm run rollouts -- --pairs`)' },
   { name: 'eval-data-path', doc: 'JSONL of pairs never trained on: the held-out accuracy' },
+  { name: 'data', doc: 'instead of a pair file: items (sequences JSONL, or a problems file) whose sampled programs make the pairs' },
+  { name: 'eval-data', doc: 'items never trained on whose sampled programs make the held-out pairs' },
+  { name: 'samples', doc: 'with --data: programs sampled per item (the first greedy)', defaultValue: '8' },
+  { name: 'temperature', doc: 'with --data: sampling temperature', defaultValue: '1' },
+  { name: 'limit', doc: 'with --data: at most this many items of each file' },
   { name: 'output-dir', doc: 'where reward_model.prl, metrics.jsonl and eval_results.json go', defaultValue: 'runs/reward-model' },
   { name: 'steps', doc: 'updates', defaultValue: '200' },
   { name: 'batch-size', doc: 'pairs per update', defaultValue: '16' },
@@ -49,7 +67,7 @@ async function main(): Promise<void> {
   }
   const { extra } = parseArgs(argv, extras, false);
   if (typeof extra['init-from'] !== 'string') throw new Error('--init-from FILE is required: the policy checkpoint the reward model starts from');
-  if (typeof extra['data-path'] !== 'string') throw new Error('--data-path PAIRS.jsonl is required');
+  if (typeof extra['data-path'] !== 'string' && typeof extra.data !== 'string') throw new Error('give --data-path PAIRS.jsonl, or --data ITEMS to make pairs from the warm start\'s samples');
   const steps = positive('steps', extra.steps, true);
   const batchSize = positive('batch-size', extra['batch-size'], true);
   const settings = {
@@ -69,8 +87,16 @@ async function main(): Promise<void> {
   const config = meta.config;
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--init-from: a ${config.task.name} checkpoint; reward models are trained for kolmogorov and functions`);
   const task = config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config);
-  const train = await loadPreferencesFile(extra['data-path'], task);
-  const heldout = typeof extra['eval-data-path'] === 'string' ? await loadPreferencesFile(extra['eval-data-path'], task) : [];
+  let train: TokenPair[];
+  let heldout: TokenPair[] = [];
+  if (typeof extra['data-path'] === 'string') {
+    train = await loadPreferencesFile(extra['data-path'], task);
+    if (typeof extra['eval-data-path'] === 'string') heldout = await loadPreferencesFile(extra['eval-data-path'], task);
+  } else {
+    const made = await selfMadePairs(config, tensorArrays(tensors, 'weights'), extra);
+    [train, heldout] = [made.train, made.heldout];
+  }
+  if (train.length === 0) throw new Error('no training pair: every item\'s samples earned the same reward (try more --samples or a higher --temperature)');
   const out = String(extra['output-dir']);
   mkdirSync(out, { recursive: true });
   const metricsPath = join(out, 'metrics.jsonl');
@@ -107,7 +133,7 @@ async function main(): Promise<void> {
     }
     const after = await evaluate(steps);
     writeFileSync(metricsPath, events.join('\n') + '\n');
-    writeAtomic(join(out, 'reward_model.prl'), await model.save({ config, step: steps, vocab: task.vocab, extra: { trainedOn: extra['data-path'], pairs: train.length } }));
+    writeAtomic(join(out, 'reward_model.prl'), await model.save({ config, step: steps, vocab: task.vocab, extra: { trainedOn: extra['data-path'] ?? extra.data, pairs: train.length } }));
     const result = { n_train: train.length, steps, ...(after ? { n: after.n, accuracy: after.accuracy, margin: after.margin, accuracy_before: before!.accuracy } : {}) };
     writeFileSync(join(out, 'eval_results.json'), JSON.stringify(result, null, 2) + '\n');
     console.error(`wrote ${join(out, 'reward_model.prl')}`);
@@ -115,6 +141,30 @@ async function main(): Promise<void> {
   } finally {
     model.dispose();
     tf.disposeVariables();
+  }
+}
+
+/** Pairs from the warm start's samples on --data (training) and --eval-data (held out). */
+async function selfMadePairs(config: LabConfig, weights: WeightArray[], extra: Record<string, string | boolean | undefined>): Promise<{ train: TokenPair[]; heldout: TokenPair[] }> {
+  const samples = positive('samples', extra.samples, true);
+  const temperature = positive('temperature', extra.temperature);
+  const limit = extra.limit === undefined ? Infinity : positive('limit', extra.limit, true);
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  const functions = config.task.name === 'functions';
+  const task = (functions ? functionsTask(config) : kolmogorovTask(config)) as Task<unknown, Scored>;
+  const policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
+  try {
+    policy.setWeights(weights);
+    const make = async (path: string, seed: number) => {
+      const items: unknown[] = functions ? loadProblemsFile(path, { quiet: true }) : await loadKolmogorovFile(path, { quiet: true });
+      const pairs = await samplePairs(config, task, policy, items.slice(0, limit), { samples, temperature, seed, pool });
+      console.error(`${path}: ${pairs.length} pairs from ${Math.min(limit, items.length)} items x ${samples} samples`);
+      return pairs;
+    };
+    return { train: await make(String(extra.data), 1), heldout: typeof extra['eval-data'] === 'string' ? await make(extra['eval-data'], 2) : [] };
+  } finally {
+    policy.dispose();
+    await pool.close();
   }
 }
 
