@@ -65,4 +65,10 @@ test('a second tab cannot resume the run another tab holds', async ({ page, cont
   await other.getByTestId('runs').locator('summary').click();
   await other.getByTestId('run-list').getByRole('button', { name: 'Open' }).click();
   await expect(other.getByTestId('errors')).toContainText('open in another tab');
+  // A tab that resumed a run holds it too: the first tab, reloaded, resumes; the second is refused again.
+  await page.reload();
+  await page.getByTestId('interrupted-run').getByRole('button', { name: 'Resume it' }).click();
+  await expect(page.getByTestId('interrupted-run')).toHaveCount(0, { timeout: 30_000 });
+  await other.getByTestId('run-list').getByRole('button', { name: 'Open' }).click();
+  await expect(other.getByTestId('errors').locator('p')).toHaveCount(2);
 });

@@ -27,6 +27,8 @@ let lastSavedStep = 0;
 let saving: Promise<void> | null = null;
 /** Releases the Web Lock this tab holds on its run. */
 let releaseLock: (() => void) | null = null;
+/** True while a stored run is being brought back (its reset to step 0 is no new run). */
+let resuming = false;
 
 // Every metric event of the live run is kept to be saved with the next checkpoint.
 onMetrics((events) => {
@@ -111,7 +113,7 @@ export async function initPersistence(): Promise<void> {
   // Saves follow the live run: every AUTOSAVE_EVERY steps, and on pause and stop.
   useLab.subscribe((state, before) => {
     // A new run in the page (Apply, a new dataset, a new task) starts from step 0: it is stored apart.
-    if (state.step === 0 && before.step > 0) startNewRun();
+    if (state.step === 0 && before.step > 0 && !resuming) startNewRun();
     if (state.step !== before.step && state.step > 0 && state.step % AUTOSAVE_EVERY === 0 && state.phase === 'training') void saveNow('training');
     if (state.phase !== before.phase && (state.phase === 'paused' || state.phase === 'stopped') && state.step > 0) void saveNow(state.phase);
   });
@@ -123,14 +125,19 @@ export async function resumeRun(id: string): Promise<void> {
   if (!(await lockRun(id))) return reportError('this run is open in another tab: close it there to resume it here');
   const { run, bytes, events } = await store.load(id);
   if (!bytes) return reportError(`${run.name} has no saved checkpoint`);
-  const loaded = await attempt(`resuming ${run.name}`, () => trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: `saved run "${run.name}"` }));
-  if (!loaded) return;
-  resetMetrics();
-  appendMetrics(events);
-  current = run;
-  unsaved = [];
-  lastSavedStep = run.step;
-  useLab.setState({ config: loaded.config, step: loaded.step, interruptedRun: null });
+  resuming = true;
+  try {
+    const loaded = await attempt(`resuming ${run.name}`, () => trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: `saved run "${run.name}"` }));
+    if (!loaded) return;
+    resetMetrics();
+    appendMetrics(events);
+    current = run;
+    unsaved = [];
+    lastSavedStep = run.step;
+    useLab.setState({ config: loaded.config, step: loaded.step, interruptedRun: null });
+  } finally {
+    resuming = false;
+  }
 }
 
 export async function renameRun(id: string, name: string): Promise<void> {

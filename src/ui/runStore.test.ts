@@ -25,7 +25,7 @@ describe('run store', () => {
     store.close();
   });
 
-  it('a run still training when the page opens is the interrupted one; rename and delete', async () => {
+  it('a run not stopped when the page opens is the interrupted one; rename and delete', async () => {
     const store = await fresh();
     const run = await store.create(defaultConfig());
     expect(await store.interrupted()).toBeUndefined(); // nothing saved yet: nothing to resume

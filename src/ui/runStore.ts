@@ -7,7 +7,7 @@
  * to the new step, all or nothing. A tab closed in the middle of a save leaves the previous
  * checkpoint and its metrics as they were.
  *
- * A run whose record still says `training` when the page opens was interrupted (a reload, a crash).
+ * A run not stopped when the page opens was interrupted (a reload, a crash, a closed tab).
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { LabConfig } from '../core/config';
@@ -152,9 +152,9 @@ export class RunStore {
     return { run, bytes: checkpoint?.bytes ?? null, events };
   }
 
-  /** The run a reload or a crash interrupted: the newest whose record says training and that has a checkpoint. */
+  /** The run a reload, a crash or a closed tab interrupted: the newest not stopped that has a checkpoint. */
   async interrupted(): Promise<RunRecord | undefined> {
-    return (await this.list()).find((run) => run.status === 'training' && run.step > 0);
+    return (await this.list()).find((run) => run.status !== 'stopped' && run.step > 0);
   }
 
   close(): void {
