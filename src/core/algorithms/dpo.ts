@@ -24,9 +24,9 @@
 import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
-import { Adam } from '../model/adam';
+import { AdamAlgorithm } from './adamAlgorithm';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
-import type { TransformerPolicy, WeightArray } from '../model/transformer';
+import type { TransformerPolicy } from '../model/transformer';
 import type { Episode } from './reinforce';
 
 export type DpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'gradClip' | 'beta' | 'dpoLossType' | 'gradientAccumulationSteps'>;
@@ -157,19 +157,16 @@ export async function scorePreferences<S>(policy: TransformerPolicy, reference: 
   return { n: pairs.length, ...preferenceMetrics(rewards.chosen, rewards.rejected, rewards.logpsChosen, rewards.logpsRejected) };
 }
 
-export class Dpo<S = unknown> {
-  readonly optimizer: Adam;
-  readonly baseline = undefined;
-
+export class Dpo<S = unknown> extends AdamAlgorithm {
   constructor(
-    private readonly policy: TransformerPolicy,
+    policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: DpoConfig,
     private readonly reference: TransformerPolicy,
     /** Reference log-probabilities of pairs seen before (a pair file's, across epochs), by the pair object. */
     private readonly referenceCache = new WeakMap<TokenPair, [number, number]>(),
   ) {
-    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
+    super(policy, config.learningRate);
   }
 
   /** An update on the pairs the run's own samples make (pairsFromEpisodes). */
@@ -229,20 +226,5 @@ export class Dpo<S = unknown> {
       }
     }
   }
-
-  optimizerWeights(): WeightArray[] {
-    return this.optimizer.getState(this.policy.weightNames());
-  }
-
-  setOptimizerWeights(state: readonly WeightArray[]): void {
-    this.optimizer.setState(state, this.policy.weightNames());
-  }
-
-  setBaseline(): void {
-    // DPO has no baseline.
-  }
-
-  dispose(): void {
-    this.optimizer.dispose();
-  }
 }
+

@@ -17,9 +17,9 @@
 import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
-import { Adam } from '../model/adam';
+import { AdamAlgorithm } from './adamAlgorithm';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
-import type { TransformerPolicy, WeightArray } from '../model/transformer';
+import type { TransformerPolicy } from '../model/transformer';
 import type { Episode } from './reinforce';
 
 export type GrpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'epsilon' | 'epsilonHigh' | 'scaleRewards' | 'lossType' | 'numIterations' | 'gradientAccumulationSteps'>;
@@ -112,18 +112,15 @@ export function behaviourTensor(episodes: readonly Pick<Episode, 'tokens' | 'beh
   return tf.tensor2d(data, [episodes.length, programLength]);
 }
 
-export class Grpo<S = unknown> {
-  readonly optimizer: Adam;
-  readonly baseline = undefined;
-
+export class Grpo<S = unknown> extends AdamAlgorithm {
   constructor(
-    private readonly policy: TransformerPolicy,
+    policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: GrpoConfig,
     private readonly maxTokens: number,
     private readonly reference?: TransformerPolicy,
   ) {
-    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
+    super(policy, config.learningRate);
   }
 
   async step(episodes: readonly Episode[]): Promise<GrpoStats> {
@@ -172,20 +169,5 @@ export class Grpo<S = unknown> {
   private tokenLogProbs(policy: TransformerPolicy, batch: SequenceBatch): tf.Tensor2D {
     return takenLogProbs(programLogProbs(policy, batch, this.config.temperature), batch);
   }
-
-  optimizerWeights(): WeightArray[] {
-    return this.optimizer.getState(this.policy.weightNames());
-  }
-
-  setOptimizerWeights(state: readonly WeightArray[]): void {
-    this.optimizer.setState(state, this.policy.weightNames());
-  }
-
-  setBaseline(): void {
-    // GRPO's baseline is each group's mean: nothing to carry between batches.
-  }
-
-  dispose(): void {
-    this.optimizer.dispose();
-  }
 }
+

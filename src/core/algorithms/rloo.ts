@@ -12,9 +12,9 @@
 import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
-import { Adam } from '../model/adam';
+import { AdamAlgorithm } from './adamAlgorithm';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs } from '../model/training';
-import type { TransformerPolicy, WeightArray } from '../model/transformer';
+import type { TransformerPolicy } from '../model/transformer';
 import { behaviourTensor } from './grpo';
 import type { Episode } from './reinforce';
 
@@ -47,17 +47,14 @@ export function rlooLoss(logProbs: tf.Tensor2D, advantages: tf.Tensor1D, mask: t
   return logProbs.mul(mask).sum(1).mul(advantages).mean().neg() as tf.Scalar;
 }
 
-export class Rloo<S = unknown> {
-  readonly optimizer: Adam;
-  readonly baseline = undefined;
-
+export class Rloo<S = unknown> extends AdamAlgorithm {
   constructor(
-    private readonly policy: TransformerPolicy,
+    policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: RlooConfig,
     private readonly reference?: TransformerPolicy,
   ) {
-    this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
+    super(policy, config.learningRate);
   }
 
   async step(episodes: readonly Episode[]): Promise<RlooStats> {
@@ -108,20 +105,5 @@ export class Rloo<S = unknown> {
       for (const { batch } of parts) disposeBatch(batch);
     }
   }
-
-  optimizerWeights(): WeightArray[] {
-    return this.optimizer.getState(this.policy.weightNames());
-  }
-
-  setOptimizerWeights(state: readonly WeightArray[]): void {
-    this.optimizer.setState(state, this.policy.weightNames());
-  }
-
-  setBaseline(): void {
-    // RLOO's baseline is the rest of each group: nothing to carry between batches.
-  }
-
-  dispose(): void {
-    this.optimizer.dispose();
-  }
 }
+
