@@ -83,7 +83,9 @@ export async function digitsMain(argv: string[]): Promise<void> {
         const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
         if (m.step % every === 0 || m.step === digits.numSteps || m.skipped) {
           const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');
-          console.log(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${m.loss.toFixed(4)}  baseline ${m.baseline.toFixed(3)}  iw ${m.importanceWeight.toFixed(3)}  gen/s ${m.generationsPerSecond.toFixed(0)}  weights v${m.trainerVersion} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
+          // Each algorithm reports what it has (dqn: no baseline, no generators).
+          const f = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
+          console.log(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}  weights v${m.trainerVersion ?? '-'} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
         }
         if (verbose) for (const s of m.samples) console.log(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
       },

@@ -250,14 +250,14 @@ export async function createTrainingLoop<Item, S extends Scored>(
   if (config.algorithm.name === 'dpo' && !preferences && config.algorithm.groupSize < 2) {
     throw new Error(`algorithm.groupSize (${config.algorithm.groupSize}) must be at least 2 for dpo on its own samples: a pair is two programs sampled for one prompt (or give a preference file)`);
   }
-  // Generator workers sample from the policy's softmax; DQN acts epsilon-greedily on this thread.
-  if (deps.generators && config.algorithm.name === 'dqn') throw new Error('algorithm dqn samples epsilon-greedily in the trainer: run it without generator workers (numGenerators 0)');
   const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
   const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens);
   let rng = new Rng(config.run.seed);
   // Generated items (task.sampleItems) come from a stream of their own, so the sampler's stays as it was.
   let itemRng = new Rng(config.run.seed ^ 0x17e45);
-  const generators = deps.generators;
+  // Generator workers sample from the policy's softmax; DQN acts epsilon-greedily, so it samples on this thread.
+  const generators = config.algorithm.name === 'dqn' ? undefined : deps.generators;
+  if (deps.generators && !generators) deps.onLog?.('dqn samples epsilon-greedily in the trainer: the generator workers stay idle');
   let version = 0;
   let pending: Promise<Drawn<Item>> | null = null;
   let globalStep = 0;

@@ -25,6 +25,8 @@ let current: RunRecord | null = null;
 let unsaved: MetricEvent[] = [];
 let lastSavedStep = 0;
 let saving: Promise<void> | null = null;
+/** The newest step whose metric events reached the page. */
+let latestEventStep = 0;
 /** Releases the Web Lock this tab holds on its run. */
 let releaseLock: (() => void) | null = null;
 /** True while a stored run is being brought back (its reset to step 0 is no new run). */
@@ -32,13 +34,21 @@ let resuming = false;
 
 // Every metric event of the live run is kept to be saved with the next checkpoint.
 onMetrics((events) => {
-  if (store) unsaved.push(...events);
+  if (!store) return;
+  unsaved.push(...events);
+  for (const e of events) latestEventStep = Math.max(latestEventStep, e.step);
 });
+
+/** Waits (a little) until the events of `step` arrived: they travel apart from the checkpoint's bytes. */
+async function eventsOf(step: number): Promise<void> {
+  for (let waited = 0; latestEventStep < step && waited < 3000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 /** A new run in the page (a new configuration): the next save starts a new stored run. */
 export function startNewRun(): void {
   current = null;
   unsaved = [];
+  latestEventStep = 0;
   lastSavedStep = 0;
   releaseLock?.();
   releaseLock = null;
@@ -70,10 +80,11 @@ export function saveNow(status: RunRecord['status']): Promise<void> {
       current = await store.create(config);
       if (!(await lockRun(current.id))) return reportError('this run is open in another tab: it is saved there');
     }
-    const bytes = (await trainer().getCheckpoint()) as Uint8Array;
+    const bytes = (await trainer().getCheckpoint({ quiet: true })) as Uint8Array;
     // Training goes on while the bytes travel: the checkpoint's own step is the one saved.
     const { meta } = await decodeCheckpoint(bytes);
     const step = meta.step;
+    await eventsOf(step);
     const events = unsaved.filter((e) => e.step <= step);
     try {
       current = await store.save(current.id, { step, bytes, events, status, best: bestOf() });
@@ -134,6 +145,7 @@ export async function resumeRun(id: string): Promise<void> {
     current = run;
     unsaved = [];
     lastSavedStep = run.step;
+    latestEventStep = run.step;
     useLab.setState({ config: loaded.config, step: loaded.step, interruptedRun: null });
   } finally {
     resuming = false;

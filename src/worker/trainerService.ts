@@ -763,9 +763,11 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     });
   },
 
-  getCheckpoint() {
+  getCheckpoint({ quiet = false } = {}) {
     return serial(async () => {
       const active = requireRunner();
+      // A background save (the page's autosave) leaves the phase and the status line alone.
+      if (quiet) return platform.transfer(await active.saveCheckpoint());
       const previous = phase;
       setPhase('saving', `saving checkpoint at step ${active.globalStep}`);
       try {
