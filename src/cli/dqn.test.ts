@@ -44,4 +44,11 @@ describe('DQN from the CLI', () => {
     expect(meta.step).toBeGreaterThan(0);
     expect(meta.step).toBeLessThan(100000);
   }, 120_000);
+
+  it('runs on the digit tasks too, sampling in the trainer (the generator workers stay idle)', () => {
+    const run = tsx(['src/cli/digits.ts', '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '16', '--train-frequency', '32', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40']);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/step 3\/3 .*loss \d/);
+    expect(run.stdout).toContain('after RL');
+  }, 120_000);
 });
