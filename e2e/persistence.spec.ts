@@ -13,12 +13,15 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   test.setTimeout(180_000);
   const lab = new LabPage(page);
   await lab.open(tinyRun);
+  await page.getByTestId('runs').locator('summary').click();
+  await page.getByTestId('autosave').check(); // remembered across the reload
   await lab.button('Train').click();
   await expect.poll(() => lab.state<number>('step'), { timeout: 90_000 }).toBeGreaterThanOrEqual(12);
   await lab.button('Pause').click();
   await expect(page.getByTestId('phase')).toHaveText('paused');
   // Pausing saved the run: its step and its series as they are now.
   await expect(page.getByTestId('runs').locator('summary')).toContainText('Saved runs (1)');
+  await page.getByTestId('runs').locator('summary').click(); // closed again
   const step = await lab.state<number>('step');
   const points = await lab.points('avg_reward');
   // Resume, train on, then "crash" (reload) while training: the run was saved at a multiple of 10 steps at most.
@@ -55,6 +58,8 @@ test('a second tab cannot resume the run another tab holds', async ({ page, cont
   test.setTimeout(180_000);
   const lab = new LabPage(page);
   await lab.open(tinyRun);
+  await page.getByTestId('runs').locator('summary').click();
+  await page.getByTestId('autosave').check();
   await lab.button('Train').click();
   await expect.poll(() => lab.state<number>('step'), { timeout: 90_000 }).toBeGreaterThanOrEqual(3);
   await lab.button('Pause').click();

@@ -9,6 +9,7 @@ import { InterruptedRun, Runs } from './components/Runs';
 import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
+import { autosaveEnabled, initPersistence } from './persistence';
 import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
 
 function configFromHash() {
@@ -74,7 +75,8 @@ export function App() {
   useDropAnywhere(setDragging);
   useSpaceToPause();
   useEffect(() => {
-    void startLab(configFromHash(), window.location.hash.length > 1);
+    // Then, when the page keeps runs, the stored ones: one a reload interrupted is offered for resuming.
+    void startLab(configFromHash(), window.location.hash.length > 1).then(() => (autosaveEnabled() ? initPersistence() : undefined));
   }, []);
   return (
     <div className={dragging ? 'lab dragging' : 'lab'}>

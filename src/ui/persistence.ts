@@ -8,7 +8,7 @@
  * A run is locked to the tab that owns it (Web Locks): another tab may look at it, not resume it.
  */
 import * as Comlink from 'comlink';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { checkpointStep } from '../core/checkpoint';
 import type { MetricEvent } from '../core/runnerTypes';
 import { download } from './download';
 import { RunStore, storageUsage, type RunRecord } from './runStore';
@@ -17,6 +17,30 @@ import { attempt, trainer } from './trainer';
 
 /** Steps between saves of the live run. */
 export const AUTOSAVE_EVERY = 10;
+
+/**
+ * Whether the live run is saved as it trains (the Saved runs panel's switch, remembered in
+ * localStorage). Off by default for now: a save costs the main thread up to ~150 ms on this
+ * machine's 2 cores (measured in the e2e long-task check), over the 50 ms the page allows itself
+ * while training; moving the writes into the trainer worker is the way to turn it on for everyone.
+ */
+const AUTOSAVE_KEY = 'program-rl-lab.autosave';
+export const autosaveEnabled = (): boolean => {
+  try {
+    return localStorage.getItem(AUTOSAVE_KEY) === 'on';
+  } catch {
+    return false;
+  }
+};
+export function setAutosave(on: boolean): void {
+  try {
+    localStorage.setItem(AUTOSAVE_KEY, on ? 'on' : 'off');
+  } catch {
+    // storage refused (private mode): the switch holds for this page only
+  }
+  useLab.setState({ autosave: on });
+  if (on) void initPersistence();
+}
 
 let store: RunStore | null = null;
 /** The run the live session saves to (made at its first save). */
@@ -82,8 +106,7 @@ export function saveNow(status: RunRecord['status']): Promise<void> {
     }
     const bytes = (await trainer().getCheckpoint({ quiet: true })) as Uint8Array;
     // Training goes on while the bytes travel: the checkpoint's own step is the one saved.
-    const { meta } = await decodeCheckpoint(bytes);
-    const step = meta.step;
+    const step = checkpointStep(bytes);
     await eventsOf(step);
     const events = unsaved.filter((e) => e.step <= step);
     try {
@@ -109,8 +132,19 @@ export async function refreshRuns(): Promise<void> {
   useLab.setState({ runs: await store.list(), storage: await storageUsage() });
 }
 
-/** Opens the store, asks for persistent storage, and offers the run a reload interrupted. */
-export async function initPersistence(): Promise<void> {
+let opening: Promise<void> | null = null;
+
+/**
+ * Opens the store, asks for persistent storage, and offers the run a reload interrupted; once.
+ * The page calls it at start only when saving is on (opening IndexedDB costs the main thread a
+ * long task), else when the Saved runs panel is opened or saving switched on.
+ */
+export function initPersistence(): Promise<void> {
+  opening ??= openPersistence();
+  return opening;
+}
+
+async function openPersistence(): Promise<void> {
   try {
     store = await RunStore.open();
   } catch (error) {
@@ -122,9 +156,11 @@ export async function initPersistence(): Promise<void> {
   useLab.setState({ interruptedRun: interrupted ?? null });
   await refreshRuns();
   // Saves follow the live run: every AUTOSAVE_EVERY steps, and on pause and stop.
+  useLab.setState({ autosave: autosaveEnabled() });
   useLab.subscribe((state, before) => {
     // A new run in the page (Apply, a new dataset, a new task) starts from step 0: it is stored apart.
     if (state.step === 0 && before.step > 0 && !resuming) startNewRun();
+    if (!state.autosave) return;
     if (state.step !== before.step && state.step > 0 && state.step % AUTOSAVE_EVERY === 0 && state.phase === 'training') void saveNow('training');
     if (state.phase !== before.phase && (state.phase === 'paused' || state.phase === 'stopped') && state.step > 0) void saveNow(state.phase);
   });

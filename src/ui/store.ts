@@ -53,6 +53,8 @@ export interface LabState {
   storage: { usage: number; quota: number } | null;
   /** Why runs are not kept (no IndexedDB), or ''. */
   runsNote: string;
+  /** Whether the live run is saved as it trains (persistence.ts). */
+  autosave: boolean;
 }
 
 export const initialState = (): LabState => ({
@@ -76,6 +78,7 @@ export const initialState = (): LabState => ({
   interruptedRun: null,
   storage: null,
   runsNote: '',
+  autosave: false,
 });
 
 export const useLab = create<LabState>()(() => initialState());

@@ -171,8 +171,6 @@ export async function startLab(config: LabConfig, fromLink = false): Promise<voi
   // Like the Kolmogorov policy: a link that sets more than the task starts fresh with its own config.
   if (functions && !linkSetsMoreThanTask()) await loadFunctionsCheckpoint();
   else await loadDefaultCheckpoint(fromLink);
-  // Runs kept in this browser; one a reload interrupted is offered for resuming.
-  await (await import('./persistence')).initPersistence();
 }
 
 /** Whether the link's hash sets any field besides the task (`#task=functions` alone still gets the shipped policy). */

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { deleteRun, downloadRun, renameRun, resumeRun } from '../persistence';
+import { deleteRun, downloadRun, initPersistence, renameRun, resumeRun, setAutosave } from '../persistence';
 import { useLab } from '../store';
 
 const size = (bytes: number) => (bytes > 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${(bytes / 2 ** 20).toFixed(1)} MB`);
@@ -24,12 +24,16 @@ export function Runs() {
   const note = useLab((s) => s.runsNote);
   const busy = useLab((s) => s.phase === 'training' || s.phase === 'pretraining' || s.phase === 'evaluating');
   const [editing, setEditing] = useState<string | null>(null);
+  const autosave = useLab((s) => s.autosave);
   return (
-    <details className="panel runs" data-testid="runs">
+    <details className="panel runs" data-testid="runs" onToggle={(e) => (e.target as HTMLDetailsElement).open && void initPersistence()}>
       <summary>Saved runs ({runs.length})</summary>
       {note && <p className="hint">{note}</p>}
+      <label>
+        <input type="checkbox" checked={autosave} onChange={(e) => setAutosave(e.target.checked)} data-testid="autosave" /> keep the live run in this browser
+      </label>
       <p className="hint">
-        The live run is saved in this browser every 10 steps and when it pauses or stops.
+        When on, the live run is saved every 10 steps and when it pauses or stops, and a reload offers it back.
         {storage && storage.quota > 0 && <> Storage: {size(storage.usage)} of {size(storage.quota)}{storage.usage / storage.quota > 0.8 ? ' — nearly full: delete old runs' : ''}.</>}
       </p>
       {runs.length > 0 && (

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { EvaluatedItem } from '../../worker/protocol';
 import { useLab } from '../store';
 
@@ -52,6 +52,7 @@ function EvaluatedItems({ items, label }: { items: readonly EvaluatedItem[]; lab
  * and the advantage (the reward minus its group's mean).
  */
 function Completions() {
+  const [open, setOpen] = useState(false);
   const samples = useLab((s) => s.samples);
   const parts = [...new Set(samples.flatMap((s) => Object.keys(s.rewardParts ?? {})))];
   if (samples.length === 0) return null;
@@ -59,9 +60,10 @@ function Completions() {
   const latest = samples.filter((s) => s.step === step).slice(0, 32);
   const prompt = (s: (typeof samples)[number]) => s.label ?? s.target.slice(0, 12).join(', ') + (s.target.length > 12 ? ', …' : '');
   return (
-    <details className="completions" data-testid="completions">
+    <details className="completions" data-testid="completions" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
       <summary>completions of step {step} ({latest.length}), as TRL logs them</summary>
-      <div className="per-problem-scroll">
+      {/* Rows are drawn only while the list is open: every step replaces them. */}
+      {open && <div className="per-problem-scroll">
         <table>
           <thead><tr><th>step</th><th>prompt</th><th>completion</th><th>reward</th>{parts.map((p) => <th key={p}>{p}</th>)}<th>advantage</th></tr></thead>
           <tbody>
@@ -77,7 +79,7 @@ function Completions() {
             ))}
           </tbody>
         </table>
-      </div>
+      </div>}
     </details>
   );
 }
