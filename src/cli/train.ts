@@ -19,13 +19,11 @@ import { withAlgorithm, type LabConfig } from '../core/config';
 import type { LoopDeps, TrainingLoop } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
 import { configToYaml } from '../core/configFile';
-import { createFunctionsRunner, createRunner, preludes, trainingRecords, withEvaluation } from '../core/runner';
+import { createFunctionsRunner, createRunner, preludes, programTask, trainingRecords, withEvaluation } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
-import { kolmogorovTask } from '../core/kolmogorov/task';
-import { functionsTask } from '../core/functions/task';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { formatMetricsTable, sandboxLimits } from './report';
@@ -120,7 +118,7 @@ async function main(): Promise<void> {
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
   const data = config.task.name === 'functions' ? functionsData(config, extra) : await kolmogorovData(config);
   const preferences = typeof extra.preferences === 'string'
-    ? await loadPreferencesFile(extra.preferences, config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config))
+    ? await loadPreferencesFile(extra.preferences, programTask(config))
     : undefined;
   if (preferences) data.trainCount = preferences.length;
 
@@ -274,9 +272,9 @@ export function withDpoSwitches(config: LabConfig, extra: Record<string, string 
 async function openRewardModel(path: string, config: LabConfig, extra: Record<string, string | boolean | undefined>): Promise<NonNullable<LoopDeps['rewardModel']>> {
   const weight = Number(extra['reward-model-weight']);
   if (!Number.isFinite(weight)) throw new Error(`--reward-model-weight: expected a number, got "${String(extra['reward-model-weight'])}"`);
-  const task = config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config);
+  const task = programTask(config);
   try {
-    const { model, meta } = await RewardModel.load(readCheckpointFile(path, 'use-reward-model'), (rmConfig) => (rmConfig.task.name === 'functions' ? functionsTask(rmConfig) : kolmogorovTask(rmConfig)).policyConfig(rmConfig));
+    const { model, meta } = await RewardModel.load(readCheckpointFile(path, 'use-reward-model'), (rmConfig) => programTask(rmConfig).policyConfig(rmConfig));
     if (meta.config.task.name !== config.task.name || meta.vocab?.size !== task.vocab.size) {
       model.dispose();
       throw new Error(`it scores ${meta.config.task.name} programs, this run writes ${config.task.name} programs`);

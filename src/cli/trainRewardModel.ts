@@ -18,15 +18,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RewardModel, defaultRewardModelSettings } from '../core/algorithms/rewardModel';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
-import { functionsTask } from '../core/functions/task';
-import { kolmogorovTask } from '../core/kolmogorov/task';
 import { Rng } from '../core/rng';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { LabConfig } from '../core/config';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
-import { preludes } from '../core/runner';
+import { preludes, programTask } from '../core/runner';
 import type { Scored, Task } from '../core/task';
 import { sandboxLimits } from './report';
 import { samplePairs } from './rollouts';
@@ -86,14 +84,14 @@ async function main(): Promise<void> {
   const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra['init-from'], 'init-from'));
   const config = meta.config;
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--init-from: a ${config.task.name} checkpoint; reward models are trained for kolmogorov and functions`);
-  const task = config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config);
+  const task = programTask(config);
   let train: TokenPair[];
   let heldout: TokenPair[] = [];
   if (typeof extra['data-path'] === 'string') {
     train = await loadPreferencesFile(extra['data-path'], task);
     if (typeof extra['eval-data-path'] === 'string') heldout = await loadPreferencesFile(extra['eval-data-path'], task);
   } else {
-    const made = await selfMadePairs(config, tensorArrays(tensors, 'weights'), extra);
+    const made = await selfMadePairs(config, task, tensorArrays(tensors, 'weights'), extra);
     [train, heldout] = [made.train, made.heldout];
   }
   if (train.length === 0) throw new Error('no training pair: every item\'s samples earned the same reward (try more --samples or a higher --temperature)');
@@ -145,13 +143,12 @@ async function main(): Promise<void> {
 }
 
 /** Pairs from the warm start's samples on --data (training) and --eval-data (held out). */
-async function selfMadePairs(config: LabConfig, weights: WeightArray[], extra: Record<string, string | boolean | undefined>): Promise<{ train: TokenPair[]; heldout: TokenPair[] }> {
+async function selfMadePairs(config: LabConfig, task: Task<unknown, Scored>, weights: WeightArray[], extra: Record<string, string | boolean | undefined>): Promise<{ train: TokenPair[]; heldout: TokenPair[] }> {
   const samples = positive('samples', extra.samples, true);
   const temperature = positive('temperature', extra.temperature);
   const limit = extra.limit === undefined ? Infinity : positive('limit', extra.limit, true);
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const functions = config.task.name === 'functions';
-  const task = (functions ? functionsTask(config) : kolmogorovTask(config)) as Task<unknown, Scored>;
   const policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
   try {
     policy.setWeights(weights);

@@ -15,9 +15,18 @@ import { functionsPrelude } from './functions/harness';
 import type { FunctionProblem } from './functions/problems';
 import { functionsTask } from './functions/task';
 import { createTrainingLoop, type LoopDeps, type TrainingLoop } from './loop';
+import type { Scored, Task } from './task';
 
 export { bestOfK, kolmogorovPolicyConfig, kolmogorovReward, trainingRecords } from './kolmogorov/task';
 export type { EvaluateOptions, EvaluationResult, FoundBy } from './kolmogorov/evaluate';
+
+/**
+ * The task a kolmogorov or functions config writes programs for, as the tools that read any of
+ * them see it (pair files, reward models): its items stay opaque.
+ */
+export function programTask(config: LabConfig): Task<unknown, Scored> {
+  return (config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config)) as Task<unknown, Scored>;
+}
 
 /** The sandbox preludes of every task, by the name a job gives. */
 export const preludes = { kolmogorov: kolmogorovPrelude, functions: functionsPrelude };
