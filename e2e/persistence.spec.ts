@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../src/core/checkpoint';
 import { LabPage, tinyRun } from './pages/labPage';
@@ -9,25 +9,38 @@ async function tensorsOf(bytes: Uint8Array): Promise<Map<string, number[]>> {
   return new Map(tensors.map((t) => [t.name, [...t.data]]));
 }
 
-test('a reload mid-run offers the run back; resuming brings its step, charts and weights, and training goes on', async ({ page }) => {
+/** The stored run the page downloads from Saved runs (config, metrics, checkpoint). */
+async function downloadRun(page: Page): Promise<{ run: { step: number }; metrics: unknown[]; checkpoint: string }> {
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-list').getByRole('button', { name: 'Download' }).first().click()]);
+  return JSON.parse(readFileSync((await file.path())!, 'utf8'));
+}
+
+const savedRuns = (page: Page) => page.getByTestId('runs').locator('summary');
+
+test('a reload mid-run offers the run back; resuming brings its step, charts and weights, and training goes on; saves cost the page nothing', async ({ page }) => {
   test.setTimeout(180_000);
   const lab = new LabPage(page);
   await lab.open(tinyRun);
+  await lab.watchLongTasks();
   await page.getByTestId('runs').locator('summary').click();
-  await page.getByTestId('autosave').check(); // remembered across the reload
+  await expect(page.getByTestId('autosave')).toBeChecked(); // saving is on by default
+  await page.getByTestId('runs').locator('summary').click();
   await lab.button('Train').click();
   await expect.poll(() => lab.state<number>('step'), { timeout: 90_000 }).toBeGreaterThanOrEqual(12);
   await lab.button('Pause').click();
   await expect(page.getByTestId('phase')).toHaveText('paused');
   // Pausing saved the run: its step and its series as they are now.
-  await expect(page.getByTestId('runs').locator('summary')).toContainText('Saved runs (1)');
-  await page.getByTestId('runs').locator('summary').click(); // closed again
+  await expect(savedRuns(page)).toContainText('Saved runs (1)');
   const step = await lab.state<number>('step');
   const points = await lab.points('avg_reward');
   // Resume, train on, then "crash" (reload) while training: the run was saved at a multiple of 10 steps at most.
   await lab.button('Resume').click();
   await expect.poll(() => lab.state<number>('step'), { timeout: 90_000 }).toBeGreaterThanOrEqual(step + 10);
   const before = await lab.state<number>('step');
+  // The saves (in the trainer worker) made no main-thread task over 50 ms, as training itself makes none.
+  const longTasks = await lab.longTasks();
+  console.log(`long tasks while training with saves (ms): ${longTasks.join(', ') || 'none'}`);
+  expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(50);
   await page.reload();
   const banner = page.getByTestId('interrupted-run');
   await expect(banner).toContainText('was interrupted at step', { timeout: 60_000 });
@@ -43,27 +56,76 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   expect(savedStep).toBeGreaterThan(points);
   // Weights and optimizer state are the saved ones, bit for bit: the page's checkpoint now against the stored run's.
   const resumed = await tensorsOf(await lab.downloadCheckpoint());
-  await page.getByTestId('runs').locator('summary').click();
-  const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-list').getByRole('button', { name: 'Download' }).click()]);
-  const run = JSON.parse(readFileSync((await file.path())!, 'utf8')) as { run: { step: number }; metrics: unknown[]; checkpoint: string };
+  await savedRuns(page).click();
+  const run = await downloadRun(page);
   expect(run.run.step).toBe(savedStep);
   const stored = await tensorsOf(new Uint8Array(Buffer.from(run.checkpoint, 'base64')));
   expect([...resumed.keys()].sort()).toEqual([...stored.keys()].sort());
   for (const [name, data] of stored) expect(resumed.get(name), name).toEqual(data);
   await lab.button('Step').click();
   await expect(page.getByTestId('step')).toHaveText(`step ${savedStep + 1}`, { timeout: 30_000 });
+  // Compare: the stored run's curve drawn on the same charts as the live one's.
+  await page.getByTestId('run-list').getByRole('checkbox').first().check();
+  await expect(page.getByTestId('compare-legend')).toContainText('live run');
+  await expect(lab.chart('average reward')).toHaveAttribute('data-compared', String(savedStep), { timeout: 10_000 });
+});
+
+test('a tab closed in the middle of a save leaves the previous checkpoint, which resumes', async ({ browser }) => {
+  test.setTimeout(180_000);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const lab = new LabPage(page);
+  // Each save holds its transaction open for 4 s (a test hook): time to close the tab within it.
+  await lab.open(tinyRun, '?save-hold-ms=4000');
+  await lab.button('Train').click();
+  await expect(savedRuns(page)).toContainText('saving step 10', { timeout: 90_000 });
+  await expect(savedRuns(page)).toContainText('Saved runs (1)', { timeout: 30_000 });
+  await expect(savedRuns(page)).toContainText('saving step 20', { timeout: 90_000 });
+  await page.close(); // mid-save: the worker dies with its transaction open
+  const again = await context.newPage();
+  await new LabPage(again).open(tinyRun);
+  const banner = again.getByTestId('interrupted-run');
+  await expect(banner).toContainText('was interrupted at step 10', { timeout: 60_000 });
+  await banner.getByRole('button', { name: 'Resume it' }).click();
+  await expect(again.getByTestId('step')).toHaveText('step 10', { timeout: 30_000 });
+  await expect.poll(() => new LabPage(again).points('avg_reward')).toBe(10);
+  await context.close();
+});
+
+test('a full storage quota is said once, the run trains on, and the next save that fits carries its events', async ({ page }) => {
+  test.setTimeout(180_000);
+  const lab = new LabPage(page);
+  await lab.open(tinyRun);
+  const cdp = await page.context().newCDPSession(page);
+  const origin = new URL(page.url()).origin;
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1 });
+  await lab.button('Train').click();
+  // Said before the write when the browser's estimate knows the quota, else by the write IndexedDB refused; once either way.
+  await expect(page.getByTestId('errors')).toContainText(/would not fit in this browser's storage|storage for this page is full/, { timeout: 90_000 });
+  await expect.poll(() => lab.state<number>('step'), { timeout: 90_000 }).toBeGreaterThan(20);
+  await expect(page.getByTestId('errors').locator('p')).toHaveCount(1);
+  await expect(savedRuns(page)).toContainText('Saved runs (0)');
+  await expect(page.getByTestId('phase')).toHaveText('training');
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin }); // the quota is the browser's again
+  const refused = await lab.state<number>('step');
+  await expect(savedRuns(page)).toContainText('Saved runs (1)', { timeout: 90_000 });
+  await lab.button('Pause').click();
+  await savedRuns(page).click();
+  const run = await downloadRun(page);
+  expect(run.run.step).toBeGreaterThan(refused);
+  // Every step's metrics are there, those of the refused save too.
+  const steps = (run.metrics as { name: string; step: number }[]).filter((e) => e.name === 'avg_reward').map((e) => e.step);
+  expect(steps).toEqual(Array.from({ length: run.run.step }, (_, i) => i + 1));
 });
 
 test('a second tab cannot resume the run another tab holds', async ({ page, context }) => {
   test.setTimeout(180_000);
   const lab = new LabPage(page);
   await lab.open(tinyRun);
-  await page.getByTestId('runs').locator('summary').click();
-  await page.getByTestId('autosave').check();
   await lab.button('Train').click();
   await expect.poll(() => lab.state<number>('step'), { timeout: 90_000 }).toBeGreaterThanOrEqual(3);
   await lab.button('Pause').click();
-  await expect(page.getByTestId('runs').locator('summary')).toContainText('Saved runs (1)', { timeout: 30_000 });
+  await expect(savedRuns(page)).toContainText('Saved runs (1)', { timeout: 30_000 });
   const other = await context.newPage();
   const second = new LabPage(other);
   await second.open(tinyRun);

@@ -12,8 +12,9 @@ export const tinyDigitRun = 'task=sum_digits&layers=1&d-model=16&heads=2&context
 export class LabPage {
   constructor(readonly page: Page) {}
 
-  async open(hash = tinyRun): Promise<void> {
-    await this.page.goto(`/#${hash}`);
+  /** Opens the page with `hash` as its configuration (and `search`, such as `?save-hold-ms=4000`). */
+  async open(hash = tinyRun, search = ''): Promise<void> {
+    await this.page.goto(`/${search}#${hash}`);
     await expect(this.page.getByTestId('backend')).not.toContainText('…', { timeout: 60_000 });
     await expect(this.page.getByTestId('dataset-summary-train')).toContainText('records loaded', { timeout: 60_000 });
     await expect(this.page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
@@ -43,6 +44,18 @@ export class LabPage {
       const state = (window as any).__lab.state();
       return path.split('.').reduce((value: any, key: string) => value?.[key], state);
     }, pick);
+  }
+
+  /** Starts collecting the main thread's long tasks (over 50 ms); `longTasks` reads them. */
+  async watchLongTasks(): Promise<void> {
+    await this.page.evaluate(() => {
+      (window as any).__longTasks = [];
+      new PerformanceObserver((list) => (window as any).__longTasks.push(...list.getEntries().map((e) => Math.round(e.duration)))).observe({ type: 'longtask', buffered: false });
+    });
+  }
+
+  longTasks(): Promise<number[]> {
+    return this.page.evaluate(() => (window as any).__longTasks);
   }
 
   async points(metric = 'avg_reward'): Promise<number> {

@@ -9,7 +9,7 @@ import { InterruptedRun, Runs } from './components/Runs';
 import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
-import { autosaveEnabled, initPersistence } from './persistence';
+import { autosaveEnabled, requestPersistentStorage, saveHoldOpenMs } from './persistence';
 import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
 
 function configFromHash() {
@@ -75,8 +75,10 @@ export function App() {
   useDropAnywhere(setDragging);
   useSpaceToPause();
   useEffect(() => {
-    // Then, when the page keeps runs, the stored ones: one a reload interrupted is offered for resuming.
-    void startLab(configFromHash(), window.location.hash.length > 1).then(() => (autosaveEnabled() ? initPersistence() : undefined));
+    // With saving on (the default) the worker opens the run store and offers back a run a reload interrupted.
+    const autosave = autosaveEnabled();
+    if (autosave) requestPersistentStorage();
+    void startLab(configFromHash(), window.location.hash.length > 1, { autosave, saveHoldOpenMs: saveHoldOpenMs() });
   }, []);
   return (
     <div className={dragging ? 'lab dragging' : 'lab'}>

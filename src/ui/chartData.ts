@@ -17,6 +17,8 @@ export interface ChartPoint {
 
 export interface ChartView {
   data: ChartPoint[];
+  /** Other runs' series on the same axes (compared runs), thinned like `data`. */
+  overlays: ChartPoint[][];
   xDomain: [number, number];
   xTicks: number[];
   /** With `log`, the y domain and ticks are log10 of the values (data y stays the value). */
@@ -114,10 +116,12 @@ export function tickLabel(value: number): string {
  * The drawn view of a (smoothed) series: x by step or wall seconds, thinned, with domains and
  * ticks; `extra` values (reference lines) are kept inside the y domain.
  */
-export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', extra: readonly number[] = []): ChartView {
-  const raw = points.map((p) => ({ x: x === 'step' ? p.step : p.wallMs / 1000, y: p.value }));
-  const data = downsample(raw, DRAWN_POINTS);
-  const shown = [...data.map((p) => p.y), ...extra.filter((value) => Number.isFinite(value))];
+export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', extra: readonly number[] = [], others: readonly (readonly MetricPoint[])[] = []): ChartView {
+  const toChart = (series: readonly MetricPoint[]) => downsample(series.map((p) => ({ x: x === 'step' ? p.step : p.wallMs / 1000, y: p.value })), DRAWN_POINTS);
+  const data = toChart(points);
+  const overlays = others.map(toChart);
+  const all = [data, ...overlays];
+  const shown = [...all.flatMap((line) => line.map((p) => p.y)), ...extra.filter((value) => Number.isFinite(value))];
   const log = spansDecades(shown);
   let yMin = Infinity;
   let yMax = -Infinity;
@@ -126,9 +130,10 @@ export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', 
     if (y < yMin) yMin = y;
     if (y > yMax) yMax = y;
   }
-  const xMin = data.length ? data[0].x : 0;
-  const xMax = data.length ? data[data.length - 1].x : 1;
+  const drawn = all.filter((line) => line.length > 0);
+  const xMin = drawn.length ? Math.min(...drawn.map((line) => line[0].x)) : 0;
+  const xMax = drawn.length ? Math.max(...drawn.map((line) => line[line.length - 1].x)) : 1;
   const xAxis = niceTicks(xMin, xMax > xMin ? xMax : xMin + 1, 4);
   const yAxis = log ? logTicks(yMin, yMax) : shown.length ? niceTicks(yMin, yMax, 4) : niceTicks(0, 1, 4);
-  return { data, xDomain: xAxis.domain, xTicks: xAxis.ticks, yDomain: yAxis.domain, yTicks: yAxis.ticks, log };
+  return { data, overlays, xDomain: xAxis.domain, xTicks: xAxis.ticks, yDomain: yAxis.domain, yTicks: yAxis.ticks, log };
 }

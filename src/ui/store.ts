@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import { defaultConfig, type LabConfig } from '../core/config';
 import type { MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
 import type { BackendInfo, DatasetSummary, EvaluationRow, TrainerEvent } from '../worker/protocol';
-import type { RunRecord } from './runStore';
+import type { RunRecord } from '../worker/runStore';
 
 /** Points kept per metric; older points are thinned (every other one dropped) past this. */
 export const MAX_POINTS = 2000;
@@ -49,12 +49,26 @@ export interface LabState {
   runs: RunRecord[];
   /** A run a reload or a crash interrupted, offered for resuming. */
   interruptedRun: RunRecord | null;
+  /** Whether the page's start (backend, shipped datasets, default checkpoint) is done: a stored run resumed earlier would be replaced by it. */
+  started: boolean;
   /** The browser's storage: bytes used and allowed (null when it does not say). */
   storage: { usage: number; quota: number } | null;
   /** Why runs are not kept (no IndexedDB), or ''. */
   runsNote: string;
   /** Whether the live run is saved as it trains (persistence.ts). */
   autosave: boolean;
+  /** The stored run the live one saves to, and the step of a save under way. */
+  currentRun: string | null;
+  savingStep: number | null;
+  /** Stored runs drawn beside the live one on every chart. */
+  compared: ComparedRun[];
+}
+
+/** A stored run drawn on the charts beside the live one. */
+export interface ComparedRun {
+  id: string;
+  name: string;
+  series: Record<string, MetricPoint[]>;
 }
 
 export const initialState = (): LabState => ({
@@ -76,9 +90,13 @@ export const initialState = (): LabState => ({
   evaluations: [],
   runs: [],
   interruptedRun: null,
+  started: false,
   storage: null,
   runsNote: '',
-  autosave: false,
+  autosave: true,
+  currentRun: null,
+  savingStep: null,
+  compared: [],
 });
 
 export const useLab = create<LabState>()(() => initialState());
@@ -92,13 +110,8 @@ export const CHART_INTERVAL_MS = 1000;
 let pendingMetrics: MetricEvent[] = [];
 let metricsTimer: ReturnType<typeof setTimeout> | null = null;
 
-/** Who else sees every metric event (persistence.ts saves them with the run). */
-const metricListeners: ((events: readonly MetricEvent[]) => void)[] = [];
-export const onMetrics = (listener: (events: readonly MetricEvent[]) => void) => metricListeners.push(listener);
-
 /** Buffers metric events and commits them to the store once per CHART_INTERVAL_MS. */
 export function queueMetrics(events: readonly MetricEvent[]): void {
-  for (const listener of metricListeners) listener(events);
   pendingMetrics.push(...events);
   metricsTimer ??= setTimeout(() => {
     metricsTimer = null;
@@ -108,16 +121,29 @@ export function queueMetrics(events: readonly MetricEvent[]): void {
   }, CHART_INTERVAL_MS);
 }
 
+/** `series` with `events` appended: a new array for each metric that grew, the others as they were. */
+export function grownSeries(series: Record<string, MetricPoint[]>, events: readonly MetricEvent[]): Record<string, MetricPoint[]> {
+  const grown: Record<string, MetricPoint[]> = {};
+  for (const event of events) {
+    if (!Number.isFinite(event.value)) continue; // no NaN or Infinity reaches a chart
+    (grown[event.name] ??= [...(series[event.name] ?? [])]).push({ step: event.step, wallMs: event.wallMs, value: event.value });
+  }
+  const next = { ...series };
+  for (const [name, points] of Object.entries(grown)) next[name] = thin(points);
+  return next;
+}
+
 export function appendMetrics(events: readonly MetricEvent[]): void {
+  useLab.setState((state) => ({ series: grownSeries(state.series, events), metricsVersion: state.metricsVersion + 1 }));
+}
+
+/** The run went back to `step` (a lost GPU device): points, samples and evaluation rows of later steps go. */
+export function rollbackTo(step: number): void {
+  pendingMetrics = pendingMetrics.filter((e) => e.step <= step);
   useLab.setState((state) => {
-    const grown: Record<string, MetricPoint[]> = {};
-    for (const event of events) {
-      if (!Number.isFinite(event.value)) continue; // no NaN or Infinity reaches a chart
-      (grown[event.name] ??= [...(state.series[event.name] ?? [])]).push({ step: event.step, wallMs: event.wallMs, value: event.value });
-    }
-    const series = { ...state.series };
-    for (const [name, points] of Object.entries(grown)) series[name] = thin(points);
-    return { series, metricsVersion: state.metricsVersion + 1 };
+    const series: Record<string, MetricPoint[]> = {};
+    for (const [name, points] of Object.entries(state.series)) series[name] = points.filter((p) => p.step <= step);
+    return { series, metricsVersion: state.metricsVersion + 1, step, samples: [], evaluations: state.evaluations.filter((r) => r.step <= step) };
   });
 }
 
@@ -167,6 +193,20 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         break;
       case 'weights':
         useLab.setState({ weights: { origin: event.origin, trained: event.trained, atStep: event.atStep } });
+        break;
+      case 'runs':
+        useLab.setState({
+          runs: event.runs,
+          storage: event.storage,
+          currentRun: event.current,
+          savingStep: event.saving,
+          ...(event.interrupted !== undefined ? { interruptedRun: event.interrupted } : {}),
+          ...(event.note ? { runsNote: event.note } : {}),
+        });
+        break;
+      case 'rollback':
+        if (metrics.length) queueMetrics(metrics.splice(0));
+        rollbackTo(event.step);
         break;
     }
   }

@@ -8,7 +8,7 @@ import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
 import type { LabConfig } from '../core/config';
-import { CANCELLED, type TrainerApi } from '../worker/protocol';
+import { CANCELLED, type InitOptions, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
@@ -160,9 +160,9 @@ export async function loadDefaultCheckpoint(fromLink: boolean): Promise<void> {
   note(loaded ? `loaded pretrained checkpoint, step ${loaded.checkpointStep} (${(size / 1024).toFixed(0)} KB)` : `${pretrainedUrl} was refused (see the error above); starting fresh`);
 }
 
-export async function startLab(config: LabConfig, fromLink = false): Promise<void> {
-  useLab.setState({ config });
-  const backend = await attempt('starting tfjs', () => trainer().init(Comlink.proxy(handleEvents)));
+export async function startLab(config: LabConfig, fromLink = false, options: InitOptions = {}): Promise<void> {
+  useLab.setState({ config, autosave: options.autosave ?? true });
+  const backend = await attempt('starting tfjs', () => trainer().init(Comlink.proxy(handleEvents), options));
   if (backend) useLab.setState({ backend });
   const functions = config.task.name === 'functions';
   await loadShipped(functions ? 'functions/heldout.jsonl' : 'heldout.jsonl');
@@ -171,6 +171,7 @@ export async function startLab(config: LabConfig, fromLink = false): Promise<voi
   // Like the Kolmogorov policy: a link that sets more than the task starts fresh with its own config.
   if (functions && !linkSetsMoreThanTask()) await loadFunctionsCheckpoint();
   else await loadDefaultCheckpoint(fromLink);
+  useLab.setState({ started: true });
 }
 
 /** Whether the link's hash sets any field besides the task (`#task=functions` alone still gets the shipped policy). */

@@ -8,6 +8,7 @@ import type { KolmogorovRecord } from '../core/data/records';
 import type { JsonlError } from '../core/data/jsonl';
 import type { KtMetrics, MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
 import type { ProblemResult } from '../core/functions/evaluate';
+import type { RunRecord } from './runStore';
 
 export interface BackendInfo {
   backend: string;
@@ -83,7 +84,32 @@ export type TrainerEvent =
   | { type: 'step'; step: number; stepsPerSecond: number }
   | { type: 'error'; message: string }
   /** What the run's weights are (where from, trained at all, the RL step they came in at): sent whenever that changes. */
-  | { type: 'weights'; origin: string; trained: boolean; atStep: number };
+  | { type: 'weights'; origin: string; trained: boolean; atStep: number }
+  /**
+   * The runs kept in this browser (savedRuns.ts), after every save and change: `current` is the
+   * one the live run saves to, `saving` the step of a save under way; `interrupted` (sent once)
+   * the run a reload or a crash interrupted; `note` why runs are not kept.
+   */
+  | { type: 'runs'; runs: RunRecord[]; storage: { usage: number; quota: number } | null; current: string | null; saving: number | null; interrupted?: RunRecord | null; note?: string }
+  /** The run went back to its checkpoint at `step` (a lost GPU device): metric events after it are void. */
+  | { type: 'rollback'; step: number };
+
+/** A stored run brought back into the worker, with what the page draws of it. */
+export interface ResumedRun {
+  run: RunRecord;
+  step: number;
+  config: LabConfig;
+  events: MetricEvent[];
+  evaluations: EvaluationRow[];
+  samples: SampleRecord[];
+}
+
+export interface InitOptions {
+  /** Whether the live run is saved in the browser as it trains (the page's switch; on unless turned off). */
+  autosave?: boolean;
+  /** Keeps each save's transaction open this long (the e2e test that closes the page mid-save). */
+  saveHoldOpenMs?: number;
+}
 
 /** The page's supervised warm start (as `npm run pretrain` does, in the worker). */
 export interface PretrainOptions {
@@ -97,7 +123,7 @@ export interface PretrainOptions {
 
 export interface TrainerApi {
   /** Starts tfjs (webgpu, webgl, wasm, cpu: the first that works, wasm before a software WebGPU adapter). */
-  init(onEvent: (events: TrainerEvent[]) => void): Promise<BackendInfo>;
+  init(onEvent: (events: TrainerEvent[]) => void, options?: InitOptions): Promise<BackendInfo>;
   /** Parses a JSONL file (streaming, in the worker) as the training or held-out set. */
   loadDataset(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary>;
   /**
@@ -138,4 +164,21 @@ export interface TrainerApi {
    * become the KL reference (as `train --init-from`): how a shipped warm start is meant to run.
    */
   loadCheckpoint(bytes: Uint8Array, options?: { source?: string; warmStart?: boolean }): Promise<{ step: number; checkpointStep: number; config: LabConfig }>;
+
+  /** Turns saving the live run in the browser on or off (on: it saves at once when it has steps). */
+  setAutosave(on: boolean): Promise<void>;
+  /** Opens the run store and sends the run list (a 'runs' event). */
+  listRuns(): Promise<void>;
+  /**
+   * Brings a stored run back between steps: its checkpoint (weights, optimizer, RNG, data cursor)
+   * and KL reference; the live run then saves on into it. Refused while training, and when
+   * another tab holds the run.
+   */
+  resumeRun(id: string): Promise<ResumedRun>;
+  renameRun(id: string, name: string): Promise<void>;
+  deleteRun(id: string): Promise<void>;
+  /** A stored run as one JSON file (config, metrics, evaluation rows, checkpoint in base64), transferred. */
+  exportRun(id: string): Promise<Uint8Array>;
+  /** A stored run's metric events, to draw beside the live run. */
+  runEvents(id: string): Promise<{ run: RunRecord; events: MetricEvent[] }>;
 }

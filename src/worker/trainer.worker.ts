@@ -43,16 +43,17 @@ function softwareWebGl(): string | null {
   }
 }
 
-async function initBackend(preference: 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'cpu' = 'auto'): Promise<BackendInfo> {
+async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
   const skipped: string[] = [];
-  const order = preference === 'auto' ? (['webgpu', 'webgl', 'wasm', 'cpu'] as const) : [preference];
-  for (const name of order) {
-    if (preference === 'auto') {
-      const reason = name === 'webgpu' ? await softwareWebGpu() : name === 'webgl' ? softwareWebGl() : null;
-      if (reason) {
-        skipped.push(`${name}: ${reason}`);
-        continue;
-      }
+  for (const name of ['webgpu', 'webgl', 'wasm', 'cpu'] as const) {
+    if (skip.includes(name)) {
+      skipped.push(`${name}: its device was lost`);
+      continue;
+    }
+    const reason = name === 'webgpu' ? await softwareWebGpu() : name === 'webgl' ? softwareWebGl() : null;
+    if (reason) {
+      skipped.push(`${name}: ${reason}`);
+      continue;
     }
     try {
       if (await tf.setBackend(name)) {
@@ -60,6 +61,7 @@ async function initBackend(preference: 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'c
         // Products, GELU and LayerNorm on our SIMD kernels; the status line says which kernels run.
         const notes = name === 'wasm' ? installWasmKernels() : [];
         notes.forEach((note) => console.log(note));
+        watchDevice(name);
         return { backend: name, skipped, notes };
       }
       skipped.push(`${name}: failed to initialise`);
@@ -70,8 +72,22 @@ async function initBackend(preference: 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'c
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
 }
 
+/** Who hears of a lost GPU device (the trainer service, which pauses and restores the run elsewhere). */
+let deviceLost: (reason: string) => void = () => undefined;
+
+/** Listens for the loss of the backend's GPU device: WebGPU's device.lost, a WebGL context's loss. */
+function watchDevice(name: string): void {
+  const backend = tf.backend() as unknown as { device?: { lost?: Promise<{ reason?: string; message?: string }> }; gpgpu?: { gl?: { canvas?: EventTarget } } };
+  if (name === 'webgpu') {
+    void backend.device?.lost?.then((info) => info.reason !== 'destroyed' && deviceLost(info.message || info.reason || 'unknown reason'));
+  } else if (name === 'webgl') {
+    backend.gpgpu?.gl?.canvas?.addEventListener('webglcontextlost', () => deviceLost('the WebGL context was lost'));
+  }
+}
+
 const service = createTrainerService({
-  initBackend: () => initBackend(),
+  initBackend,
+  onDeviceLost: (handler) => (deviceLost = handler),
   createPool: createBrowserSandboxPool,
   transfer: (bytes) => Comlink.transfer(bytes, [bytes.buffer]),
   createDigitGenerators: createBrowserDigitGenerators,

@@ -99,6 +99,9 @@ describe('trainer protocol', () => {
     const after = () => events.slice(loaded()).flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'avg_reward').map((m) => m.step);
     await expect.poll(() => after().length, { timeout: 30_000 }).toBeGreaterThan(0);
     expect(after()[0]).toBe(at + 1);
+    // A download while training leaves the phase alone, so the train loop goes on (a 'saving' phase ended it).
+    const downloaded = (await decodeCheckpoint(await api.getCheckpoint())).meta.step;
+    await expect.poll(() => steps().some((s) => s > downloaded + 2), { timeout: 30_000 }).toBe(true);
     await api.stop();
     await api.loadCheckpoint(bytes); // back to its step for the tests below
   });

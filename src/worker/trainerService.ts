@@ -30,10 +30,14 @@ import type { MetricEvent, RunPhase } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Prelude } from '../core/sandbox/prelude';
+import { AUTOSAVE_EVERY, SavedRuns } from './savedRuns';
 import { CANCELLED, type BackendInfo, type DatasetSummary, type EvaluationRow, type PretrainOptions, type TrainerApi, type TrainerEvent } from './protocol';
 
 export interface TrainerPlatform {
-  initBackend(): Promise<BackendInfo>;
+  /** Starts the best tfjs backend, skipping those named in `skip` (one whose device was lost). */
+  initBackend(skip?: string[]): Promise<BackendInfo>;
+  /** Calls `handler` when the backend's GPU device is lost (WebGPU's device.lost, WebGL's context loss). */
+  onDeviceLost?(handler: (reason: string) => void): void;
   createPool(options: { size: number; limits: SandboxLimits; preludes: Record<string, Prelude> }): SandboxPool;
   /** Marks bytes for transfer (Comlink.transfer in a worker). */
   transfer(bytes: Uint8Array): Uint8Array;
@@ -47,6 +51,7 @@ let emit: (events: TrainerEvent[]) => void = () => {};
 let queue: TrainerEvent[] = [];
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
 function send(event: TrainerEvent, urgent = false): void {
+  savedRuns?.observe(event);
   queue.push(event);
   if (urgent) flush();
   else flushTimer ??= setTimeout(flush, 250);
@@ -59,6 +64,14 @@ function flush(): void {
   queue = [];
   emit(events);
 }
+
+/** The live run kept in the browser's storage as it trains (savedRuns.ts). */
+let savedRuns: SavedRuns | undefined;
+/** The backend tfjs runs on, and whether it has a GPU device to lose. */
+let backendName = '';
+const onGpu = () => backendName === 'webgpu' || backendName === 'webgl';
+/** Set while the run recovers from a lost GPU device: the failing step is no error of its own. */
+let recovering = false;
 
 let phase: RunPhase = 'idle';
 function setPhase(next: RunPhase, message: string): void {
@@ -340,10 +353,18 @@ async function disposeBuilt(built: Built): Promise<void> {
   built.digits?.generators.close();
 }
 
-/** Puts a made run in place of the live one, which is disposed. */
-async function install(built: Built): Promise<void> {
+/** Puts a made run in place of the live one, which is disposed; a new run saves apart from the stored one (`newRun`). */
+async function install(built: Built, newRun = true): Promise<void> {
+  if (newRun) savedRuns?.newRun();
   dropPretraining();
-  if (runner) await disposeBuilt({ config: config!, runner, pool, digits });
+  if (runner) {
+    try {
+      await disposeBuilt({ config: config!, runner, pool, digits });
+    } catch (error) {
+      // A lost GPU device may refuse to free what it held: the new run goes in all the same.
+      console.warn(`disposing the previous run: ${(error as Error).message}`);
+    }
+  }
   ({ config, runner, pool, digits } = built);
   wallStart = performance.now();
   wallOffset = 0;
@@ -375,17 +396,40 @@ async function runStep(): Promise<void> {
   }
 }
 
+/**
+ * Saves the live run when it is due (savedRuns.ts): called between steps, so the checkpoint is
+ * the step's; its write goes on in the background. On a GPU backend with saving off, the
+ * checkpoint is kept in memory alone, for the run to come back to if the device is lost.
+ */
+async function keepRun(status: 'training' | 'paused' | 'stopped'): Promise<void> {
+  if (!runner || !config || !savedRuns) return;
+  const step = runner.globalStep;
+  if (savedRuns.due(step, status)) {
+    const bytes = savedRuns.needsCheckpoint(step) ? await runner.saveCheckpoint() : null;
+    void savedRuns.save(status, step, bytes, config, weights.reference);
+  } else if (!savedRuns.autosave && onGpu() && step > 0 && step % AUTOSAVE_EVERY === 0) {
+    savedRuns.remember(step, await runner.saveCheckpoint());
+  }
+}
+
 async function trainLoop(): Promise<void> {
   while (phase === 'training') {
     try {
-      await serial(runStep);
+      await serial(async () => {
+        await runStep();
+        await keepRun('training');
+      });
     } catch (error) {
+      if (recovering) return; // the lost device's recovery says what happened
       setPhase('error', `training stopped: ${(error as Error).message}`);
       send({ type: 'error', message: (error as Error).message }, true);
       return;
     }
     const limit = stepLimit();
-    if (limit > 0 && (runner?.globalStep ?? 0) >= limit) setPhase('stopped', finishedMessage(limit));
+    if (limit > 0 && (runner?.globalStep ?? 0) >= limit) {
+      setPhase('stopped', finishedMessage(limit));
+      await serial(() => keepRun('stopped'));
+    }
     // Let pause/stop messages in between steps.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
@@ -570,13 +614,20 @@ async function evaluateFunctionsRow(active: FunctionsRunner, limit: number, k: n
   });
 }
 
-export function createTrainerService(host: TrainerPlatform): TrainerApi {
+export function createTrainerService(host: TrainerPlatform, options: { dbName?: string } = {}): TrainerApi {
   platform = host;
+  savedRuns = new SavedRuns({ send, dbName: options.dbName });
   const api: TrainerApi = {
-  async init(onEvent) {
+  async init(onEvent, { autosave = true, saveHoldOpenMs = 0 } = {}) {
     emit = onEvent;
     setPhase('loading', 'starting tfjs');
     const info = await platform.initBackend();
+    backendName = info.backend;
+    platform.onDeviceLost?.((reason) => void recoverFromLostDevice(reason));
+    savedRuns!.autosave = autosave;
+    savedRuns!.holdOpenMs = saveHoldOpenMs;
+    // Saving on: the store opens now, in this worker, and the page hears of a run a reload interrupted.
+    if (autosave) void savedRuns!.open();
     setPhase('idle', `backend ${info.backend} ready${info.notes?.length ? ` (${info.notes.join('; ')})` : ''}`);
     return info;
   },
@@ -670,7 +721,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     wallOffset += performance.now() - wallStart;
     setPhase('paused', 'pausing after the step in flight');
     await exclusive;
-    if ((phase as RunPhase) === 'paused') setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
+    if ((phase as RunPhase) === 'paused') {
+      setPhase('paused', `paused at step ${runner?.globalStep ?? 0}`);
+      await serial(() => keepRun('paused'));
+    }
   },
 
   async resume() {
@@ -700,7 +754,10 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
     setPhase('stopped', 'stopping after the step in flight');
     await exclusive;
     // Said once the step in flight is done, so the step named is the one a download holds.
-    if ((phase as RunPhase) === 'stopped') setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
+    if ((phase as RunPhase) === 'stopped') {
+      setPhase('stopped', `stopped at step ${runner?.globalStep ?? 0}`);
+      await serial(() => keepRun('stopped'));
+    }
   },
 
   step() {
@@ -721,6 +778,8 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       wallStart = performance.now();
       await runStep();
       wallOffset += performance.now() - wallStart;
+      // Single steps are saved at the same multiples as a training run's.
+      if (requireRunner().globalStep % AUTOSAVE_EVERY === 0) await keepRun('paused');
       flush();
     });
   },
@@ -766,8 +825,9 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
   getCheckpoint({ quiet = false } = {}) {
     return serial(async () => {
       const active = requireRunner();
-      // A background save (the page's autosave) leaves the phase and the status line alone.
-      if (quiet) return platform.transfer(await active.saveCheckpoint());
+      // A background save leaves the phase and the status line alone; so does a download while
+      // training (the train loop runs while the phase is 'training': a 'saving' phase would end it).
+      if (quiet || phase === 'training') return platform.transfer(await active.saveCheckpoint());
       const previous = phase;
       setPhase('saving', `saving checkpoint at step ${active.globalStep}`);
       try {
@@ -821,6 +881,7 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
         await install(built);
       } else {
         await runner.loadCheckpoint(bytes); // validates everything, then swaps weights and optimizer, or neither
+        savedRuns?.newRun(); // a file loaded by hand is a run of its own, not the stored one's next save
       }
       dropPretraining();
       if (digits) digits.warmStarted = true; // a checkpoint holds trained weights
@@ -829,6 +890,101 @@ export function createTrainerService(host: TrainerPlatform): TrainerApi {
       return { step: meta.step, checkpointStep: meta.step, config: meta.config };
     });
   },
+
+  async setAutosave(on) {
+    savedRuns!.autosave = on;
+    if (!on) return;
+    await savedRuns!.open();
+    // A run with steps is saved at once (a paused or stopped one); a training one at its next save.
+    if (phase !== 'training' && phase !== 'pretraining') await serial(() => keepRun(phase === 'stopped' ? 'stopped' : 'paused'));
+  },
+
+  async listRuns() {
+    await savedRuns!.open();
+    await savedRuns!.publish();
+  },
+
+  resumeRun(id) {
+    return serial(async () => {
+      if (phase === 'training' || phase === 'pretraining' || pretraining) throw new Error('pause or stop the live run before opening a saved one');
+      const stored = await savedRuns!.claim(id);
+      const { meta } = await decodeCheckpoint(stored.bytes).catch((error: Error) => {
+        savedRuns!.unclaim();
+        throw error;
+      });
+      // The KL reference the run drifted from comes back with it (made from the weights given at build).
+      const reference = stored.reference ?? undefined;
+      try {
+        const built = await buildRunner(meta.config, reference ? stored.bytes : undefined, reference);
+        try {
+          await built.runner.loadCheckpoint(stored.bytes);
+        } catch (error) {
+          await disposeBuilt(built);
+          throw error;
+        }
+        await install(built);
+      } catch (error) {
+        savedRuns!.unclaim();
+        throw error;
+      }
+      if (digits) digits.warmStarted = true;
+      savedRuns!.adopt(stored);
+      // Wall time goes on from the last saved event's.
+      wallOffset = stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0);
+      setWeights({ origin: `saved run "${stored.run.name}", step ${meta.step}`, trained: true, atStep: meta.step, reference });
+      setPhase('idle', `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
+      return { run: stored.run, step: meta.step, config: meta.config, events: stored.events, evaluations: stored.evaluations, samples: stored.samples };
+    });
+  },
+
+  renameRun: (id, name) => savedRuns!.rename(id, name),
+  deleteRun: (id) => savedRuns!.delete(id),
+  exportRun: async (id) => platform.transfer(await savedRuns!.export(id)),
+  runEvents: (id) => savedRuns!.events(id),
 };
   return api;
+}
+
+/**
+ * A lost GPU device (a driver reset, the GPU process gone): training pauses, tfjs starts again on
+ * the next backend, and the run is rebuilt there from its last checkpoint (kept in memory every
+ * AUTOSAVE_EVERY steps on a GPU backend). The page drops the metric events of the steps lost, so
+ * no figure of the dead device stays on a chart; Resume goes on from the checkpoint.
+ */
+export async function recoverFromLostDevice(reason: string): Promise<void> {
+  if (recovering) return;
+  recovering = true;
+  const lost = backendName;
+  try {
+    if (phase === 'training') wallOffset += performance.now() - wallStart;
+    pausedFrom = 'training';
+    setPhase('paused', `the ${lost} device was lost (${reason}): pausing`);
+    await serial(async () => {
+      dropPretraining();
+      const info = await platform.initBackend([lost]);
+      backendName = info.backend;
+      if (!config) return setPhase('idle', `the ${lost} device was lost (${reason}); tfjs runs on ${info.backend} now`);
+      const saved = savedRuns?.lastCheckpoint ?? null;
+      // No checkpoint yet: step 0, from the warm start (the reference) or the seed's initial weights.
+      const start = saved?.bytes ?? weights.reference;
+      const built = await buildRunner(config, start, weights.reference);
+      try {
+        if (saved) await built.runner.loadCheckpoint(saved.bytes);
+      } catch (error) {
+        await disposeBuilt(built);
+        throw error;
+      }
+      await install(built, false);
+      if (digits && (saved || start)) digits.warmStarted = true;
+      const step = saved?.step ?? 0;
+      savedRuns?.rollback(step);
+      send({ type: 'rollback', step }, true);
+      send({ type: 'step', step, stepsPerSecond: 0 }, true);
+      setPhase('paused', `the ${lost} device was lost (${reason}); the run is back at step ${step}, its last checkpoint, on ${info.backend}: Resume goes on from it`);
+    });
+  } catch (error) {
+    setPhase('error', `the ${lost} device was lost (${reason}) and the run could not be restored: ${(error as Error).message}`);
+  } finally {
+    recovering = false;
+  }
 }

@@ -16,7 +16,7 @@ import { memo, startTransition, useDeferredValue, useEffect, useMemo, useState }
 import { CartesianAxis, Curve, Layer, Surface, Text } from 'recharts';
 import { chartView, tickLabel, xTickLabel } from '../chartData';
 import { download } from '../download';
-import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type MetricPoint } from '../store';
+import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type ComparedRun, type MetricPoint } from '../store';
 
 interface ChartSpec {
   name: string;
@@ -111,10 +111,17 @@ const tickText = { fontSize: 11 };
 const xViewBox = { x: LEFT, y: TOP + plotHeight, width: plotWidth, height: BOTTOM };
 const yViewBox = { x: 0, y: TOP, width: LEFT, height: plotHeight };
 
+/** The live run's colour, then the compared runs' in the order they were ticked. */
+const LIVE_COLOR = '#3b6fd8';
+export const COMPARE_COLORS = ['#e67e22', '#27ae60', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d'];
+const compareColor = (index: number) => COMPARE_COLORS[index % COMPARE_COLORS.length];
+
 interface ChartProps {
   title: string;
   caption: string;
   points: MetricPoint[];
+  /** Compared runs' series of the same metric, drawn in COMPARE_COLORS. */
+  others: MetricPoint[][];
   x: 'step' | 'wallMs';
   gzip?: number;
   lzma?: number;
@@ -131,8 +138,8 @@ function ReferenceValue(props: { y: number; color: string; label: string; below?
   );
 }
 
-const Chart = memo(function Chart({ title, caption, points, x, gzip, lzma }: ChartProps) {
-  const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN]), [points, x, gzip, lzma]);
+const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma }: ChartProps) {
+  const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN], others), [points, others, x, gzip, lzma]);
   // The point under the pointer (its index in the drawn data), for the hover read-out.
   const [hover, setHover] = useState<number | null>(null);
   const [x0, x1] = view.xDomain;
@@ -140,6 +147,7 @@ const Chart = memo(function Chart({ title, caption, points, x, gzip, lzma }: Cha
   const toX = (value: number) => LEFT + ((value - x0) / (x1 - x0 || 1)) * plotWidth;
   const toY = (value: number) => TOP + (1 - ((view.log ? Math.log10(value) : value) - y0) / (y1 - y0 || 1)) * plotHeight;
   const line = view.data.map((p) => ({ x: toX(p.x), y: toY(p.y) }));
+  const overlays = view.overlays.map((data) => data.map((p) => ({ x: toX(p.x), y: toY(p.y) })));
   const xTicks = view.xTicks.map((value, index) => ({ value, coordinate: toX(value), index }));
   // A log axis puts its ticks at powers of ten: placed at k, labelled 10^k.
   const yTicks = view.yTicks.map((value, index) => ({ value: view.log ? 10 ** value : value, coordinate: TOP + (1 - (value - y0) / (y1 - y0 || 1)) * plotHeight, index }));
@@ -152,16 +160,17 @@ const Chart = memo(function Chart({ title, caption, points, x, gzip, lzma }: Cha
   };
   const shown = hover !== null && hover < line.length ? hover : null;
   return (
-    <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length} data-log={view.log || undefined}>
+    <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length} data-log={view.log || undefined} data-compared={others.map((o) => o.length).join(',') || undefined}>
       <figcaption>{title}{view.log ? ' (log scale)' : ''}</figcaption>
       <div className="plot" onMouseMove={onMove} onMouseLeave={() => setHover(null)}>
         <Surface width={WIDTH} height={HEIGHT}>
           <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={x === 'step' ? stepTick : wallTick} />
           <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={tickLabel} />
-          {line.length > 1 && <Curve type="linear" points={line} stroke="#3b6fd8" strokeWidth={1.5} fill="none" className="series" />}
+          {overlays.map((points, index) => points.length > 1 && <Curve key={index} type="linear" points={points} stroke={compareColor(index)} strokeWidth={1.2} strokeDasharray="5 2" fill="none" className="compared" />)}
+          {line.length > 1 && <Curve type="linear" points={line} stroke={LIVE_COLOR} strokeWidth={1.5} fill="none" className="series" />}
           {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
           {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
-          {shown !== null && <circle cx={line[shown].x} cy={line[shown].y} r={3} fill="#3b6fd8" />}
+          {shown !== null && <circle cx={line[shown].x} cy={line[shown].y} r={3} fill={LIVE_COLOR} />}
         </Surface>
         {shown !== null && (
           <div className="chart-tooltip" role="status" data-testid="chart-tooltip" style={{ left: Math.min(line[shown].x + 8, WIDTH - 120), top: Math.max(0, line[shown].y - 28) }}>
@@ -179,6 +188,7 @@ const Chart = memo(function Chart({ title, caption, points, x, gzip, lzma }: Cha
  * spread over CHART_INTERVAL_MS, in a transition (React yields between components).
  */
 const noPoints: MetricPoint[] = [];
+const noRuns: ComparedRun[] = [];
 
 const StaggeredChart = memo(function StaggeredChart(props: { index: number; count: number; name: string; title: string; caption: string; weight: number; x: 'step' | 'wallMs'; gzip?: number; lzma?: number }) {
   const [points, setPoints] = useState<MetricPoint[]>(() => useLab.getState().series[props.name] ?? []);
@@ -195,7 +205,10 @@ const StaggeredChart = memo(function StaggeredChart(props: { index: number; coun
   // Held-out figures are measurements of their own, a few points apart: drawn as measured, never smoothed.
   const weight = isHeldOut(props.name) ? 0 : props.weight;
   const smoothed = useMemo(() => smooth(points, weight), [points, weight]);
-  return <Chart title={props.title} caption={props.caption} points={smoothed} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
+  // Compared runs are stored whole: smoothed alike, drawn when their set changes.
+  const compared = useLab((s) => (s.compared.length ? s.compared : noRuns));
+  const others = useMemo(() => compared.map((run) => smooth(run.series[props.name] ?? noPoints, weight)), [compared, props.name, weight]);
+  return <Chart title={props.title} caption={props.caption} points={smoothed} others={others} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
 });
 
 export function Charts() {
@@ -209,8 +222,12 @@ export function Charts() {
   const lzma = useLab((s) => s.datasets.train?.lzmaRate);
   const task = useLab((s) => s.config.task.name);
   // Re-rendered only when an optional chart appears (a boolean per chart, joined).
-  const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 ? '1' : '0')).join(''));
-  const shown = chartsOf(task).filter((_, i) => present[i] === '1');
+  const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 || s.compared.some((run) => (run.series[c.name]?.length ?? 0) > 0) ? '1' : '0')).join(''));
+  const compared = useLab((s) => s.compared);
+  // Charts that appear (a run's first metrics bring several) mount in a deferred render, which
+  // React slices: mounting them in the store's synchronous update made a 50-90 ms task.
+  const deferredPresent = useDeferredValue(present);
+  const shown = chartsOf(task).filter((_, i) => deferredPresent[i] === '1');
   return (
     <section className="panel charts" data-testid="charts">
       <div className="chart-controls">
@@ -227,6 +244,17 @@ export function Charts() {
         <button onClick={() => download('metrics.csv', metricsToCsv(useLab.getState().series), 'text/csv')}>Export CSV</button>
         <button onClick={() => download('metrics.jsonl', metricsToJsonl(useLab.getState().series), 'application/jsonl')}>Export JSONL</button>
       </div>
+      {compared.length > 0 && (
+        <p className="compare-legend" data-testid="compare-legend">
+          <span style={{ color: LIVE_COLOR }}>━ live run</span>
+          {compared.map((run, index) => (
+            <span key={run.id} style={{ color: compareColor(index) }}>
+              {' '}╍ {run.name}{' '}
+              <button className="link" aria-label={`stop comparing ${run.name}`} onClick={() => useLab.setState((s) => ({ compared: s.compared.filter((c) => c.id !== run.id) }))}>×</button>
+            </span>
+          ))}
+        </p>
+      )}
       <div className="chart-grid">
         {shown.map((chart, index) => (
           <StaggeredChart

@@ -1,0 +1,134 @@
+/**
+ * The live run kept in the browser, from the trainer service in Node (IndexedDB from
+ * fake-indexeddb): the worker saves every AUTOSAVE_EVERY steps and on pause, a resumed run
+ * continues exactly as the run it was saved from, and a save that would not fit is not tried.
+ */
+import 'fake-indexeddb/auto';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { describe, expect, it } from 'vitest';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { configFromSearchParams } from '../core/config';
+import { generateDataset } from '../core/kolmogorov/generator';
+import type { MetricEvent } from '../core/runnerTypes';
+import { createNodeSandboxPool } from '../cli/sandboxHost';
+import type { TrainerEvent } from './protocol';
+import { RunStore } from './runStore';
+import { AUTOSAVE_EVERY, quotaCheck } from './savedRuns';
+import { createTrainerService } from './trainerService';
+
+const DB = 'saved-runs-test';
+const api = createTrainerService(
+  {
+    initBackend: async () => {
+      await tf.setBackend('wasm');
+      return { backend: 'wasm', skipped: [] };
+    },
+    createPool: createNodeSandboxPool,
+    transfer: (bytes) => bytes,
+  },
+  { dbName: DB },
+);
+const events: TrainerEvent[] = [];
+const jsonl = (n: number, seed: number) => generateDataset(seed, n).map((e) => JSON.stringify(e)).join('\n') + '\n';
+// KL on, so the run has a reference (the warm start below) that must come back with it.
+const config = configFromSearchParams('layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1&kl-coef=0.05');
+const runsEvents = () => events.filter((e): e is Extract<TrainerEvent, { type: 'runs' }> => e.type === 'runs');
+const latestRuns = () => runsEvents().at(-1)?.runs ?? [];
+// Timings (_ms, per second) differ between any two runs; every other figure is computed.
+const metricsAfter = (from: number): MetricEvent[] => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.step > from && !m.name.endsWith('_per_s') && !m.name.endsWith('_ms'));
+
+describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () => {
+  it('saves every AUTOSAVE_EVERY steps and on pause, with the warm start as the KL reference', async () => {
+    await api.init((batch) => void events.push(...batch), { autosave: true });
+    await api.loadDataset('train', 'train.jsonl', new Blob([jsonl(16, 1)]));
+    await api.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(3, 2)]));
+    await api.configure(config);
+    for (let i = 0; i < 3; i++) await api.step();
+    // A warm start from these weights: they become the run's KL reference, saved with it.
+    await api.loadCheckpoint(await api.getCheckpoint(), { source: 'warm', warmStart: true });
+    await api.train();
+    await expect.poll(() => latestRuns()[0]?.step ?? 0, { timeout: 60_000 }).toBeGreaterThanOrEqual(AUTOSAVE_EVERY);
+    await api.pause();
+    const store = await RunStore.open(DB);
+    await expect.poll(async () => (await store.list())[0]?.status, { timeout: 10_000 }).toBe('paused');
+    const [run] = await store.list();
+    const step = (await decodeCheckpoint(await api.getCheckpoint())).meta.step;
+    expect(run.step).toBe(step); // the pause saved the step it stopped at
+    const stored = await store.load(run.id);
+    expect(stored.reference).not.toBeNull();
+    expect(stored.run.referenceBytes).toBeGreaterThan(0);
+    // Every step's metrics up to the save, once each.
+    expect(stored.events.filter((e) => e.name === 'avg_reward').map((e) => e.step)).toEqual(Array.from({ length: step }, (_, i) => i + 1));
+    store.close();
+  });
+
+  it('a resumed run continues exactly as the run it was saved from (weights, optimizer, RNG, reference)', async () => {
+    const [run] = latestRuns();
+    const saved = run.step;
+    // The run as it goes on, never interrupted: two more steps.
+    events.length = 0;
+    await api.step();
+    await api.step();
+    const straight = metricsAfter(saved);
+    // Another run in between (a new configuration), then the saved one brought back.
+    await api.configure({ ...config, run: { ...config.run, seed: 99 } });
+    await api.step();
+    const resumed = await api.resumeRun(run.id);
+    expect(resumed.step).toBe(saved);
+    expect(resumed.events.filter((e) => e.name === 'avg_reward')).toHaveLength(saved);
+    events.length = 0;
+    await api.step();
+    await api.step();
+    const again = metricsAfter(saved);
+    expect(again.map((m) => m.name)).toEqual(straight.map((m) => m.name));
+    // Wall time differs; everything the run computed is the same, bit for bit (kl included: the reference came back).
+    expect(again.map((m) => [m.step, m.name, m.value])).toEqual(straight.map((m) => [m.step, m.name, m.value]));
+    expect(straight.some((m) => m.name === 'kl' && m.value !== 0)).toBe(true);
+  });
+
+  it('a loaded checkpoint is a run of its own; rename, export and delete act on the store', async () => {
+    const before = latestRuns().length;
+    await api.loadCheckpoint(await api.getCheckpoint(), { source: 'by hand' });
+    for (let i = 0; i < AUTOSAVE_EVERY; i++) await api.step();
+    await expect.poll(() => latestRuns().length, { timeout: 10_000 }).toBe(before + 1);
+    const [fresh] = latestRuns();
+    await api.renameRun(fresh.id, 'mine');
+    expect(latestRuns().find((r) => r.id === fresh.id)?.name).toBe('mine');
+    const file = JSON.parse(new TextDecoder().decode(await api.exportRun(fresh.id))) as { format: string; run: { step: number }; metrics: unknown[]; checkpoint: string };
+    expect(file.format).toBe('program-rl-lab-run');
+    expect((await decodeCheckpoint(new Uint8Array(Buffer.from(file.checkpoint, 'base64')))).meta.step).toBe(file.run.step);
+    expect((await api.runEvents(fresh.id)).events.length).toBe(file.metrics.length);
+    await api.deleteRun(fresh.id);
+    expect(latestRuns().length).toBe(before);
+  });
+
+  it('a write that would not fit is not tried: the user is told, and the events wait for the next save', async () => {
+    expect(quotaCheck({ usage: 900, quota: 1000 }, 50)).toEqual({ fits: true, share: 0.95 });
+    expect(quotaCheck({ usage: 900, quota: 1000 }, 200).fits).toBe(false);
+    expect(quotaCheck(null, 1e12).fits).toBe(true); // a browser that does not say: the write is tried, and its error said
+    const estimate = { usage: 0, quota: 1 };
+    Object.defineProperty(globalThis, 'navigator', { value: { storage: { estimate: async () => estimate } }, configurable: true });
+    try {
+      // The live run saves into a stored one again (the one brought back above).
+      const [run] = latestRuns();
+      await api.resumeRun(run.id);
+      events.length = 0;
+      const from = (await decodeCheckpoint(await api.getCheckpoint())).meta.step;
+      const target = Math.ceil((from + 1) / AUTOSAVE_EVERY) * AUTOSAVE_EVERY;
+      while ((await decodeCheckpoint(await api.getCheckpoint())).meta.step < target) await api.step();
+      await expect.poll(() => events.some((e) => e.type === 'error' && /would not fit in this browser's storage/.test(e.message)), { timeout: 10_000 }).toBe(true);
+      const store = await RunStore.open(DB);
+      expect((await store.get(run.id))?.step).toBe(run.step); // the previous checkpoint stays
+      // Room again: the next save carries the events the refused one held.
+      estimate.quota = 1e12;
+      await api.setAutosave(true);
+      await expect.poll(async () => (await store.get(run.id))?.step, { timeout: 10_000 }).toBe(target);
+      const steps = (await store.load(run.id)).events.filter((e) => e.name === 'avg_reward').map((e) => e.step);
+      expect(steps).toEqual(Array.from({ length: target }, (_, i) => i + 1));
+      store.close();
+    } finally {
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  });
+});

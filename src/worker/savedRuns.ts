@@ -1,0 +1,318 @@
+/**
+ * The live run kept in the browser as it trains, from inside the trainer worker: every
+ * AUTOSAVE_EVERY steps and whenever it pauses or stops, its checkpoint with the metric events,
+ * evaluation rows and samples since the last save go to the run store (runStore.ts) in one
+ * transaction. The checkpoint is made between two steps; its write goes on while training does.
+ * Nothing of it runs on the page's main thread: the page gets the run list as an event.
+ *
+ * Before a write the storage estimate is read, and a write that would not fit is not tried: the
+ * user is told, the previous checkpoint stays, and the events wait for the next save that fits.
+ *
+ * A stored run is locked to the tab whose worker holds it (Web Locks, also in workers): another
+ * tab may look at it, not resume it. A closed tab releases its locks.
+ */
+import type { LabConfig } from '../core/config';
+import type { MetricEvent, SampleRecord } from '../core/runnerTypes';
+import type { EvaluationRow, TrainerEvent } from './protocol';
+import { RunStore, StorageFullError, newRunRecord, storageUsage, type RunRecord, type StoredRun } from './runStore';
+
+/** Steps between saves of the live run. */
+export const AUTOSAVE_EVERY = 10;
+
+/** What the storage would hold after a write of `bytes`, against its quota: whether it fits, and how full it then is. */
+export function quotaCheck(usage: { usage: number; quota: number } | null, bytes: number): { fits: boolean; share: number } {
+  if (!usage || usage.quota <= 0) return { fits: true, share: 0 };
+  const after = usage.usage + bytes;
+  return { fits: after <= usage.quota, share: after / usage.quota };
+}
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+export interface SavedRunsOptions {
+  send(event: TrainerEvent, urgent?: boolean): void;
+  /** The store's database (tests give each their own). */
+  dbName?: string;
+}
+
+export class SavedRuns {
+  /** Whether the live run is written to the store as it trains (the page's switch). */
+  autosave = true;
+  /** Keeps each save's transaction open this long (the e2e test that closes the page mid-save). */
+  holdOpenMs = 0;
+  /** The latest checkpoint made for saving, kept in memory (the run comes back to it when the GPU device is lost). */
+  lastCheckpoint: { step: number; bytes: Uint8Array } | null = null;
+  private store: RunStore | null = null;
+  private opening: Promise<RunStore | null> | null = null;
+  /** The stored run the live one saves to (made at its first save). */
+  private current: RunRecord | null = null;
+  private releaseLock: (() => void) | null = null;
+  private claimed: { id: string; release: () => void } | null = null;
+  private unsaved: MetricEvent[] = [];
+  private unsavedRows: EvaluationRow[] = [];
+  private samples: SampleRecord[] | undefined;
+  private best: number | null = null;
+  private referenceStored = false;
+  private lastSavedStep = 0;
+  private lastStatus: RunRecord['status'] | null = null;
+  /** Writes in order, one at a time. */
+  private writing: Promise<void> = Promise.resolve();
+  /** Set once the run interrupted before this page opened was offered. */
+  private offered = false;
+  private warnedFull = false;
+  /** How saves are failing (said once), or null. */
+  private failing: string | null = null;
+
+  constructor(private readonly options: SavedRunsOptions) {}
+
+  /** Sees every event the worker sends: the live run's metrics, evaluations and samples wait for the next save. */
+  observe(event: TrainerEvent): void {
+    if (event.type === 'metrics') this.unsaved.push(...event.events);
+    else if (event.type === 'samples') this.samples = event.samples;
+    else if (event.type === 'evaluation') {
+      this.unsavedRows.push(event.row);
+      if (Number.isFinite(event.row.accuracy)) this.best = Math.max(this.best ?? -Infinity, event.row.accuracy);
+    }
+  }
+
+  /** A new run in the page (a new configuration, a loaded checkpoint): its first save starts a new stored run. */
+  newRun(): void {
+    this.releaseLock?.();
+    this.releaseLock = null;
+    this.current = null;
+    this.unsaved = [];
+    this.unsavedRows = [];
+    this.samples = undefined;
+    this.best = null;
+    this.referenceStored = false;
+    this.lastSavedStep = 0;
+    this.lastStatus = null;
+    this.lastCheckpoint = null;
+  }
+
+  /** Whether the run should be saved now: every AUTOSAVE_EVERY steps while training; on pause and stop. */
+  due(step: number, status: RunRecord['status']): boolean {
+    if (!this.autosave || step === 0) return false;
+    if (status === 'training') return step % AUTOSAVE_EVERY === 0 && step !== this.lastSavedStep;
+    return step !== this.lastSavedStep || status !== this.lastStatus;
+  }
+
+  /** Whether a save at `step` needs a new checkpoint (not only a new status). */
+  needsCheckpoint(step: number): boolean {
+    return step !== this.lastSavedStep || !this.current;
+  }
+
+  /**
+   * Writes the run at `step` in the background (the caller made `bytes` between steps, or none
+   * when only the status changed). Events sent so far are all of steps up to `step`.
+   */
+  save(status: RunRecord['status'], step: number, bytes: Uint8Array | null, config: LabConfig, reference?: Uint8Array): Promise<void> {
+    const events = this.unsaved;
+    const rows = this.unsavedRows;
+    const samples = this.samples;
+    this.unsaved = [];
+    this.unsavedRows = [];
+    this.samples = undefined;
+    this.lastStatus = status;
+    if (bytes) {
+      this.lastSavedStep = step;
+      this.lastCheckpoint = { step, bytes };
+    }
+    const restore = () => {
+      // Nothing is lost when a save fails: its events wait for the next one.
+      this.unsaved = [...events, ...this.unsaved];
+      this.unsavedRows = [...rows, ...this.unsavedRows];
+      this.samples ??= samples;
+      if (bytes) this.lastSavedStep = this.current?.step ?? 0;
+    };
+    this.writing = this.writing.then(() => this.commit(status, step, bytes, config, reference, { events, rows, samples }, restore));
+    return this.writing;
+  }
+
+  private async commit(
+    status: RunRecord['status'],
+    step: number,
+    bytes: Uint8Array | null,
+    config: LabConfig,
+    reference: Uint8Array | undefined,
+    since: { events: MetricEvent[]; rows: EvaluationRow[]; samples?: SampleRecord[] },
+    restore: () => void,
+  ): Promise<void> {
+    const store = await this.open();
+    if (!store) return;
+    if (!bytes) {
+      if (this.current) await store.setStatus(this.current.id, status);
+      return this.publish();
+    }
+    const run = this.current ?? newRunRecord(config);
+    if (!this.current && !(await this.lock(run.id))) return; // a fresh id: never held elsewhere
+    const withReference = reference && !this.referenceStored ? reference : undefined;
+    const size = bytes.byteLength + (withReference?.byteLength ?? 0) + 64 * since.events.length + JSON.stringify(since.rows).length;
+    const usage = await storageUsage();
+    const room = quotaCheck(usage, size);
+    if (!room.fits) {
+      restore();
+      if (this.failing !== 'quota') this.options.send({ type: 'error', message: `the run was not saved at step ${step}: its ${mb(size)} would not fit in this browser's storage (${mb(usage!.usage)} of ${mb(usage!.quota)} used); delete old runs in Saved runs${this.current ? `. The checkpoint of step ${this.current.step} stays` : ''}` }, true);
+      this.failing = 'quota';
+      return this.publish();
+    }
+    if (room.share > 0.9 && !this.warnedFull) {
+      this.warnedFull = true;
+      this.options.send({ type: 'error', message: `this browser's storage for the lab is ${(100 * room.share).toFixed(0)}% full (${mb(usage!.usage + size)} of ${mb(usage!.quota)}): delete old runs in Saved runs before saves fail` });
+    }
+    this.publish(step);
+    try {
+      this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, reference: withReference }, this.holdOpenMs);
+      if (withReference) this.referenceStored = true;
+      this.failing = null;
+    } catch (error) {
+      restore();
+      const text = error instanceof StorageFullError ? error.message : `saving the run in the browser: ${(error as Error).message}`;
+      // Said once while saves keep failing the same way, not every AUTOSAVE_EVERY steps.
+      if (text !== this.failing) this.options.send({ type: 'error', message: `step ${step}: ${text}` }, true);
+      this.failing = text;
+    }
+    await this.publish();
+  }
+
+  /** Opens the store once (a failure says why in the run list); the first time, offers the run a reload interrupted. */
+  open(): Promise<RunStore | null> {
+    this.opening ??= RunStore.open(this.options.dbName).then(
+      async (store) => {
+        this.store = store;
+        await this.publish();
+        return store;
+      },
+      (error: Error) => {
+        this.options.send({ type: 'runs', runs: [], storage: null, current: null, saving: null, note: `runs are not kept in this browser (${error.message})` });
+        return null;
+      },
+    );
+    return this.opening;
+  }
+
+  /** Sends the page the run list (and, once, the run a reload interrupted); `saving` names a save under way. */
+  async publish(saving: number | null = null): Promise<void> {
+    const store = this.store;
+    if (!store) return;
+    const runs = await store.list();
+    const event: TrainerEvent = { type: 'runs', runs, storage: await storageUsage(), current: this.current?.id ?? null, saving };
+    if (!this.offered) {
+      this.offered = true;
+      event.interrupted = runs.find((run) => run.status !== 'stopped' && run.step > 0) ?? null;
+    }
+    this.options.send(event, true);
+  }
+
+  /** Takes this tab's lock on a run: false when another tab holds it. */
+  private async lock(id: string): Promise<boolean> {
+    const release = await takeLock(id);
+    if (!release) return false;
+    this.releaseLock?.();
+    this.releaseLock = release;
+    return true;
+  }
+
+  /** A stored run to resume, locked to this tab (refused when another holds it); `adopt` or `unclaim` follows. */
+  async claim(id: string): Promise<StoredRun & { bytes: Uint8Array }> {
+    const store = await this.open();
+    if (!store) throw new Error('runs are not kept in this browser');
+    if (this.current?.id === id && this.releaseLock) {
+      // This tab holds it already: the lock moves to the claim, so a new run in between keeps it.
+      this.claimed = { id, release: this.releaseLock };
+      this.releaseLock = null;
+    } else {
+      const release = await takeLock(id);
+      if (!release) throw new Error('this run is open in another tab: close it there to resume it here');
+      this.claimed = { id, release };
+    }
+    try {
+      const stored = await store.load(id);
+      if (!stored.bytes) throw new Error(`${stored.run.name} has no saved checkpoint`);
+      return stored as StoredRun & { bytes: Uint8Array };
+    } catch (error) {
+      this.unclaim();
+      throw error;
+    }
+  }
+
+  unclaim(): void {
+    this.claimed?.release();
+    this.claimed = null;
+  }
+
+  /** The live run is now the stored one (after newRun: it saves on into it). */
+  adopt(stored: StoredRun & { bytes: Uint8Array }): void {
+    this.newRun();
+    this.releaseLock = this.claimed?.release ?? null;
+    this.claimed = null;
+    this.current = stored.run;
+    this.lastSavedStep = stored.run.step;
+    this.lastStatus = stored.run.status;
+    this.best = stored.run.best;
+    this.referenceStored = stored.reference !== null;
+    this.lastCheckpoint = { step: stored.run.step, bytes: stored.bytes };
+    void this.publish();
+  }
+
+  /** Keeps a checkpoint in memory only (autosave off, on a GPU backend): the run comes back to it if the device is lost. */
+  remember(step: number, bytes: Uint8Array): void {
+    this.lastCheckpoint = { step, bytes };
+  }
+
+  /** The run went back to `step`: events of later steps it had not saved yet are void. */
+  rollback(step: number): void {
+    this.unsaved = this.unsaved.filter((e) => e.step <= step);
+    this.unsavedRows = this.unsavedRows.filter((r) => r.step <= step);
+    this.samples = undefined;
+  }
+
+  /** Waits for the writes under way. */
+  settled(): Promise<void> {
+    return this.writing;
+  }
+
+  async rename(id: string, name: string): Promise<void> {
+    await (await this.requireStore()).rename(id, name);
+    await this.publish();
+  }
+
+  async delete(id: string): Promise<void> {
+    if (this.current?.id === id) this.newRun();
+    await (await this.requireStore()).delete(id);
+    await this.publish();
+  }
+
+  /** One file with the run's config, metric events, evaluation rows and checkpoint (base64): what a run is. */
+  async export(id: string): Promise<Uint8Array> {
+    const { run, bytes, events, evaluations } = await (await this.requireStore()).load(id);
+    let binary = '';
+    for (let i = 0; bytes && i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    const file = { format: 'program-rl-lab-run', version: 1, run, metrics: events, evaluations: evaluations.map(({ items: _items, ...row }) => row), checkpoint: bytes ? btoa(binary) : null };
+    return new TextEncoder().encode(JSON.stringify(file));
+  }
+
+  async events(id: string): Promise<{ run: RunRecord; events: MetricEvent[] }> {
+    return (await this.requireStore()).events(id);
+  }
+
+  private async requireStore(): Promise<RunStore> {
+    const store = await this.open();
+    if (!store) throw new Error('runs are not kept in this browser');
+    return store;
+  }
+}
+
+/** This tab's Web Lock on a run, held until the returned function is called; null when another tab holds it. */
+async function takeLock(id: string): Promise<(() => void) | null> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  if (!locks) return () => undefined; // no Web Locks: nothing to coordinate with
+  return new Promise((granted) => {
+    void locks.request(`program-rl-lab-run-${id}`, { ifAvailable: true }, (lock) => {
+      if (!lock) {
+        granted(null);
+        return undefined;
+      }
+      return new Promise<void>((release) => granted(() => release()));
+    });
+  });
+}
