@@ -65,7 +65,10 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   await lab.button('Step').click();
   await expect(page.getByTestId('step')).toHaveText(`step ${savedStep + 1}`, { timeout: 30_000 });
   // Compare: the stored run's curve drawn on the same charts as the live one's.
-  await page.getByTestId('run-list').getByRole('checkbox').first().check();
+  // The box follows the store: ticked once the worker has sent the run's events.
+  const compare = page.getByTestId('run-list').getByRole('checkbox').first();
+  await compare.click();
+  await expect(compare).toBeChecked();
   await expect(page.getByTestId('compare-legend')).toContainText('live run');
   await expect(lab.chart('average reward')).toHaveAttribute('data-compared', String(savedStep), { timeout: 10_000 });
 });

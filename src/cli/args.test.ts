@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from './args';
+import { parseArgs, positiveFlag } from './args';
 
 describe('parseArgs', () => {
   it('reads a boolean flag alone as true and --flag false / --flag=false as false', () => {
@@ -9,5 +9,16 @@ describe('parseArgs', () => {
     // The word after a boolean flag is only its value when it is true or false.
     expect(parseArgs(['--require-tag', '--num-steps', '5'], []).config.digits).toMatchObject({ requireTag: true, numSteps: 5 });
     expect(() => parseArgs(['--overlap', 'maybe'], [])).toThrow(/unexpected argument "maybe"/);
+  });
+});
+
+describe('positiveFlag', () => {
+  it('reads a positive number, a whole one when asked, and names the flag and the text otherwise', () => {
+    expect(positiveFlag('temperature', '0.7')).toBe(0.7);
+    expect(positiveFlag('k', '8', true)).toBe(8);
+    expect(() => positiveFlag('temperature', '0')).toThrow('--temperature: expected a positive number, got "0"');
+    expect(() => positiveFlag('k', '2.5', true)).toThrow('--k: expected a positive whole number, got "2.5"');
+    expect(() => positiveFlag('limit', 'many', true)).toThrow('--limit: expected a positive whole number, got "many"');
+    expect(() => positiveFlag('steps', undefined, true)).toThrow('got "undefined"');
   });
 });

@@ -13,7 +13,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
-import { digitRecipeDefaults, isDigitTask, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
+import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
+import { isDigitTask } from '../core/digits/tasks';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';

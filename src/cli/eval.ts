@@ -20,7 +20,7 @@ import { programBits, type PriorName } from '../core/kolmogorov/prior';
 import { preludes, programTask, type FoundBy } from '../core/runner';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
 import { openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
@@ -211,18 +211,15 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
-  const k = Number(extra['num-episodes'] ?? extra.k);
-  if (!Number.isInteger(k) || k < 1) throw new Error(`--${extra['num-episodes'] !== undefined ? 'num-episodes' : 'k'}: expected a positive integer, got "${extra['num-episodes'] ?? extra.k}"`);
-  const limit = extra.limit === undefined ? undefined : Number(extra.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new Error(`--limit: expected a positive integer, got "${extra.limit}"`);
+  const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
+  const k = positiveFlag(kFlag, extra[kFlag], true);
+  const limit = extra.limit === undefined ? undefined : positiveFlag('limit', extra.limit, true);
   const repair = Number(extra.repair);
   if (!Number.isInteger(repair) || repair < 0) throw new Error(`--repair: expected a whole number, got "${extra.repair}"`);
-  const repairRounds = Number(extra['repair-rounds']);
-  if (!Number.isInteger(repairRounds) || repairRounds < 1) throw new Error(`--repair-rounds: expected a positive integer, got "${extra['repair-rounds']}"`);
+  const repairRounds = positiveFlag('repair-rounds', extra['repair-rounds'], true);
   const split = Number(extra.split);
   if (!Number.isInteger(split) || split < 0) throw new Error(`--split: expected a whole number of rounds, got "${extra.split}"`);
-  const temperature = Number(extra.temperature);
-  if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
+  const temperature = positiveFlag('temperature', extra.temperature);
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
 
   if (typeof extra.preferences === 'string') {

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { defaultGeneratorOptions, generateProblems, problemKey } from '../core/functions/generator';
 import { problemToJson } from '../core/functions/problems';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadProblemsFile } from './data';
 
 const extras: ExtraFlag[] = [
@@ -36,9 +36,8 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
-  const count = Number(extra.count);
+  const count = positiveFlag('count', extra.count, true);
   const seed = Number(extra.seed);
-  if (!Number.isInteger(count) || count < 1) throw new Error(`--count: expected a positive integer, got "${extra.count}"`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative integer, got "${extra.seed}"`);
   if (extra.task === 'functions') {
     const lines = generateFunctions(count, seed, typeof extra.exclude === 'string' ? extra.exclude : undefined);

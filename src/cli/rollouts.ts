@@ -32,7 +32,7 @@ import { Rng } from '../core/rng';
 import { preludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Scored, Task } from '../core/task';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -171,13 +171,11 @@ async function main(): Promise<void> {
   if (typeof extra.checkpoint !== 'string') throw new Error('--checkpoint FILE is required');
   if (typeof extra.out !== 'string') throw new Error('--out FILE.jsonl is required');
   const samples = Number(extra.samples);
-  const temperature = Number(extra.temperature);
+  const temperature = positiveFlag('temperature', extra.temperature);
   const seed = Number(extra.seed);
   if (!Number.isInteger(samples) || samples < 1 || samples > 64) throw new Error(`--samples: expected a whole number from 1 to 64, got "${extra.samples}"`);
-  if (!(temperature > 0)) throw new Error(`--temperature: expected a positive number, got "${extra.temperature}"`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative whole number, got "${extra.seed}"`);
-  const limit = extra.limit === undefined ? Infinity : Number(extra.limit);
-  if (!(limit >= 1)) throw new Error(`--limit: expected a positive number, got "${extra.limit}"`);
+  const limit = extra.limit === undefined ? Infinity : positiveFlag('limit', extra.limit, true);
 
   await initTensorflow();
   const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));

@@ -22,7 +22,7 @@ import { configToYaml } from '../core/configFile';
 import { createFunctionsRunner, createRunner, preludes, programTask, trainingRecords, withEvaluation } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
 import type { SandboxPool } from '../core/sandbox/pool';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -107,8 +107,7 @@ async function main(): Promise<void> {
   const { extra } = parsed;
   const config = withDpoSwitches(parsed.config, extra, argv);
   const quiet = Boolean(extra.quiet);
-  const evalK = Number(extra['eval-k']);
-  if (!Number.isInteger(evalK) || evalK < 1) throw new Error(`--eval-k: expected a positive integer, got "${extra['eval-k']}"`);
+  const evalK = positiveFlag('eval-k', extra['eval-k'], true);
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--task ${config.task.name}: use \`npm run digits\` for the digit tasks`);
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') {
     throw new Error(`--backend ${config.run.backend} exists only in the browser; in Node use wasm or cpu`);
@@ -176,6 +175,13 @@ async function main(): Promise<void> {
     } else {
       writeFileSync(metricsPath, '');
     }
+    const rewards = RewardLog.fromMetrics(metricsPath);
+    /** Appends a step's figures to metrics.jsonl, and those of logs/rewards.json to its log. */
+    const record = (step: number, values: Record<string, number>, wallMs: number) => {
+      const entries = Object.entries(values);
+      appendFileSync(metricsPath, entries.map(([name, value]) => JSON.stringify({ step, name, value, wallMs })).join('\n') + '\n');
+      for (const [name, value] of entries) rewards.add(step, name, value);
+    };
     // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
@@ -191,7 +197,7 @@ async function main(): Promise<void> {
       const numbered = join(checkpointsDir, `checkpoint-${runner!.globalStep}.prl`);
       writeAtomic(numbered, bytes);
       writeAtomic(join(outputDir, 'latest.prl'), bytes);
-      writeRewardStats(metricsPath, join(logsDir, 'rewards.json'));
+      rewards.write(join(logsDir, 'rewards.json'));
       say(`checkpoint (${reason}): ${numbered} (${(bytes.length / 1024).toFixed(0)} KiB)`, true);
       // The last --keep-checkpoints numbered ones stay (latest.prl and best.prl always); older ones
       // go only once the new one is written.
@@ -206,22 +212,16 @@ async function main(): Promise<void> {
         bestScore = result.score;
         writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
       }
-      const wallMs = wallOffset + performance.now() - started;
-      const events = Object.entries(result.events).map(([name, value]) => JSON.stringify({ step: runner!.globalStep, name, value, wallMs }));
-      appendFileSync(metricsPath, events.join('\n') + '\n');
+      record(runner!.globalStep, result.events, wallOffset + performance.now() - started);
       return result;
     };
 
-    const timeLimit = extra['time-limit'] === undefined ? Infinity : Number(extra['time-limit']);
-    if (!(timeLimit > 0)) throw new Error(`--time-limit: expected a positive number of seconds, got "${String(extra['time-limit'])}"`);
+    const timeLimit = extra['time-limit'] === undefined ? Infinity : positiveFlag('time-limit', extra['time-limit']);
     while (runner.globalStep < total && !interrupted && (performance.now() - started) / 1000 < timeLimit) {
       await new Promise((resolve) => setImmediate(resolve)); // lets a signal's handler run between steps
       const result = await runner.step();
       const wallMs = wallOffset + performance.now() - started;
-      appendFileSync(
-        metricsPath,
-        Object.entries(result.metrics).map(([name, value]) => JSON.stringify({ step: result.step, name, value, wallMs })).join('\n') + '\n',
-      );
+      record(result.step, result.metrics, wallMs);
       const secondsPerStep = (wallMs - wallOffset) / 1000 / (runner.globalStep - startStep);
       say(formatStep(result, total, secondsPerStep), true);
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
@@ -286,27 +286,45 @@ async function openRewardModel(path: string, config: LabConfig, extra: Record<st
   }
 }
 
+/** The per-step figures logs/rewards.json keeps. */
+const REWARD_FIGURES = new Set(['avg_reward', 'accuracy', 'reward_model', 'task_reward', 'rewards/margins', 'rewards/accuracies']);
+
 /**
- * logs/rewards.json: the reward's statistics over the run so far, from metrics.jsonl (so a resumed
- * run's cover all its steps): per step the mean reward of the batch and its accuracy, and over the
- * run their mean, spread and extremes, with the last 100 steps' mean.
+ * logs/rewards.json: the reward's statistics over the run so far (a resumed run's cover all its
+ * steps): per step the mean reward of the batch and its accuracy, and over the run their mean,
+ * spread and extremes, with the last 100 steps' mean. Kept in memory as the run steps, so a
+ * checkpoint writes it without reading metrics.jsonl again (which made long runs quadratic);
+ * the file is read once, when a run resumes.
  */
-export function writeRewardStats(metricsPath: string, out: string): void {
-  const perStep = new Map<number, Record<string, number>>();
-  for (const line of readFileSync(metricsPath, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const event = JSON.parse(line) as { step: number; name: string; value: number };
-    if (!['avg_reward', 'accuracy', 'reward_model', 'task_reward', 'rewards/margins', 'rewards/accuracies'].includes(event.name)) continue;
-    perStep.set(event.step, { ...perStep.get(event.step), [event.name]: event.value });
+export class RewardLog {
+  private readonly perStep = new Map<number, Record<string, number>>();
+
+  /** The figures already in metrics.jsonl: a resumed run's steps before the checkpoint. */
+  static fromMetrics(metricsPath: string): RewardLog {
+    const log = new RewardLog();
+    if (!existsSync(metricsPath)) return log;
+    for (const line of readFileSync(metricsPath, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const event = JSON.parse(line) as { step: number; name: string; value: number };
+      log.add(event.step, event.name, event.value);
+    }
+    return log;
   }
-  const steps: Record<string, number>[] = [...perStep.entries()].sort(([a], [b]) => a - b).map(([step, values]) => ({ step, ...values }));
-  const rewards = steps.flatMap((s) => (typeof s.avg_reward === 'number' ? [s.avg_reward] : []));
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  const m = mean(rewards);
-  const summary = rewards.length
-    ? { steps: rewards.length, mean: m, std: Math.sqrt(mean(rewards.map((r) => (r - m) ** 2))), min: Math.min(...rewards), max: Math.max(...rewards), last_100_mean: mean(rewards.slice(-100)) }
-    : { steps: 0 };
-  writeFileSync(out, JSON.stringify({ reward: summary, per_step: steps }, null, 2) + '\n');
+
+  add(step: number, name: string, value: number): void {
+    if (REWARD_FIGURES.has(name)) this.perStep.set(step, { ...this.perStep.get(step), [name]: value });
+  }
+
+  write(out: string): void {
+    const steps: Record<string, number>[] = [...this.perStep.entries()].sort(([a], [b]) => a - b).map(([step, values]) => ({ step, ...values }));
+    const rewards = steps.flatMap((s) => (typeof s.avg_reward === 'number' ? [s.avg_reward] : []));
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+    const m = mean(rewards);
+    const summary = rewards.length
+      ? { steps: rewards.length, mean: m, std: Math.sqrt(mean(rewards.map((r) => (r - m) ** 2))), min: Math.min(...rewards), max: Math.max(...rewards), last_100_mean: mean(rewards.slice(-100)) }
+      : { steps: 0 };
+    writeFileSync(out, JSON.stringify({ reward: summary, per_step: steps }, null, 2) + '\n');
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { RewardModel, defaultRewardModelSettings } from '../core/algorithms/rewardModel';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { Rng } from '../core/rng';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { LabConfig } from '../core/config';
@@ -51,11 +51,6 @@ const extras: ExtraFlag[] = [
   { name: 'seed', doc: 'seed of the pair order', defaultValue: '1' },
 ];
 
-const positive = (name: string, text: unknown, integer = false): number => {
-  const value = Number(text);
-  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
-  return value;
-};
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -66,11 +61,11 @@ async function main(): Promise<void> {
   const { extra } = parseArgs(argv, extras, false);
   if (typeof extra['init-from'] !== 'string') throw new Error('--init-from FILE is required: the policy checkpoint the reward model starts from');
   if (typeof extra['data-path'] !== 'string' && typeof extra.data !== 'string') throw new Error('give --data-path PAIRS.jsonl, or --data ITEMS to make pairs from the warm start\'s samples');
-  const steps = positive('steps', extra.steps, true);
-  const batchSize = positive('batch-size', extra['batch-size'], true);
+  const steps = positiveFlag('steps', extra.steps, true);
+  const batchSize = positiveFlag('batch-size', extra['batch-size'], true);
   const settings = {
     ...defaultRewardModelSettings,
-    learningRate: positive('learning-rate', extra['learning-rate']),
+    learningRate: positiveFlag('learning-rate', extra['learning-rate']),
     margin: Number(extra.margin),
     centerRewardsCoefficient: Number(extra['center-rewards-coefficient']),
   };
@@ -104,7 +99,7 @@ async function main(): Promise<void> {
   const model = new RewardModel(task.policyConfig(config), config.run.seed);
   try {
     model.setWeights(tensorArrays(tensors, 'weights'));
-    const rng = new Rng(positive('seed', Number(extra.seed) + 1, true));
+    const rng = new Rng(positiveFlag('seed', Number(extra.seed) + 1, true));
     let order: number[] = [];
     const started = performance.now();
     const evaluate = async (step: number) => {
@@ -144,9 +139,9 @@ async function main(): Promise<void> {
 
 /** Pairs from the warm start's samples on --data (training) and --eval-data (held out). */
 async function selfMadePairs(config: LabConfig, task: Task<unknown, Scored>, weights: WeightArray[], extra: Record<string, string | boolean | undefined>): Promise<{ train: TokenPair[]; heldout: TokenPair[] }> {
-  const samples = positive('samples', extra.samples, true);
-  const temperature = positive('temperature', extra.temperature);
-  const limit = extra.limit === undefined ? Infinity : positive('limit', extra.limit, true);
+  const samples = positiveFlag('samples', extra.samples, true);
+  const temperature = positiveFlag('temperature', extra.temperature);
+  const limit = extra.limit === undefined ? Infinity : positiveFlag('limit', extra.limit, true);
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const functions = config.task.name === 'functions';
   const policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);

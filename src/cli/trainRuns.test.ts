@@ -18,7 +18,7 @@ const tinyFunctions = ['--task', 'functions', '--layers', '1', '--d-model', '16'
 const events = (dir: string) =>
   readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').flatMap((line) => {
     try {
-      return [JSON.parse(line) as { step: number; name: string; wallMs: number }];
+      return [JSON.parse(line) as { step: number; name: string; value: number; wallMs: number }];
     } catch {
       return [];
     }
@@ -44,6 +44,10 @@ describe('train runs on disk', () => {
     execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out, '--resume', join(out, 'crash.prl')], { stdio: 'pipe' });
     const rewards = events(out).filter((e) => e.name === 'avg_reward');
     expect(rewards.map((e) => e.step)).toEqual([1, 2, 3, 4]);
+    // logs/rewards.json covers the steps before the resume too, each once, as metrics.jsonl has them.
+    const stats = JSON.parse(readFileSync(join(out, 'logs', 'rewards.json'), 'utf8')) as { reward: { steps: number }; per_step: { step: number; avg_reward: number }[] };
+    expect(stats.per_step).toEqual(rewards.map((e) => ({ step: e.step, avg_reward: e.value, accuracy: events(out).find((a) => a.name === 'accuracy' && a.step === e.step)!.value })));
+    expect(stats.reward.steps).toBe(4);
     const walls = events(out).map((e) => e.wallMs);
     expect(walls.every((w, i) => i === 0 || w >= walls[i - 1])).toBe(true);
 

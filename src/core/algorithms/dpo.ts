@@ -25,7 +25,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
-import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbSums, type SequenceBatch } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 import type { Episode } from './reinforce';
 
@@ -119,16 +119,11 @@ function pairBatch<S>(pairs: readonly TokenPair[], grammar: Grammar<S>, context:
   return buildSequenceBatch([...pairs.map((p) => ({ prompt: p.prompt, tokens: p.chosen })), ...pairs.map((p) => ({ prompt: p.prompt, tokens: p.rejected }))], grammar, context);
 }
 
-/** Summed log-probability of each row's program: [2N]. */
-function sequenceLogProbs(policy: TransformerPolicy, batch: SequenceBatch): tf.Tensor1D {
-  return takenLogProbs(programLogProbs(policy, batch), batch).mul(batch.tokenMask).sum(1) as tf.Tensor1D;
-}
-
 /** Summed log-probabilities of each pair's chosen and rejected program under a policy, without gradients. */
 export async function pairLogProbs<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[]): Promise<{ chosen: number[]; rejected: number[] }> {
   const batch = pairBatch(pairs, grammar, policy.config.context);
   try {
-    const summed = tf.tidy(() => sequenceLogProbs(policy, batch));
+    const summed = tf.tidy(() => programLogProbSums(policy, batch));
     const values = [...(await summed.data())];
     summed.dispose();
     return { chosen: values.slice(0, pairs.length), rejected: values.slice(pairs.length) };
@@ -201,7 +196,7 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
         parts.map(({ n, batch, referenceChosen, referenceRejected }) => ({
           weight: n / pairs.length,
           lossFn: () => {
-            const summed = sequenceLogProbs(this.policy, batch);
+            const summed = programLogProbSums(this.policy, batch);
             const [policyChosen, policyRejected] = [summed.slice(0, n), summed.slice(n, n)];
             const { loss, chosen, rejected } = dpoLoss(policyChosen, policyRejected, referenceChosen, referenceRejected, this.config.beta, this.config.dpoLossType);
             return {

@@ -18,7 +18,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
-import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programTokenLogProbs, type SequenceBatch } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 import type { Episode } from './reinforce';
 
@@ -167,7 +167,7 @@ export class Grpo<S = unknown> extends AdamAlgorithm {
   }
 
   private tokenLogProbs(policy: TransformerPolicy, batch: SequenceBatch): tf.Tensor2D {
-    return takenLogProbs(programLogProbs(policy, batch, this.config.temperature), batch);
+    return programTokenLogProbs(policy, batch, this.config.temperature);
   }
 }
 

@@ -13,7 +13,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
-import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programTokenLogProbs } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 import { behaviourTensor } from './grpo';
 import type { Episode } from './reinforce';
@@ -73,7 +73,7 @@ export class Rloo<S = unknown> extends AdamAlgorithm {
           continue;
         }
         const sampled = behaviourTensor(episodes, batch.programLength);
-        const perProgram = tf.tidy(() => sampled.sub(takenLogProbs(programLogProbs(this.reference!, batch, this.config.temperature), batch)).mul(batch.tokenMask).sum(1));
+        const perProgram = tf.tidy(() => sampled.sub(programTokenLogProbs(this.reference!, batch, this.config.temperature)).mul(batch.tokenMask).sum(1));
         kls.push(...(await perProgram.data()));
         tf.dispose([sampled, perProgram]);
       }
@@ -90,7 +90,7 @@ export class Rloo<S = unknown> extends AdamAlgorithm {
             this.policy.variables,
             parts.map(({ episodes, batch }, p) => ({
               weight: episodes.length / ordered.length,
-              lossFn: () => ({ loss: rlooLoss(takenLogProbs(programLogProbs(this.policy, batch, this.config.temperature), batch), advantages[p], batch.tokenMask) }),
+              lossFn: () => ({ loss: rlooLoss(programTokenLogProbs(this.policy, batch, this.config.temperature), advantages[p], batch.tokenMask) }),
             })),
             this.config.gradClip,
           );

@@ -24,7 +24,7 @@ import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
 import { evaluateDigits, type DigitEvalResult } from './evaluate';
-import { heldOutItems, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
+import { heldOutItems, isDigitTask, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
 import { digitPair, digitTask } from './task';
 import { DigitGrammar } from './vocab';
 
@@ -82,10 +82,6 @@ export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>
     if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
   }
   return next;
-}
-
-export function isDigitTask(name: string): name is DigitTaskName {
-  return name === 'sum_digits' || name === 'reverse_digits';
 }
 
 

@@ -14,6 +14,11 @@ import type { Rng } from '../rng';
 
 export type DigitTaskName = 'sum_digits' | 'reverse_digits';
 
+/** Whether a task name is one of the digit tasks (the page and the engine both ask). */
+export function isDigitTask(name: string): name is DigitTaskName {
+  return name === 'sum_digits' || name === 'reverse_digits';
+}
+
 export interface DigitItem {
   task: DigitTaskName;
   question: string;

@@ -91,6 +91,16 @@ export function takenLogProbs(logProbs: tf.Tensor3D, batch: SequenceBatch): tf.T
   return logProbs.mul(tf.oneHot(batch.targets, logProbs.shape[2])).sum(2) as tf.Tensor2D;
 }
 
+/** Log-probability under `policy` of each program token taken: [B, P]. */
+export function programTokenLogProbs(policy: TransformerPolicy, batch: SequenceBatch, temperature = 1): tf.Tensor2D {
+  return takenLogProbs(programLogProbs(policy, batch, temperature), batch);
+}
+
+/** Summed log-probability of each row's program under `policy` (its unmasked tokens): [B]. */
+export function programLogProbSums(policy: TransformerPolicy, batch: SequenceBatch, temperature = 1): tf.Tensor1D {
+  return programTokenLogProbs(policy, batch, temperature).mul(batch.tokenMask).sum(1) as tf.Tensor1D;
+}
+
 export interface UpdateStats {
   values: Record<string, number>;
   gradNorm: number;

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { isDigitTask } from '../../core/digits/tasks';
 import type { EvaluatedItem } from '../../worker/protocol';
 import { useLab } from '../store';
 
@@ -88,7 +89,7 @@ export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
   const functions = useLab((s) => s.config.task.name === 'functions');
-  const digits = useLab((s) => s.config.task.name === 'sum_digits' || s.config.task.name === 'reverse_digits');
+  const digits = useLab((s) => isDigitTask(s.config.task.name));
   // Sorted again only when a best program changed, not on every batch of samples.
   const bestList = useMemo(() => Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20), [best]);
   return (
