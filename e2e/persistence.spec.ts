@@ -9,10 +9,11 @@ async function tensorsOf(bytes: Uint8Array): Promise<Map<string, number[]>> {
   return new Map(tensors.map((t) => [t.name, [...t.data]]));
 }
 
-/** The stored run the page downloads from Saved runs (config, metrics, checkpoint). */
-async function downloadRun(page: Page): Promise<{ run: { step: number }; metrics: unknown[]; checkpoint: string }> {
+/** The stored run the page downloads from Saved runs (config, metrics, checkpoint), and where the file is. */
+async function downloadRun(page: Page): Promise<{ run: { step: number; name: string }; metrics: unknown[]; checkpoint: string; path: string }> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-list').getByRole('button', { name: 'Download' }).first().click()]);
-  return JSON.parse(readFileSync((await file.path())!, 'utf8'));
+  const path = (await file.path())!;
+  return { ...JSON.parse(readFileSync(path, 'utf8')), path };
 }
 
 const savedRuns = (page: Page) => page.getByTestId('runs').locator('summary');
@@ -71,6 +72,10 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   await expect(compare).toBeChecked();
   await expect(page.getByTestId('compare-legend')).toContainText('live run');
   await expect(lab.chart('average reward')).toHaveAttribute('data-compared', String(savedStep), { timeout: 10_000 });
+  // The downloaded run file comes back as a run of its own (Import run).
+  await page.getByTestId('run-import').setInputFiles({ name: 'saved.run.json', mimeType: 'application/json', buffer: readFileSync(run.path) });
+  await expect(savedRuns(page)).toContainText('Saved runs (2)', { timeout: 30_000 });
+  await expect(page.getByTestId('run-list')).toContainText(`${run.run.name} (imported)`);
 });
 
 test('a tab closed in the middle of a save leaves the previous checkpoint, which resumes', async ({ browser }) => {

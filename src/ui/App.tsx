@@ -9,7 +9,7 @@ import { InterruptedRun, Runs } from './components/Runs';
 import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
-import { autosaveEnabled, requestPersistentStorage, saveHoldOpenMs } from './persistence';
+import { autosaveEnabled, importRunFile, requestPersistentStorage, saveHoldOpenMs } from './persistence';
 import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
 
 function configFromHash() {
@@ -38,6 +38,7 @@ function useDropAnywhere(setDragging: (value: 'train' | 'heldout' | null) => voi
       const file = e.dataTransfer?.files[0];
       if (!file) return;
       if (file.name.endsWith('.prl') || file.name.endsWith('.safetensors')) void loadCheckpointFile(file, file.name);
+      else if (file.name.endsWith('.run.json')) void importRunFile(file, file.name);
       else void loadDatasetFile(dropRole(e.clientX, window.innerWidth), file.name, file);
     };
     window.addEventListener('dragover', over);
@@ -103,7 +104,7 @@ export function App() {
         <div className="drop-hint">
           <div className={dragging === 'train' ? 'drop-zone active' : 'drop-zone'}>training set<small>a dataset dropped here trains the policy</small></div>
           <div className={dragging === 'heldout' ? 'drop-zone active' : 'drop-zone'}>held-out set<small>a dataset dropped here is only evaluated on</small></div>
-          <p>a .prl checkpoint (or PyTorch weights, .safetensors) loads wherever it is dropped</p>
+          <p>a .prl checkpoint (or PyTorch weights, .safetensors) loads wherever it is dropped; a downloaded run (.run.json) joins Saved runs</p>
         </div>
       )}
     </div>

@@ -76,6 +76,12 @@ export async function downloadRun(id: string): Promise<void> {
   download(`${name.replace(/[^a-z0-9._-]+/gi, '-')}.run.json`, bytes as Uint8Array<ArrayBuffer>, 'application/json');
 }
 
+/** A downloaded run file (`.run.json`) stored back as a run of this browser, stopped, to open or compare. */
+export async function importRunFile(file: Blob, name: string): Promise<void> {
+  const run = await attempt(`importing ${name}`, () => trainer().importRun(file, name));
+  if (run) useLab.setState({ checkpointNote: `imported ${name} as the saved run "${run.name}", step ${run.step}` });
+}
+
 /** Draws a stored run's curves beside the live run's on every chart (or takes them away). */
 export async function compareRun(id: string, on: boolean): Promise<void> {
   if (!on) {

@@ -179,6 +179,8 @@ export interface TrainerApi {
   deleteRun(id: string): Promise<void>;
   /** A stored run as one JSON file (config, metrics, evaluation rows, checkpoint in base64), transferred. */
   exportRun(id: string): Promise<Uint8Array>;
+  /** Stores a downloaded run file as a new, stopped run (read in the worker); a file that is no run file, or a damaged checkpoint in it, is refused with why. */
+  importRun(file: Blob, name: string): Promise<RunRecord>;
   /** A stored run's metric events, to draw beside the live run. */
   runEvents(id: string): Promise<{ run: RunRecord; events: MetricEvent[] }>;
 }

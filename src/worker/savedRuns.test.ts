@@ -103,6 +103,33 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     expect(latestRuns().length).toBe(before);
   });
 
+  it('a downloaded run file comes back as a stopped run, reference included; a file that is none says why', async () => {
+    const [run] = latestRuns();
+    const bytes = await api.exportRun(run.id);
+    const text = new TextDecoder().decode(bytes);
+    const imported = await api.importRun(new Blob([text]), 'a.run.json');
+    expect(imported).toMatchObject({ name: `${run.name} (imported)`, step: run.step, status: 'stopped' });
+    expect(imported.id).not.toBe(run.id);
+    const store = await RunStore.open(DB);
+    const [original, copy] = await Promise.all([store.load(run.id), store.load(imported.id)]);
+    expect([...copy.bytes!]).toEqual([...original.bytes!]);
+    expect([...copy.reference!]).toEqual([...original.reference!]);
+    expect(copy.events).toEqual(original.events);
+    expect(latestRuns().map((r) => r.id)).toContain(imported.id);
+    store.close();
+    // Not a run file, another version, a damaged checkpoint, a bad metric: each said, naming the file.
+    const file = JSON.parse(text);
+    const refused = (body: string) => api.importRun(new Blob([body]), 'b.run.json');
+    await expect(refused('{"sequence": [1, 2]}')).rejects.toThrow('b.run.json is not a run file: its "format" is not "program-rl-lab-run"');
+    await expect(refused('not json')).rejects.toThrow('b.run.json is not a run file: it is not JSON');
+    await expect(refused(JSON.stringify({ ...file, version: 7 }))).rejects.toThrow('b.run.json: run file version 7');
+    await expect(refused(JSON.stringify({ ...file, metrics: [{ step: 1 }] }))).rejects.toThrow('b.run.json: metrics[0] is not a metric event');
+    const damaged = Buffer.from(file.checkpoint, 'base64');
+    damaged[damaged.length - 9] ^= 0xff;
+    await expect(refused(JSON.stringify({ ...file, checkpoint: damaged.toString('base64') }))).rejects.toThrow(/b.run.json: its checkpoint cannot be loaded/);
+    await api.deleteRun(imported.id);
+  });
+
   it('a write that would not fit is not tried: the user is told, and the events wait for the next save', async () => {
     expect(quotaCheck({ usage: 900, quota: 1000 }, 50)).toEqual({ fits: true, share: 0.95 });
     expect(quotaCheck({ usage: 900, quota: 1000 }, 200).fits).toBe(false);

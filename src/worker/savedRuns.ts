@@ -11,6 +11,7 @@
  * A stored run is locked to the tab whose worker holds it (Web Locks, also in workers): another
  * tab may look at it, not resume it. A closed tab releases its locks.
  */
+import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { MetricEvent, SampleRecord } from '../core/runnerTypes';
 import type { EvaluationRow, TrainerEvent } from './protocol';
@@ -282,13 +283,40 @@ export class SavedRuns {
     await this.publish();
   }
 
-  /** One file with the run's config, metric events, evaluation rows and checkpoint (base64): what a run is. */
+  /** One file with the run's config, metric events, evaluation rows, checkpoint and KL reference (base64): what a run is. */
   async export(id: string): Promise<Uint8Array> {
-    const { run, bytes, events, evaluations } = await (await this.requireStore()).load(id);
-    let binary = '';
-    for (let i = 0; bytes && i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    const file = { format: 'program-rl-lab-run', version: 1, run, metrics: events, evaluations: evaluations.map(({ items: _items, ...row }) => row), checkpoint: bytes ? btoa(binary) : null };
+    const { run, bytes, reference, events, evaluations } = await (await this.requireStore()).load(id);
+    const file: RunFile = {
+      format: RUN_FORMAT,
+      version: 1,
+      run,
+      metrics: events,
+      evaluations: evaluations.map(({ items: _items, ...row }) => row),
+      checkpoint: bytes ? toBase64(bytes) : null,
+      reference: reference ? toBase64(reference) : null,
+    };
     return new TextEncoder().encode(JSON.stringify(file));
+  }
+
+  /**
+   * A run file (as `export` writes it, from this browser or another) stored as a new run,
+   * stopped: its checkpoint is validated whole first, and a file that is no run file says why.
+   */
+  async import(text: string, name: string): Promise<RunRecord> {
+    const file = parseRunFile(text, name);
+    const bytes = fromBase64(file.checkpoint, `${name}: checkpoint`);
+    const { meta } = await decodeCheckpoint(bytes).catch((error: Error) => {
+      throw new Error(`${name}: its checkpoint cannot be loaded (${error.message})`);
+    });
+    const reference = file.reference ? fromBase64(file.reference, `${name}: reference`) : undefined;
+    if (reference) await decodeCheckpoint(reference).catch((error: Error) => {
+      throw new Error(`${name}: its KL reference cannot be loaded (${error.message})`);
+    });
+    const run = { ...newRunRecord(meta.config, `${file.run.name} (imported)`), createdAt: file.run.createdAt ?? Date.now() };
+    const events = file.metrics.filter((e) => e.step <= meta.step);
+    const stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations, best: file.run.best ?? null, reference });
+    await this.publish();
+    return stored;
   }
 
   async events(id: string): Promise<{ run: RunRecord; events: MetricEvent[] }> {
@@ -300,6 +328,54 @@ export class SavedRuns {
     if (!store) throw new Error('runs are not kept in this browser');
     return store;
   }
+}
+
+/** What a downloaded run file holds (`SavedRuns.export`). */
+interface RunFile {
+  format: typeof RUN_FORMAT;
+  version: 1;
+  run: Pick<RunRecord, 'name'> & Partial<RunRecord>;
+  metrics: MetricEvent[];
+  evaluations: EvaluationRow[];
+  checkpoint: string | null;
+  reference?: string | null;
+}
+
+export const RUN_FORMAT = 'program-rl-lab-run';
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string, what: string): Uint8Array {
+  try {
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  } catch {
+    throw new Error(`${what} is not base64`);
+  }
+}
+
+/** A run file's fields checked one by one; the error names the file and the field. */
+export function parseRunFile(text: string, name: string): RunFile & { checkpoint: string } {
+  let file: unknown;
+  try {
+    file = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${name} is not a run file: it is not JSON (${(error as Error).message})`);
+  }
+  const f = file as Partial<RunFile>;
+  if (typeof file !== 'object' || file === null || f.format !== RUN_FORMAT) throw new Error(`${name} is not a run file: its "format" is not "${RUN_FORMAT}" (download one from Saved runs)`);
+  if (f.version !== 1) throw new Error(`${name}: run file version ${String(f.version)} is not one this lab reads (1)`);
+  if (typeof f.run !== 'object' || f.run === null || typeof f.run.name !== 'string') throw new Error(`${name}: "run" must be an object with a "name"`);
+  if (typeof f.checkpoint !== 'string') throw new Error(`${name}: the run has no checkpoint (it was never saved)`);
+  if (!Array.isArray(f.metrics)) throw new Error(`${name}: "metrics" must be an array`);
+  const bad = f.metrics.findIndex((e) => typeof e !== 'object' || e === null || typeof e.step !== 'number' || typeof e.name !== 'string' || typeof e.value !== 'number' || typeof e.wallMs !== 'number');
+  if (bad >= 0) throw new Error(`${name}: metrics[${bad}] is not a metric event ({step, name, value, wallMs})`);
+  if (f.evaluations !== undefined && !Array.isArray(f.evaluations)) throw new Error(`${name}: "evaluations" must be an array`);
+  if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error(`${name}: "reference" must be base64 or null`);
+  return { ...(f as RunFile), evaluations: f.evaluations ?? [], checkpoint: f.checkpoint };
 }
 
 /** This tab's Web Lock on a run, held until the returned function is called; null when another tab holds it. */

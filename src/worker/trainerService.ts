@@ -237,6 +237,9 @@ function requireKolmogorov(): Runner {
   return active as Runner;
 }
 
+/** Largest run file (a downloaded saved run: its checkpoint and reference in base64, its metrics) the page reads. */
+const MAX_RUN_FILE_BYTES = 256 << 20;
+
 /** Largest problems file the page reads (a JSON array is parsed whole). */
 const MAX_PROBLEMS_BYTES = 64 << 20;
 
@@ -940,6 +943,10 @@ export function createTrainerService(host: TrainerPlatform, options: { dbName?: 
   renameRun: (id, name) => savedRuns!.rename(id, name),
   deleteRun: (id) => savedRuns!.delete(id),
   exportRun: async (id) => platform.transfer(await savedRuns!.export(id)),
+  async importRun(file, name) {
+    if (file.size > MAX_RUN_FILE_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_RUN_FILE_BYTES} a run file may have`);
+    return savedRuns!.import(await file.text(), name);
+  },
   runEvents: (id) => savedRuns!.events(id),
 };
   return api;

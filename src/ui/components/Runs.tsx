@@ -1,6 +1,6 @@
-import { memo, useState } from 'react';
+import { memo, useRef, useState } from 'react';
 import type { RunRecord } from '../../worker/runStore';
-import { compareRun, deleteRun, downloadRun, renameRun, resumeRun, setAutosave, showRuns } from '../persistence';
+import { compareRun, deleteRun, downloadRun, importRunFile, renameRun, resumeRun, setAutosave, showRuns } from '../persistence';
 import { useLab } from '../store';
 
 /**
@@ -39,6 +39,7 @@ export function Runs() {
   const [editing, setEditing] = useState<string | null>(null);
   const autosave = useLab((s) => s.autosave);
   const full = storage && storage.quota > 0 ? storage.usage / storage.quota : 0;
+  const importInput = useRef<HTMLInputElement>(null);
   return (
     <details className="panel runs" data-testid="runs" onToggle={(e) => (e.target as HTMLDetailsElement).open && void showRuns()}>
       <summary>
@@ -48,8 +49,10 @@ export function Runs() {
       <label>
         <input type="checkbox" checked={autosave} onChange={(e) => void setAutosave(e.target.checked)} data-testid="autosave" /> keep the live run in this browser
       </label>
+      <button type="button" onClick={() => importInput.current?.click()}>Import run</button>
+      <input ref={importInput} type="file" accept=".json" hidden data-testid="run-import" onChange={(e) => e.target.files?.[0] && void importRunFile(e.target.files[0], e.target.files[0].name)} />
       <p className="hint">
-        The live run is saved every 10 steps and when it pauses or stops, and a reload offers it back. Tick runs to draw their curves beside the live run's.
+        The live run is saved every 10 steps and when it pauses or stops, and a reload offers it back. Tick runs to draw their curves beside the live run's. A downloaded run (.run.json) comes back with Import run, or dropped on the page.
         {storage && storage.quota > 0 && <> Storage: {size(storage.usage)} of {size(storage.quota)}{full > 0.8 ? ' — nearly full: delete old runs' : ''}.</>}
       </p>
       {runs.length > 0 && (
