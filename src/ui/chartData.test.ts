@@ -40,6 +40,20 @@ describe('chart data', () => {
     expect(chartView([], 'step').data).toEqual([]);
   });
 
+  it('draws compared runs on the same axes: their points thinned alike, the domains covering every line', () => {
+    const live = Array.from({ length: 20 }, (_, i) => ({ step: i + 1, wallMs: 0, value: 0.5 }));
+    const longer = Array.from({ length: 900 }, (_, i) => ({ step: i + 1, wallMs: 0, value: i === 450 ? -3 : 0.4 }));
+    const view = chartView(live, 'step', [], [longer, []]);
+    expect(view.data).toHaveLength(20);
+    expect(view.overlays).toHaveLength(2);
+    expect(view.overlays[0].length).toBeLessThanOrEqual(DRAWN_POINTS);
+    expect(view.overlays[0].map((p) => p.y)).toContain(-3); // a spike of the other run survives thinning
+    expect(view.overlays[1]).toEqual([]);
+    expect(view.xDomain[1]).toBeGreaterThanOrEqual(900);
+    expect(view.yDomain[0]).toBeLessThanOrEqual(-3);
+    expect(view.yDomain[1]).toBeGreaterThanOrEqual(0.5);
+  });
+
   it('labels ticks short enough for the axis, sign included', () => {
     expect([-0.0025, 0.0035, 150000, 0.5, -1.2, 0, 2.81].map(tickLabel)).toEqual(['-2.5e-3', '3.5e-3', '1.5e5', '0.5', '-1.2', '0', '2.81']);
   });

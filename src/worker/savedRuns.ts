@@ -160,7 +160,7 @@ export class SavedRuns {
       this.warnedFull = true;
       this.options.send({ type: 'error', message: `this browser's storage for the lab is ${(100 * room.share).toFixed(0)}% full (${mb(usage!.usage + size)} of ${mb(usage!.quota)}): delete old runs in Saved runs before saves fail` });
     }
-    this.publish(step);
+    await this.publish(step); // sent before the write begins, so the page says "saving" in order
     try {
       this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, reference: withReference }, this.holdOpenMs);
       if (withReference) this.referenceStored = true;
