@@ -354,8 +354,10 @@ async function supervisedStepDurations(config: PolicyConfig, grammar: ShardGramm
 /**
  * The leak soak (RELIABILITY.md): 1,000 training steps of the one loop (the functions task, a
  * tiny policy, the real sandbox pool) with a checkpoint saved every 20 steps and loaded back every
- * 100. Reports the tensor count after warm-up and at the end (they must be equal), and the
- * resident set and wasm heap before and after. The backend switch of that line is not covered.
+ * 100, and two backend switches as a lost GPU device makes them (trainerService's recovery): at
+ * the half the run is saved, disposed and rebuilt from its checkpoint on the cpu backend, and at
+ * three quarters back on the first one. Reports the tensor count after warm-up and at the end
+ * (they must be equal), and the resident set before and after.
  */
 async function soakFigures(steps: number): Promise<void> {
   const config = defaultConfig();
@@ -363,7 +365,10 @@ async function soakFigures(steps: number): Promise<void> {
   config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 160, maxProgramTokens: 24 };
   config.algorithm = { ...config.algorithm, batchSize: 8 };
   const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
-  const loop = await createTrainingLoop(config, functionsTask(config), generateProblems(200, 5).map((made) => made.problem), { pool });
+  const problems = generateProblems(200, 5).map((made) => made.problem);
+  let loop = await createTrainingLoop(config, functionsTask(config), problems, { pool });
+  const first = tf.getBackend();
+  const switches = new Map([[Math.floor(steps / 2), 'cpu'], [Math.floor((3 * steps) / 4), first]]);
   try {
     const warmup = 10;
     let saves = 0;
@@ -377,6 +382,14 @@ async function soakFigures(steps: number): Promise<void> {
         saves += 1;
         if (step % 100 === 0) await loop.loadCheckpoint(bytes);
       }
+      const backend = switches.get(step);
+      if (backend) {
+        const bytes = await loop.saveCheckpoint();
+        loop.dispose();
+        await tf.setBackend(backend);
+        loop = await createTrainingLoop(config, functionsTask(config), problems, { pool, initFrom: bytes });
+        await loop.loadCheckpoint(bytes);
+      }
       if (step === warmup) {
         tensorsAfterWarmup = tf.memory().numTensors;
         rssAfterWarmup = process.memoryUsage().rss;
@@ -385,7 +398,7 @@ async function soakFigures(steps: number): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     report({
       name: 'soak_tensor_growth/functions_tiny', unit: 'tensors', median: tf.memory().numTensors - tensorsAfterWarmup, min: 0, max: 0, runs: 1,
-      steps, saves, loads: Math.floor(steps / 100), tensors_after_warmup: tensorsAfterWarmup, tensors_at_end: tf.memory().numTensors,
+      steps, saves, loads: Math.floor(steps / 100), backend_switches: [...switches.values()].join(' -> '), tensors_after_warmup: tensorsAfterWarmup, tensors_at_end: tf.memory().numTensors,
       rss_mb_after_warmup: Math.round(rssAfterWarmup / 2 ** 20), rss_mb_at_end: Math.round(process.memoryUsage().rss / 2 ** 20), seconds: Math.round(seconds),
     });
   } finally {

@@ -21,6 +21,7 @@
  * the optimizer's state (`target/...`, `dueling/...`).
  */
 import * as tf from '@tensorflow/tfjs';
+import { variableFrom } from '../model/variable';
 import type { AlgorithmConfig } from '../config';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
@@ -208,9 +209,9 @@ export class Dqn<S = unknown> {
     this.target = new TransformerPolicy(policy.config, seed);
     this.target.setWeights(policy.getWeights());
     const d = policy.config.dModel;
-    this.valueW = config.dueling ? tf.variable(tf.zeros([d, 1]), true, `${policy.prefix}/dueling/w`) : null;
-    this.valueB = config.dueling ? tf.variable(tf.zeros([1]), true, `${policy.prefix}/dueling/b`) : null;
-    this.targetValue = config.dueling ? [tf.variable(tf.zeros([d, 1]), false), tf.variable(tf.zeros([1]), false)] : null;
+    this.valueW = config.dueling ? variableFrom(tf.zeros([d, 1]), true, `${policy.prefix}/dueling/w`) : null;
+    this.valueB = config.dueling ? variableFrom(tf.zeros([1]), true, `${policy.prefix}/dueling/b`) : null;
+    this.targetValue = config.dueling ? [variableFrom(tf.zeros([d, 1]), false), variableFrom(tf.zeros([1]), false)] : null;
     this.optimizer = new Adam(this.trainable, { learningRate: config.learningRate });
   }
 

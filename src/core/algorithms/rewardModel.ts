@@ -13,6 +13,7 @@
  * `rm/head/b`), with `extra.rewardModel` set: a policy checkpoint is not a reward model.
  */
 import * as tf from '@tensorflow/tfjs';
+import { variableFrom } from '../model/variable';
 import { decodeCheckpoint, encodeCheckpoint, tensorArrays, type CheckpointMeta } from '../checkpoint';
 import { Adam } from '../model/adam';
 import { leftPad } from '../model/sampler';
@@ -57,8 +58,8 @@ export class RewardModel {
 
   constructor(readonly config: PolicyConfig, seed: number) {
     this.trunk = new TransformerPolicy(config, seed);
-    this.headW = tf.variable(tf.randomNormal([config.dModel, 1], 0, 0.02, 'float32', seed * 7 + 1), true, `${this.trunk.prefix}/rm/head/w`);
-    this.headB = tf.variable(tf.zeros([1]), true, `${this.trunk.prefix}/rm/head/b`);
+    this.headW = variableFrom(tf.randomNormal([config.dModel, 1], 0, 0.02, 'float32', seed * 7 + 1), true, `${this.trunk.prefix}/rm/head/w`);
+    this.headB = variableFrom(tf.zeros([1]), true, `${this.trunk.prefix}/rm/head/b`);
   }
 
   get variables(): tf.Variable[] {

@@ -6,6 +6,7 @@
  * from the step count, so save -> load -> step equals step bit for bit.
  */
 import * as tf from '@tensorflow/tfjs';
+import { variableFrom } from './variable';
 import type { WeightArray } from './transformer';
 
 export interface AdamConfig {
@@ -33,8 +34,8 @@ export class Adam {
     this.beta2 = config.beta2 ?? 0.999;
     this.epsilon = config.epsilon ?? 1e-8;
     this.learningRate = config.learningRate;
-    this.first = variables.map((v) => tf.variable(tf.zerosLike(v), false));
-    this.second = variables.map((v) => tf.variable(tf.zerosLike(v), false));
+    this.first = variables.map((v) => variableFrom(tf.zerosLike(v), false));
+    this.second = variables.map((v) => variableFrom(tf.zerosLike(v), false));
   }
 
   get stepCount(): number {

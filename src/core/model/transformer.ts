@@ -17,6 +17,7 @@
  * on our SIMD kernel (wasmBatchMatMul.ts), which reads any transpose while packing.
  */
 import * as tf from '@tensorflow/tfjs';
+import { variableFrom } from './variable';
 import { gelu, layerNorm } from './wasmElementwise';
 
 export interface PolicyConfig {
@@ -131,8 +132,7 @@ export class TransformerPolicy {
     let s = seed * 1000;
     const v = (name: string, shape: number[], init: 'normal' | 'zeros' | 'ones', std = 0.02) => {
       const value = init === 'normal' ? initTensor(shape, s++, std) : init === 'zeros' ? tf.zeros(shape) : tf.ones(shape);
-      const variable = tf.variable(value, true, `${this.prefix}/${name}`);
-      value.dispose();
+      const variable = variableFrom(value, true, `${this.prefix}/${name}`);
       this.variables.push(variable);
       return variable;
     };
