@@ -51,7 +51,6 @@ const extras: ExtraFlag[] = [
   { name: 'seed', doc: 'seed of the pair order', defaultValue: '1' },
 ];
 
-
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {

@@ -141,17 +141,6 @@ function checkSpecs(specs: unknown, payloadLength: number): TensorSpec[] {
   return result;
 }
 
-/**
- * The step a checkpoint's header records, read without checking or decoding the rest: for a
- * caller that made the bytes itself (the page's autosave), on the main thread.
- */
-export function checkpointStep(bytes: Uint8Array): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLength = view.getUint32(12, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(PREFIX, PREFIX + headerLength))) as { step: number };
-  return header.step;
-}
-
 export async function decodeCheckpoint(
   bytes: Uint8Array,
   options: { maxBytes?: number } = {},

@@ -5,7 +5,7 @@ import { useLab } from './store';
 import './styles.css';
 
 // A small read-only bridge for end-to-end tests (CONVENTIONS 8).
-(window as unknown as { __lab: unknown }).__lab = { state: () => useLab.getState(), subscribe: useLab.subscribe };
+(window as unknown as { __lab: unknown }).__lab = { state: () => useLab.getState() };
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

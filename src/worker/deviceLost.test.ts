@@ -31,7 +31,7 @@ const api = createTrainerService({
 const events: TrainerEvent[] = [];
 const jsonl = (n: number, seed: number) => generateDataset(seed, n).map((e) => JSON.stringify(e)).join('\n') + '\n';
 const config = configFromSearchParams('layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1');
-const stepOf = async () => (await decodeCheckpoint(await api.getCheckpoint({ quiet: true }))).meta.step;
+const stepOf = async () => (await decodeCheckpoint(await api.getCheckpoint())).meta.step;
 const tensorsOf = async (bytes: Uint8Array) => new Map((await decodeCheckpoint(bytes)).tensors.map((t) => [t.name, [...t.data]]));
 const lastPhase = () => events.filter((e): e is Extract<TrainerEvent, { type: 'phase' }> => e.type === 'phase').at(-1);
 

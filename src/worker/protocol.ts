@@ -154,8 +154,8 @@ export interface TrainerApi {
   evaluate(options: { limit: number; k: number; repair?: boolean; split?: boolean }): Promise<EvaluationRow>;
   /** Ends an evaluation or a dataset parse in flight at its next progress report; it then fails with the message `cancelled`. */
   cancel(): Promise<void>;
-  /** The current checkpoint's bytes (transferred); `quiet` (a background save) leaves the phase and the status line as they are. */
-  getCheckpoint(options?: { quiet?: boolean }): Promise<Uint8Array>;
+  /** The current checkpoint's bytes (transferred); while training, the phase and the status line stay as they are. */
+  getCheckpoint(): Promise<Uint8Array>;
   /**
    * Validates and loads a checkpoint between steps (also while training, which goes on from it), with the configuration inside it (the run is
    * rebuilt when it differs); returns the run's step and the checkpoint's. Throws a readable error for a bad file.

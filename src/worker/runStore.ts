@@ -90,6 +90,9 @@ const isQuotaError = (error: unknown) => error instanceof DOMException && (error
 type Stores = ('runs' | 'checkpoints' | 'metrics' | 'references')[];
 const ALL: Stores = ['runs', 'checkpoints', 'metrics', 'references'];
 
+/** Whether a run was left unfinished (not stopped) with a checkpoint: a reload, a crash or a closed tab interrupted it. */
+export const isInterrupted = (run: RunRecord): boolean => run.status !== 'stopped' && run.step > 0;
+
 /** A new run's record for `config`, not yet written (its first save writes it). */
 export function newRunRecord(config: LabConfig, name?: string): RunRecord {
   const now = Date.now();
@@ -243,7 +246,7 @@ export class RunStore {
 
   /** The run a reload, a crash or a closed tab interrupted: the newest not stopped. */
   async interrupted(): Promise<RunRecord | undefined> {
-    return (await this.list()).find((run) => run.status !== 'stopped' && run.step > 0);
+    return (await this.list()).find(isInterrupted);
   }
 
   close(): void {

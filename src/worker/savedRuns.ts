@@ -15,7 +15,7 @@ import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { MetricEvent, SampleRecord } from '../core/runnerTypes';
 import type { EvaluationRow, TrainerEvent } from './protocol';
-import { RunStore, StorageFullError, newRunRecord, storageUsage, type RunRecord, type StoredRun } from './runStore';
+import { RunStore, StorageFullError, isInterrupted, newRunRecord, storageUsage, type RunRecord, type StoredRun } from './runStore';
 
 /** Steps between saves of the live run. */
 export const AUTOSAVE_EVERY = 10;
@@ -199,7 +199,7 @@ export class SavedRuns {
     const event: TrainerEvent = { type: 'runs', runs, storage: await storageUsage(), current: this.current?.id ?? null, saving };
     if (!this.offered) {
       this.offered = true;
-      event.interrupted = runs.find((run) => run.status !== 'stopped' && run.step > 0) ?? null;
+      event.interrupted = runs.find(isInterrupted) ?? null; // the list is newest first, as RunStore.interrupted() reads it
     }
     this.options.send(event, true);
   }

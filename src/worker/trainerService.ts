@@ -378,6 +378,23 @@ async function rebuildRunner(next: LabConfig, initFrom?: Uint8Array, referenceFr
   await install(await buildRunner(next, initFrom, referenceFrom));
 }
 
+/**
+ * A run of `next` that continues from `checkpoint` (weights, optimizer, RNG, data cursor), made
+ * and loaded aside and swapped in only when all of it worked: a file that decodes but fails later
+ * (a missing tensor) leaves the live run be. `reference` is the KL reference it drifts from.
+ */
+async function installCheckpoint(next: LabConfig, checkpoint: Uint8Array, { reference, newRun = true }: { reference?: Uint8Array; newRun?: boolean } = {}): Promise<void> {
+  // The reference is made at build from the weights given then: the checkpoint's, replaced by its load.
+  const built = await buildRunner(next, reference ? checkpoint : undefined, reference);
+  try {
+    await built.runner.loadCheckpoint(checkpoint);
+  } catch (error) {
+    await disposeBuilt(built);
+    throw error;
+  }
+  await install(built, newRun);
+}
+
 async function runStep(): Promise<void> {
   const active = requireRunner();
   const started = performance.now();
@@ -825,12 +842,11 @@ export function createTrainerService(host: TrainerPlatform, options: { dbName?: 
     });
   },
 
-  getCheckpoint({ quiet = false } = {}) {
+  getCheckpoint() {
     return serial(async () => {
       const active = requireRunner();
-      // A background save leaves the phase and the status line alone; so does a download while
-      // training (the train loop runs while the phase is 'training': a 'saving' phase would end it).
-      if (quiet || phase === 'training') return platform.transfer(await active.saveCheckpoint());
+      // A download while training leaves the phase alone: the train loop runs while it is 'training', and a 'saving' phase would end it.
+      if (phase === 'training') return platform.transfer(await active.saveCheckpoint());
       const previous = phase;
       setPhase('saving', `saving checkpoint at step ${active.globalStep}`);
       try {
@@ -874,14 +890,7 @@ export function createTrainerService(host: TrainerPlatform, options: { dbName?: 
         return { step: 0, checkpointStep: meta.step, config: meta.config };
       }
       if (!runner || !config || JSON.stringify(meta.config) !== JSON.stringify(config)) {
-        const built = await buildRunner(meta.config);
-        try {
-          await built.runner.loadCheckpoint(bytes);
-        } catch (error) {
-          await disposeBuilt(built);
-          throw error;
-        }
-        await install(built);
+        await installCheckpoint(meta.config, bytes);
       } else {
         await runner.loadCheckpoint(bytes); // validates everything, then swaps weights and optimizer, or neither
         savedRuns?.newRun(); // a file loaded by hand is a run of its own, not the stored one's next save
@@ -911,21 +920,12 @@ export function createTrainerService(host: TrainerPlatform, options: { dbName?: 
     return serial(async () => {
       if (phase === 'training' || phase === 'pretraining' || pretraining) throw new Error('pause or stop the live run before opening a saved one');
       const stored = await savedRuns!.claim(id);
-      const { meta } = await decodeCheckpoint(stored.bytes).catch((error: Error) => {
-        savedRuns!.unclaim();
-        throw error;
-      });
-      // The KL reference the run drifted from comes back with it (made from the weights given at build).
+      // The KL reference the run drifted from comes back with it.
       const reference = stored.reference ?? undefined;
+      let meta: Awaited<ReturnType<typeof decodeCheckpoint>>['meta'];
       try {
-        const built = await buildRunner(meta.config, reference ? stored.bytes : undefined, reference);
-        try {
-          await built.runner.loadCheckpoint(stored.bytes);
-        } catch (error) {
-          await disposeBuilt(built);
-          throw error;
-        }
-        await install(built);
+        ({ meta } = await decodeCheckpoint(stored.bytes));
+        await installCheckpoint(meta.config, stored.bytes, { reference });
       } catch (error) {
         savedRuns!.unclaim();
         throw error;
@@ -973,16 +973,9 @@ export async function recoverFromLostDevice(reason: string): Promise<void> {
       if (!config) return setPhase('idle', `the ${lost} device was lost (${reason}); tfjs runs on ${info.backend} now`);
       const saved = savedRuns?.lastCheckpoint ?? null;
       // No checkpoint yet: step 0, from the warm start (the reference) or the seed's initial weights.
-      const start = saved?.bytes ?? weights.reference;
-      const built = await buildRunner(config, start, weights.reference);
-      try {
-        if (saved) await built.runner.loadCheckpoint(saved.bytes);
-      } catch (error) {
-        await disposeBuilt(built);
-        throw error;
-      }
-      await install(built, false);
-      if (digits && (saved || start)) digits.warmStarted = true;
+      if (saved) await installCheckpoint(config, saved.bytes, { reference: weights.reference, newRun: false });
+      else await install(await buildRunner(config, weights.reference, weights.reference), false);
+      if (digits && (saved || weights.reference)) digits.warmStarted = true;
       const step = saved?.step ?? 0;
       savedRuns?.rollback(step);
       send({ type: 'rollback', step }, true);

@@ -222,4 +222,3 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
     }
   }
 }
-

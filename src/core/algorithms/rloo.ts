@@ -106,4 +106,3 @@ export class Rloo<S = unknown> extends AdamAlgorithm {
     }
   }
 }
-

@@ -16,6 +16,7 @@ import { memo, startTransition, useDeferredValue, useEffect, useMemo, useState }
 import { CartesianAxis, Curve, Layer, Surface, Text } from 'recharts';
 import { chartView, tickLabel, xTickLabel } from '../chartData';
 import { download } from '../download';
+import { compareRun } from '../persistence';
 import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type ComparedRun, type MetricPoint } from '../store';
 
 interface ChartSpec {
@@ -250,7 +251,7 @@ export function Charts() {
           {compared.map((run, index) => (
             <span key={run.id} style={{ color: compareColor(index) }}>
               {' '}╍ {run.name}{' '}
-              <button className="link" aria-label={`stop comparing ${run.name}`} onClick={() => useLab.setState((s) => ({ compared: s.compared.filter((c) => c.id !== run.id) }))}>×</button>
+              <button className="link" aria-label={`stop comparing ${run.name}`} onClick={() => void compareRun(run.id, false)}>×</button>
             </span>
           ))}
         </p>
