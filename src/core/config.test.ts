@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFields, configFromSearchParams, configProblem, configToSearchParams, defaultConfig, fieldApplies, parseConfig } from './config';
+import { configFields, configFromSearchParams, configProblem, configToSearchParams, defaultConfig, explicitInput, fieldApplies, parseConfig, withField, withVariant } from './config';
 
 describe('config', () => {
   it('documents every field with a default', () => {
@@ -30,7 +30,7 @@ describe('config', () => {
     expect(() => parseConfig({ modle: {}, run: { seed: 2, outputdir: 'x' } }, { strict: true })).toThrow('unknown keys modle, run.outputdir (did you mean outputDir?)');
     expect(parseConfig({ algorithm: { learningRate: 0.5 } }, { strict: true }).algorithm.learningRate).toBe(0.5);
     // A checkpoint's header (not strict) still reads with keys a later version dropped.
-    expect(parseConfig({ algorithm: { gone: 1 } }).algorithm.learningRate).toBe(3e-4);
+    expect(parseConfig({ algorithm: { gone: 1 } }).algorithm.learningRate).toBe(defaultConfig().algorithm.learningRate);
   });
 
   it('the page leaves CLI-only fields out of its link, and shows each task only the fields that apply to it', () => {
@@ -52,5 +52,31 @@ describe('config', () => {
     expect(configProblem(defaultConfig())).toBeNull();
     expect(configProblem(configFromSearchParams('d-model=64&heads=5'))).toBe('model.dModel (64) must be divisible by model.heads (5): try heads 1, 2, 4, 8, 16');
     expect(configProblem(configFromSearchParams('algorithm=grpo&repair-demos=4'))).toBe('algorithm.repairDemos (4) works with algorithm reinforce only, not grpo: set it to 0');
+  });
+
+  it('each task and algorithm brings its own defaults for the fields not set, and keeps those set on purpose', () => {
+    // DPO's beta of 0.1 (TRL's) arrives with the algorithm, wherever it is picked.
+    expect(configFromSearchParams('algorithm=dpo').algorithm.beta).toBe(0.1);
+    expect(configFromSearchParams('algorithm=dpo&beta=0.3').algorithm.beta).toBe(0.3);
+    expect(withField(defaultConfig(), configFields().find((f) => f.flag === 'algorithm')!, 'dpo').algorithm.beta).toBe(0.1);
+    expect(configProblem(configFromSearchParams('algorithm=dpo'))).toBeNull();
+    // A digit run gets the digit recipe's small policy; a learning rate set on purpose stays, even the Kolmogorov default's value.
+    const digits = configFromSearchParams('task=sum_digits&learning-rate=0.0003');
+    expect(digits.algorithm.learningRate).toBe(3e-4);
+    expect(digits.algorithm.name).toBe('reinforce_monarch');
+    expect(digits.model.dModel).toBe(64);
+    expect(configFromSearchParams('task=sum_digits').algorithm.learningRate).toBe(1e-4);
+    // Switching carries what was set and drops the old variant's defaults.
+    const kolmogorov = configFromSearchParams('learning-rate=0.002&batch-size=16');
+    const moved = withVariant(kolmogorov, { task: 'reverse_digits' });
+    expect([moved.algorithm.learningRate, moved.algorithm.batchSize, moved.algorithm.name, moved.model.context]).toEqual([0.002, 16, 'reinforce_monarch', 40]);
+    expect(explicitInput(moved)).toEqual({ task: { name: 'reverse_digits' }, algorithm: { name: 'reinforce_monarch', learningRate: 0.002, batchSize: 16 } });
+    // The form opens on the shipped policy's shape (public/pretrained.prl: d_model 64, value deltas).
+    expect(defaultConfig().model).toMatchObject({ dModel: 64, valueDeltas: true });
+  });
+
+  it('an unknown task or algorithm is refused with the known ones listed', () => {
+    expect(() => configFromSearchParams('algorithm=ppo')).toThrow(/--algorithm: .*"ppo" is no algorithm \(known: reinforce, reinforce_monarch, grpo, rloo, dpo, dqn/);
+    expect(() => parseConfig({ task: { name: 'chess' } })).toThrow(/task.name: "chess" is no task/);
   });
 });

@@ -1,165 +1,66 @@
 /**
- * The one typed config object of a run (CONVENTIONS 2). Every field has a default and a
- * one-line doc; the CLI flags, the UI form, the URL hash and the checkpoint header all
- * derive from this schema, so a run is reproducible from its config and seed.
+ * The one typed config object of a run (CONVENTIONS.md 2, in docs/architecture.md): every field
+ * has a default and a one-line doc; the CLI flags, the page's form, the URL hash and the
+ * checkpoint header all derive from it, so a run is reproducible from its config and seed.
  *
- * Sections: task, model, algorithm (REINFORCE and its options), sandbox limits, run
- * bookkeeping. Field names are whole words; CLI flags are their kebab-case forms
- * (`learningRate` -> `--learning-rate`).
+ * The schema is assembled in registry.ts from the shared sections (configSections.ts) and each
+ * task's and algorithm's own fields. Defaults depend on the run's task and algorithm: each
+ * definition may give its own value for a shared field (the digit tasks' small policy, DPO's
+ * beta of 0.1), which a run of it gets unless the field was set. So a config is resolved from
+ * what was set (`resolveConfig`), and what was set is what differs from its variant's defaults
+ * (`explicitInput`: the URL hash, and what carries over when the task or the algorithm changes).
+ * Field names are whole words; CLI flags are their kebab-case forms (`learningRate` ->
+ * `--learning-rate`).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { algorithmDefinition, configSchema, fieldOwners, sectionSchemas, taskDefinition, taskNames, algorithmNames, type LabConfig, type SectionName } from './registry';
 
-const int = (min: number, max: number) => z.number().int().min(min).max(max);
+export { configSchema, sectionSchemas, type LabConfig, type SectionName };
+export type { ModelConfig, RunConfig, SandboxConfig } from './configSections';
+export type AlgorithmConfig = LabConfig['algorithm'];
+export type TaskConfig = LabConfig['task'];
+export type DigitsConfig = LabConfig['digits'];
+export type FunctionsConfig = LabConfig['functions'];
 
-export const taskSchema = z.object({
-  name: z.enum(['kolmogorov', 'sum_digits', 'reverse_digits', 'functions']).default('kolmogorov')
-    .describe('Which task the policy learns: sequence compression, a digit task, or functions from a docstring and tests.'),
-  prior: z.enum(['kt', 'strict']).default('kt')
-    .describe('Bit prior for program length: kt matches the KoLMogorov Test, strict also pays for filter predicates and concatenate arity.'),
-  maxSequenceLength: int(5, 1024).default(128)
-    .describe('Sequences longer than this are cut to their first values in the prompt.'),
-  maxTrainLength: int(0, 100_000).default(0)
-    .describe('RL trains only on training sequences of at most this many values (0: all), e.g. the lengths a warm start learned; evaluation always uses every held-out sequence.'),
-  trainPieces: int(0, 16).default(0)
-    .describe('RL also trains on this many pieces of each longer training sequence, cut where split search cuts (needs maxTrainLength): the pieces split search asks the policy for.'),
-});
+/** A config as given: sections of the fields that were set (any may be missing). */
+export type ConfigInput = { [S in SectionName]?: Partial<LabConfig[S]> } & Record<string, unknown>;
 
-export const modelSchema = z.object({
-  layers: int(1, 12).default(2).describe('Transformer blocks.'),
-  dModel: int(16, 1024).default(128).describe('Width of the residual stream.'),
-  heads: int(1, 16).default(4).describe('Attention heads (must divide dModel).'),
-  context: int(16, 2048).default(256).describe('Maximum tokens of prompt plus program.'),
-  maxProgramTokens: int(8, 1024).default(96).describe('Longest program the sampler may write, in tokens.'),
-  previousToken: z.boolean().default(true).describe('Also embed each position\'s previous token (smeared keys): copying from the prompt then takes one attention layer, and the warm start learns it far sooner.'),
-  numberCode: z.boolean().default(true).describe('Add a fixed sinusoidal code of each number to the value tokens\' embeddings, so equal and consecutive numbers are alike from the start.'),
-  valueDeltas: z.boolean().default(false).describe('Also embed the difference between consecutive numbers (clipped to -9..9): runs, repeats and steps, and the breaks between them, are visible at each position.'),
-});
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** Keys that are no field's and would reach an object's prototype if copied. */
+const unsafeKeys = new Set(['__proto__', 'constructor', 'prototype']);
 
-export const algorithmSchema = z.object({
-  name: z.enum(['reinforce', 'reinforce_monarch', 'grpo', 'rloo', 'dpo', 'dqn']).default('reinforce')
-    .describe('The update: reinforce (the KoLMogorov seed: returns discounted over program lines, normalised, entropy bonus and KL), reinforce_monarch (the Monarch example: per-token mean log-prob x (reward - EMA baseline), importance-weighted when generators sample with older weights), grpo (group-normalised advantages, clipped ratio, k3 KL; TRL\'s GRPOTrainer) rloo (leave-one-out baseline, KL folded into the reward) dpo (preference pairs, the best correct program of a group over the worst, or a pair file; TRL\'s DPOTrainer) or dqn (a Q-network over tokens: double, dueling, replay, target network; the DQN code-generation seed, CleanRL\'s dqn.py).'),
-  batchSize: int(1, 1024).default(32).describe('Episodes (sampled programs) per policy update.'),
-  learningRate: z.number().positive().max(1).default(3e-4).describe('Adam learning rate.'),
-  rewardConstant: z.number().default(1).describe('Reward C of a correct program: C - lengthPenalty * bits.'),
-  lengthPenalty: z.number().min(0).default(0.001).describe('Reward lost per bit of a correct program (bits from the prior).'),
-  prefixCredit: z.number().min(0).max(1).default(0).describe('Reward of a wrong program that runs: this times the share of the sequence its output reproduces from the start. A denser signal where no sample of a group is correct; 0 = all or nothing.'),
-  repairDemos: int(0, 32).default(0).describe('RL with demonstrations: for each group whose samples all fail, search repairs of its closest samples (this many runner-ups per token, 2 rounds) and add the correct program found as one more episode. 0 = off.'),
-  gamma: z.number().min(0).max(1).default(0.99).describe('Discount of returns over program lines.'),
-  normalizeReturns: z.boolean().default(true).describe('Normalise returns to zero mean and unit variance per batch.'),
-  baselineMomentum: z.number().min(0).max(1).default(0.9).describe('EMA momentum of the reward baseline.'),
-  entropyCoef: z.number().min(0).default(0.001).describe('Weight of the entropy bonus.'),
-  klCoef: z.number().min(0).default(0).describe('Weight of the KL penalty to the reference (warm-start) policy.'),
-  groupSize: int(1, 64).default(1).describe('Samples per prompt (programs per sequence, answers per question); >1 uses the group-mean baseline.'),
-  temperature: z.number().positive().max(10).default(1).describe('Sampling temperature during training.'),
-  gradClip: z.number().positive().default(1).describe('Global gradient-norm clip.'),
-  gradientAccumulationSteps: int(1, 64).default(1).describe('The update\'s gradient is computed in this many micro-batches of whole groups and summed (TRL\'s gradient_accumulation_steps): the same step in less memory. batchSize stays the episodes per update (TRL\'s effective batch).'),
-  beta: z.number().min(0).default(0).describe('grpo, rloo and dpo: weight of the KL to the reference (warm-start) policy (TRL\'s beta): a k3 term in the grpo loss, a penalty on the reward in rloo, the scale of the implicit reward in dpo (TRL\'s DPO default is 0.1; dpo needs it above 0).'),
-  epsilon: z.number().min(0).max(1).default(0.2).describe('grpo: the probability ratio is clipped to [1 - epsilon, 1 + epsilonHigh].'),
-  epsilonHigh: z.number().min(0).max(10).default(0.2).describe('grpo: upper clip of the ratio (DAPO\'s clip-higher when above epsilon).'),
-  scaleRewards: z.enum(['group', 'batch', 'none']).default('group').describe('grpo: advantages are reward minus the group mean, divided by the group\'s std (group), the batch\'s std (batch), or not divided (none).'),
-  lossType: z.enum(['grpo', 'dr_grpo', 'dapo']).default('grpo').describe('grpo: how token losses average: per sequence then over sequences (grpo), summed over the batch and divided by batch x max program tokens (dr_grpo), or over all tokens of the batch (dapo).'),
-  dpoLossType: z.enum(['sigmoid', 'ipo', 'hinge']).default('sigmoid').describe('dpo: the loss of a pair from h, its log-ratio margin over the reference: -log sigmoid(beta h) (sigmoid, the paper\'s), (h - 1/(2 beta))^2 (ipo), max(0, 1 - beta h) (hinge). TRL\'s loss_type.'),
-  bufferSize: int(16, 1_000_000).default(20_000).describe('dqn: replay buffer capacity, in transitions (one per token written).'),
-  learningStarts: int(0, 1_000_000).default(500).describe('dqn: transitions in the buffer before the first update.'),
-  trainFrequency: int(1, 100_000).default(64).describe('dqn: one update per this many transitions added (CleanRL\'s train_frequency; a batch of 32 ten-token programs is 320).'),
-  dqnBatchSize: int(1, 1024).default(32).describe('dqn: transitions per update.'),
-  targetNetworkFrequency: int(1, 100_000).default(100).describe('dqn: updates between target-network syncs.'),
-  tau: z.number().min(0).max(1).default(1).describe('dqn: target sync weight (1 = copy, CleanRL\'s hard update; below 1 = Polyak averaging at every sync).'),
-  doubleDqn: z.boolean().default(true).describe('dqn: the online network picks the next action, the target network values it (van Hasselt et al. 2016).'),
-  dueling: z.boolean().default(true).describe('dqn: Q = V + A - mean of A over the allowed tokens (Wang et al. 2016), a value head beside the token head.'),
-  tdLoss: z.enum(['huber', 'mse']).default('huber').describe('dqn: loss of the TD error.'),
-  epsilonSchedule: z.enum(['exponential', 'linear']).default('exponential').describe('dqn: epsilon x epsilonDecay per episode (the seed\'s), or a straight line over explorationSteps transitions (CleanRL\'s).'),
-  epsilonStart: z.number().min(0).max(1).default(1).describe('dqn: exploration rate at the start.'),
-  epsilonEnd: z.number().min(0).max(1).default(0.01).describe('dqn: the lowest exploration rate.'),
-  epsilonDecay: z.number().min(0).max(1).default(0.995).describe('dqn, exponential schedule: epsilon is multiplied by this per episode (program).'),
-  explorationSteps: int(1, 10_000_000).default(20_000).describe('dqn, linear schedule: transitions over which epsilon goes from start to end.'),
-  prioritized: z.boolean().default(false).describe('dqn: prioritized replay (Schaul et al. 2016): transitions drawn by |TD error|^alpha, updates weighted by importance.'),
-  priorityAlpha: z.number().min(0).max(1).default(0.6).describe('dqn, prioritized: how much priorities count (0 = uniform).'),
-  priorityBeta: z.number().min(0).max(1).default(0.4).describe('dqn, prioritized: importance-weight exponent at the start, annealed to 1 over priorityBetaUpdates.'),
-  priorityBetaUpdates: int(1, 10_000_000).default(2_000).describe('dqn, prioritized: updates over which beta reaches 1.'),
-  nStep: int(1, 16).default(1).describe('dqn: n-step returns (rewards over n tokens, then the bootstrapped value).'),
-  numIterations: int(1, 16).default(1).describe('grpo and rloo: updates on each sampled batch (TRL\'s num_iterations); ratios are to the sampler\'s probabilities.'),
-});
+/** `over` laid on `under`, section by section (own keys only). */
+function mergeSections(under: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const source of [under, over]) {
+    for (const section of Object.keys(source)) {
+      if (unsafeKeys.has(section)) continue;
+      const value = source[section];
+      if (!isObject(value)) {
+        merged[section] = value; // the schema says what is wrong with it
+        continue;
+      }
+      const into = isObject(merged[section]) ? (merged[section] as Record<string, unknown>) : (merged[section] = {} as Record<string, unknown>);
+      for (const key of Object.keys(value)) if (!unsafeKeys.has(key)) into[key] = value[key];
+    }
+  }
+  return merged;
+}
 
-export const sandboxSchema = z.object({
-  deadlineMs: int(1, 60_000).default(100).describe('Wall-clock limit per program inside QuickJS.'),
-  watchdogMs: int(10, 120_000).default(1000).describe('Host limit after which a stuck sandbox worker is terminated.'),
-  memoryBytes: int(1 << 20, 1 << 30).default(32 << 20).describe('QuickJS memory limit per program.'),
-  stackBytes: int(16 << 10, 1 << 20).default(128 << 10).describe('QuickJS stack limit per program.'),
-  maxSourceBytes: int(1, 1 << 24).default(64 << 10).describe('Programs larger than this are rejected before evaluation.'),
-  maxOutputLength: int(1, 1 << 20).default(4096).describe('Longest output list accepted.'),
-  workers: int(1, 32).default(2).describe('Sandbox worker threads in the pool.'),
-});
+/** The task and algorithm a config input names (or gets by default). */
+function variantOf(input: unknown): { task: string; algorithm: string } {
+  const section = (name: string) => (isObject(input) && isObject(input[name]) ? (input[name] as Record<string, unknown>) : {});
+  const task = section('task').name ?? 'kolmogorov';
+  if (typeof task !== 'string' || !taskNames().includes(task)) throw new Error(`invalid config: task.name: ${JSON.stringify(task)} is no task (known: ${taskNames().join(', ')})`);
+  const algorithm = section('algorithm').name ?? taskDefinition(task).defaultAlgorithm ?? 'reinforce';
+  if (typeof algorithm !== 'string' || !algorithmNames().includes(algorithm)) throw new Error(`invalid config: algorithm.name: ${JSON.stringify(algorithm)} is no algorithm (known: ${algorithmNames().join(', ')})`);
+  return { task, algorithm };
+}
 
-export const runSchema = z.object({
-  seed: int(0, 2 ** 31 - 1).default(1).describe('Seed of every random choice of the run.'),
-  dataPath: z.string().default('datasets/train.jsonl').describe('Training JSONL file.'),
-  evalDataPath: z.string().default('datasets/heldout.jsonl').describe('Held-out JSONL file for evaluation.'),
-  outputDir: z.string().default('runs/latest').describe('Where metrics.jsonl and checkpoints are written.'),
-  numEpochs: int(1, 100_000).default(1).describe('Passes over the training data.'),
-  maxSteps: int(0, 10_000_000).default(0).describe('Stop after this many updates (0: no limit).'),
-  checkpointFreq: int(0, 1_000_000).default(50).describe('Write a checkpoint every N steps (0: only at the end).'),
-  keepCheckpoints: int(0, 1_000_000).default(5).describe('Numbered checkpoints kept in the output dir, newest first (0: all); latest.prl and best.prl always stay.'),
-  evalFreq: int(0, 1_000_000).default(0).describe('Evaluate on the held-out data every N steps (0: never during training).'),
-  evalSamples: int(1, 100_000).default(200).describe('Held-out items used by a periodic evaluation.'),
-  backend: z.enum(['auto', 'webgpu', 'webgl', 'wasm', 'cpu']).default('auto').describe('tfjs backend; auto picks the fastest that works.'),
-});
-
-export const digitsSchema = z.object({
-  numSteps: int(0, 1_000_000).default(200).describe('Digit tasks: RL updates after the warm start.'),
-  numGenerators: int(1, 16).default(2).describe('Digit tasks: generator workers sampling trajectories in parallel.'),
-  overlap: z.boolean().default(false).describe('Digit tasks: generators sample the next batch while the trainer updates (one weight version stale, importance-weighted): ~1.5x the RL throughput with one generator, but sum_digits learned less per step (41% -> 54% in 300 steps, against 68% on-policy).'),
-  requireTag: z.boolean().default(false).describe('Digit tasks: only an answer in an [ANSWER] tag earns +1.'),
-  lrDecay: z.boolean().default(false).describe('Digit tasks: the RL learning rate decays along a cosine to a tenth over --num-steps.'),
-  warmStartExamples: int(0, 1_000_000).default(300).describe('Digit tasks: labelled examples of the supervised warm start.'),
-  warmStartSteps: int(0, 1_000_000).default(150).describe('Digit tasks: supervised updates (batches of batchSize) before RL.'),
-  warmStartLearningRate: z.number().positive().max(1).default(1e-3).describe('Digit tasks: Adam learning rate of the warm start.'),
-  maxResponseTokens: int(2, 64).default(12).describe('Digit tasks: longest response, in tokens, EOS included.'),
-  evalSeed: int(0, 2 ** 31 - 1).default(12345).describe('Digit tasks: seed of the held-out prompts (never trained on).'),
-});
-
-export const functionsSchema = z.object({
-  rewardType: z.enum(['test_cases', 'code_quality', 'sparse', 'curriculum']).default('test_cases')
-    .describe('Functions: test_cases (share of tests passed + a bonus when all pass), code_quality (the DQN seed\'s weighted sum), sparse (1 when all pass), curriculum (test_cases, problems easiest first).'),
-  allPassBonus: z.number().min(0).default(1).describe('Functions: reward added when every test passes (test_cases and curriculum).'),
-  rewardScale: z.number().positive().default(1).describe('Functions: the test_cases reward is multiplied by this.'),
-  promptTests: int(1, 16).default(5).describe('Functions: shown test cases written into the prompt (at most; fewer when the prompt would not fit).'),
-  curriculumStart: z.number().min(0).max(1).default(0.2).describe('Functions, curriculum: share of the problems (easiest first) in the pool at the start.'),
-  curriculumWiden: z.number().min(0).max(1).default(0.5).describe('Functions, curriculum: the pool widens by a tenth of the problems whenever a step\'s success rate reaches this.'),
-});
-
-export const configSchema = z.object({
-  task: taskSchema.prefault({}),
-  model: modelSchema.prefault({}),
-  algorithm: algorithmSchema.prefault({}),
-  sandbox: sandboxSchema.prefault({}),
-  run: runSchema.prefault({}),
-  digits: digitsSchema.prefault({}),
-  functions: functionsSchema.prefault({}),
-});
-
-export type TaskConfig = z.infer<typeof taskSchema>;
-export type ModelConfig = z.infer<typeof modelSchema>;
-export type AlgorithmConfig = z.infer<typeof algorithmSchema>;
-export type SandboxConfig = z.infer<typeof sandboxSchema>;
-export type RunConfig = z.infer<typeof runSchema>;
-export type DigitsConfig = z.infer<typeof digitsSchema>;
-export type FunctionsConfig = z.infer<typeof functionsSchema>;
-export type LabConfig = z.infer<typeof configSchema>;
-export type SectionName = keyof LabConfig;
-
-export const sectionSchemas = {
-  task: taskSchema,
-  model: modelSchema,
-  algorithm: algorithmSchema,
-  sandbox: sandboxSchema,
-  run: runSchema,
-  digits: digitsSchema,
-  functions: functionsSchema,
-} as const;
-
-export function defaultConfig(): LabConfig {
-  return configSchema.parse({});
+/** What a run of this task and algorithm gets for the fields not set: the task's values, then the algorithm's. */
+export function variantDefaults(task: string, algorithm: string): Record<string, Record<string, unknown>> {
+  const merged = mergeSections(taskDefinition(task).defaults ?? {}, algorithmDefinition(algorithm).defaults ?? {}) as Record<string, Record<string, unknown>>;
+  return mergeSections(merged, { task: { name: task }, algorithm: { name: algorithm } }) as Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -167,7 +68,7 @@ export function defaultConfig(): LabConfig {
  * it differs from only in case or separators when there is one ("did you mean").
  */
 export function unknownConfigKeys(input: unknown): string[] {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [];
+  if (!isObject(input)) return [];
   const loose = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
   const guess = (key: string, known: string[]) => {
     const match = known.find((k) => loose(k) === loose(key));
@@ -175,12 +76,13 @@ export function unknownConfigKeys(input: unknown): string[] {
   };
   const unknown: string[] = [];
   const sections = Object.keys(sectionSchemas);
-  for (const [section, value] of Object.entries(input)) {
+  for (const section of Object.keys(input)) {
+    const value = input[section];
     if (!Object.hasOwn(sectionSchemas, section)) {
       unknown.push(`${section}${guess(section, sections)}`);
       continue;
     }
-    if (typeof value !== 'object' || value === null) continue; // the schema says what is wrong with it
+    if (!isObject(value)) continue; // the schema says what is wrong with it
     const known = Object.keys(sectionSchemas[section as SectionName].shape);
     for (const key of Object.keys(value)) if (!known.includes(key)) unknown.push(`${section}.${key}${guess(key, known)}`);
   }
@@ -188,21 +90,56 @@ export function unknownConfigKeys(input: unknown): string[] {
 }
 
 /**
- * Parses untrusted input (a file, a URL hash, a checkpoint header) into a config, with readable
- * errors. `strict` (a config file a person wrote) also refuses keys the schema does not know,
- * naming them, instead of dropping them (a misspelt `learningrate` would train at the default).
+ * Parses untrusted input (what a user set, a file, a URL hash, a checkpoint header) into a
+ * config: the fields not given take their task's and algorithm's defaults. Errors are readable.
+ * `strict` (a config file a person wrote) also refuses keys the schema does not know, naming
+ * them, instead of dropping them (a misspelt `learningrate` would train at the default).
  */
 export function parseConfig(input: unknown, { strict = false }: { strict?: boolean } = {}): LabConfig {
   if (strict) {
     const unknown = unknownConfigKeys(input);
     if (unknown.length) throw new Error(`invalid config: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
   }
-  const result = configSchema.safeParse(input);
+  if (input !== undefined && !isObject(input)) throw new Error(`invalid config: expected sections of fields, got ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}`);
+  const { task, algorithm } = variantOf(input);
+  const result = configSchema.safeParse(mergeSections(variantDefaults(task, algorithm), input ?? {}));
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
     throw new Error(`invalid config: ${lines.join('; ')}`);
   }
   return result.data;
+}
+
+/** The config a run of `task` (and `algorithm`, else the task's own) gets when nothing is set. */
+export function defaultConfig(task = 'kolmogorov', algorithm?: string): LabConfig {
+  return parseConfig({ task: { name: task }, ...(algorithm ? { algorithm: { name: algorithm } } : {}) });
+}
+
+/** What was set in `config`: the fields that differ from its task's and algorithm's defaults, with the two names. */
+export function explicitInput(config: LabConfig): ConfigInput {
+  const defaults = defaultConfig(config.task.name, config.algorithm.name);
+  const input: Record<string, Record<string, unknown>> = { task: { name: config.task.name }, algorithm: { name: config.algorithm.name } };
+  for (const section of Object.keys(sectionSchemas) as SectionName[]) {
+    const values = config[section] as Record<string, unknown>;
+    const base = defaults[section] as Record<string, unknown>;
+    for (const key of Object.keys(values)) if (values[key] !== base[key]) (input[section] ??= {})[key] = values[key];
+  }
+  return input as ConfigInput;
+}
+
+/**
+ * `config` moved to another task or algorithm: what was set carries over, and the fields not set
+ * take the new variant's defaults (DPO's beta, the digit tasks' small policy).
+ */
+export function withVariant(config: LabConfig, change: { task?: string; algorithm?: string }): LabConfig {
+  const input = explicitInput(config) as Record<string, Record<string, unknown>>;
+  if (change.task !== undefined) {
+    input.task.name = change.task;
+    // A new task brings its own default algorithm unless one was chosen on purpose.
+    if (change.algorithm === undefined && config.algorithm.name === (taskDefinition(config.task.name).defaultAlgorithm ?? 'reinforce')) delete input.algorithm.name;
+  }
+  if (change.algorithm !== undefined) input.algorithm.name = change.algorithm;
+  return parseConfig(input);
 }
 
 /** One field of the config, as the CLI, the form and the URL see it. */
@@ -222,76 +159,26 @@ export interface ConfigField {
 /** Fields about files on disk and how the CLI writes its run: meaningless in the page. */
 const cliOnlyFields = new Set(['run.dataPath', 'run.evalDataPath', 'run.outputDir', 'run.checkpointFreq', 'run.keepCheckpoints', 'run.numEpochs']);
 
-/** Fields that mean something for one task only (the rest apply to every task). */
-const taskOnlyFields: Record<string, LabConfig['task']['name'][]> = {
-  'task.prior': ['kolmogorov'],
-  'task.maxSequenceLength': ['kolmogorov'],
-  'task.maxTrainLength': ['kolmogorov'],
-  'task.trainPieces': ['kolmogorov'],
-  'model.valueDeltas': ['kolmogorov'],
-  'algorithm.rewardConstant': ['kolmogorov'],
-  'algorithm.lengthPenalty': ['kolmogorov'],
-  'algorithm.prefixCredit': ['kolmogorov'],
-  'algorithm.repairDemos': ['kolmogorov'],
-};
-const digitTasks: LabConfig['task']['name'][] = ['sum_digits', 'reverse_digits'];
-
-/** Fields that one algorithm reads only (reinforce_monarch has no discount, normalisation, entropy bonus or KL). */
-const algorithmOnlyFields: Record<string, LabConfig['algorithm']['name'][]> = {
-  'algorithm.gamma': ['reinforce', 'dqn'],
-  'algorithm.normalizeReturns': ['reinforce'],
-  'algorithm.entropyCoef': ['reinforce'],
-  'algorithm.klCoef': ['reinforce'],
-  'algorithm.beta': ['grpo', 'rloo', 'dpo'],
-  'algorithm.dpoLossType': ['dpo'],
-  'algorithm.epsilon': ['grpo'],
-  'algorithm.epsilonHigh': ['grpo'],
-  'algorithm.scaleRewards': ['grpo'],
-  'algorithm.lossType': ['grpo'],
-  'algorithm.numIterations': ['grpo', 'rloo'],
-  ...Object.fromEntries(['bufferSize', 'learningStarts', 'trainFrequency', 'dqnBatchSize', 'targetNetworkFrequency', 'tau', 'doubleDqn', 'dueling', 'tdLoss', 'epsilonSchedule', 'epsilonStart', 'epsilonEnd', 'epsilonDecay', 'explorationSteps', 'prioritized', 'priorityAlpha', 'priorityBeta', 'priorityBetaUpdates', 'nStep'].map((key) => [`algorithm.${key}`, ['dqn' as const]])),
-};
-
 /** Whether a field means anything for this config's task and algorithm (the page shows only those). */
 export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config: LabConfig): boolean {
-  const task = config.task.name;
-  const algorithms = algorithmOnlyFields[`${field.section}.${field.key}`];
-  if (algorithms && !algorithms.includes(config.algorithm.name)) return false;
-  if (field.section === 'digits') return digitTasks.includes(task);
-  if (field.section === 'functions') return task === 'functions';
-  if (field.section === 'sandbox') return !digitTasks.includes(task); // digit answers are scored on the host
-  const only = taskOnlyFields[`${field.section}.${field.key}`];
-  return !only || only.includes(task);
+  const owners = fieldOwners().get(`${field.section}.${field.key}`);
+  if (!owners) return true;
+  if (owners.tasks && !owners.tasks.includes(config.task.name)) return false;
+  if (owners.algorithms && !owners.algorithms.includes(config.algorithm.name)) return false;
+  return true;
 }
 
 /**
  * What makes a config unusable beyond each field's own range (the schema checks those): fields
- * that must agree with each other. Checked before a run is made, so a bad Apply never costs the
- * live run.
+ * that must agree with each other, the task's and the algorithm's own rules. Checked before a run
+ * is made, so a bad Apply never costs the live run.
  */
 export function configProblem(config: LabConfig): string | null {
   const { model } = config;
   if (model.dModel % model.heads !== 0) return `model.dModel (${model.dModel}) must be divisible by model.heads (${model.heads}): try heads ${[1, 2, 4, 8, 16].filter((h) => model.dModel % h === 0).join(', ')}`;
-  const { name, repairDemos } = config.algorithm;
-  // Demonstrations are found by search, not sampled: they have no sampling probability for GRPO's ratio or RLOO's KL.
-  if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;
-  if (config.algorithm.gradientAccumulationSteps > 1 && (name === 'reinforce_monarch' || name === 'dqn')) return `algorithm.gradientAccumulationSteps works with reinforce, grpo, rloo and dpo, not ${name}: set it to 1`;
-  if (name === 'dpo' && !(config.algorithm.beta > 0)) return 'algorithm.beta must be above 0 for dpo (it scales the implicit reward): try 0.1, TRL\'s default';
-  return null;
-}
-
-/**
- * A config switched to algorithm `name`, with that algorithm's own defaults where a shared field's
- * would not work: dpo gets TRL's beta of 0.1 when beta is 0, and groups of 4 to make pairs from
- * when groups are of one.
- */
-export function withAlgorithm(config: LabConfig, name: LabConfig['algorithm']['name']): LabConfig {
-  const algorithm = { ...config.algorithm, name };
-  if (name === 'dpo') {
-    if (!(algorithm.beta > 0)) algorithm.beta = 0.1;
-    if (algorithm.groupSize < 2) algorithm.groupSize = 4;
-  }
-  return { ...config, algorithm };
+  const algorithm = algorithmDefinition(config.algorithm.name);
+  if (config.algorithm.gradientAccumulationSteps > 1 && !algorithm.accumulates) return `algorithm.gradientAccumulationSteps works with algorithms whose update splits into micro-batches, not ${algorithm.name}: set it to 1`;
+  return taskDefinition(config.task.name).check?.(config) ?? algorithm.check?.(config) ?? null;
 }
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -322,9 +209,9 @@ function fieldKind(schema: z.ZodType): Pick<ConfigField, 'kind' | 'options'> {
   }
 }
 
-/** Every field of the config, in declaration order. */
-export function configFields(): ConfigField[] {
-  const defaults = defaultConfig();
+/** Every field of the config, in declaration order, with its default for `config`'s task and algorithm (the base defaults without one). */
+export function configFields(config?: LabConfig): ConfigField[] {
+  const defaults = config ? defaultConfig(config.task.name, config.algorithm.name) : defaultConfig();
   const fields: ConfigField[] = [];
   for (const [section, schema] of Object.entries(sectionSchemas) as [SectionName, z.ZodObject][]) {
     for (const [key, fieldSchema] of Object.entries(schema.shape) as [string, z.ZodType][]) {
@@ -342,47 +229,78 @@ export function configFields(): ConfigField[] {
   return fields;
 }
 
-/** Sets one field from its text form (a CLI flag value or a URL parameter), validating it. */
-export function withField(config: LabConfig, field: ConfigField, text: string): LabConfig {
-  let value: unknown = text;
+/** A field's value from its text form (a CLI flag value, a URL parameter, the form), or an error naming the flag. */
+export function fieldValue(field: ConfigField, text: string): unknown {
   if (field.kind === 'number' || field.kind === 'integer') {
-    value = Number(text);
+    const value = Number(text);
     if (text.trim() === '' || !Number.isFinite(value)) throw new Error(`--${field.flag}: expected a number, got "${text}"`);
-  } else if (field.kind === 'boolean') {
+    return value;
+  }
+  if (field.kind === 'boolean') {
     if (!['true', 'false', '1', '0', ''].includes(text)) throw new Error(`--${field.flag}: expected true or false, got "${text}"`);
-    value = text === 'true' || text === '1' || text === '';
+    return text === 'true' || text === '1' || text === '';
+  }
+  return text;
+}
+
+/** Sets one field from its text form, validating it; the task's or the algorithm's name moves the config to that variant. */
+export function withField(config: LabConfig, field: ConfigField, text: string): LabConfig {
+  const value = fieldValue(field, text);
+  try {
+    if (field.section === 'task' && field.key === 'name') return withVariant(config, { task: String(value) });
+    if (field.section === 'algorithm' && field.key === 'name') return withVariant(config, { algorithm: String(value) });
+  } catch (error) {
+    throw new Error(`--${field.flag}: ${(error as Error).message.replace(/^invalid config: [\w.]+: /, '')}`);
   }
   const next = { ...config, [field.section]: { ...config[field.section], [field.key]: value } } as LabConfig;
   const result = configSchema.safeParse(next);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new Error(`--${field.flag}: ${issue.message}`);
-  }
+  if (!result.success) throw new Error(`--${field.flag}: ${result.error.issues[0].message}`);
   return result.data;
 }
 
+/** A config from flags' text values (`{flag: text}` pairs in order), each field named by its flag in errors. */
+export function configFromFlags(pairs: Iterable<readonly [string, string]>, base: ConfigInput = {}, unknown: (flag: string) => Error = (flag) => new Error(`unknown config parameter "${flag}"`)): LabConfig {
+  const byFlag = new Map(configFields().map((field) => [field.flag, field]));
+  const input = mergeSections({}, base) as Record<string, Record<string, unknown>>;
+  const given = new Map<string, string>();
+  for (const [flag, text] of pairs) {
+    const field = byFlag.get(flag);
+    if (!field) throw unknown(flag);
+    (input[field.section] ??= {})[field.key] = fieldValue(field, text);
+    given.set(`${field.section}.${field.key}`, flag);
+  }
+  try {
+    return parseConfig(input);
+  } catch (error) {
+    // Blame the flag that set the field the schema refused.
+    const message = (error as Error).message;
+    const path = /invalid config: ([\w]+\.[\w]+)/.exec(message)?.[1];
+    const flag = path && given.get(path);
+    throw new Error(flag ? `--${flag}: ${message.replace(/^invalid config: [\w.]+: /, '')}` : message);
+  }
+}
+
 /**
- * The fields that differ from the defaults, as `flag=value` pairs: the URL hash of a run.
- * `page` leaves out the CLI-only fields (paths on disk), which a link of the page never carries.
+ * What was set, as `flag=value` pairs: the URL hash of a run. `page` leaves out the CLI-only
+ * fields (paths on disk), which a link of the page never carries.
  */
 export function configToSearchParams(config: LabConfig, { page = false }: { page?: boolean } = {}): string {
   const params = new URLSearchParams();
+  const input = explicitInput(config) as Record<string, Record<string, unknown>>;
+  const defaults = defaultConfig(config.task.name);
   for (const field of configFields()) {
     if (page && field.cliOnly) continue;
-    const value = (config[field.section] as Record<string, unknown>)[field.key];
-    if (value !== field.defaultValue) params.set(field.flag, String(value));
+    const value = input[field.section]?.[field.key];
+    if (value === undefined) continue;
+    // The names are written only where they are not what a plain run would get.
+    if (field.key === 'name' && field.section === 'task' && value === 'kolmogorov') continue;
+    if (field.key === 'name' && field.section === 'algorithm' && value === defaults.algorithm.name) continue;
+    params.set(field.flag, String(value));
   }
   return params.toString();
 }
 
-export function configFromSearchParams(text: string, base: LabConfig = defaultConfig()): LabConfig {
-  const params = new URLSearchParams(text);
-  const byFlag = new Map(configFields().map((field) => [field.flag, field]));
-  let config = base;
-  for (const [flag, value] of params) {
-    const field = byFlag.get(flag);
-    if (!field) throw new Error(`unknown config parameter "${flag}"`);
-    config = withField(config, field, value);
-  }
-  return config;
+/** A config from a URL hash's `flag=value` pairs, laid on `base` (what was set before them). */
+export function configFromSearchParams(text: string, base: ConfigInput = {}): LabConfig {
+  return configFromFlags(new URLSearchParams(text), base);
 }

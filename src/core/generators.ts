@@ -13,22 +13,18 @@
  * with the trainer: a generator only writes programs.
  */
 import type { Grammar } from './grammar';
-import { DigitGrammar } from './digits/vocab';
-import { FunctionGrammar } from './functions/grammar';
-import { KolmogorovGrammar } from './kolmogorov/grammar';
 import { sampleBatch } from './model/sampler';
 import { TransformerPolicy, type PolicyConfig, type WeightArray } from './model/transformer';
+import { taskDefinition } from './registry';
 import { Rng } from './rng';
+import type { GeneratorStatus } from './runnerTypes';
+import type { GrammarSpec } from './task';
 
-/** A task's grammar as a message can carry it. */
-export type GrammarSpec = { task: 'kolmogorov' } | { task: 'functions'; budget: number } | { task: 'digits'; maxResponseTokens: number };
+export type { GeneratorStatus };
 
+/** The grammar a spec names, made by its task (registry.ts). */
 export function grammarOf(spec: GrammarSpec): Grammar<unknown> {
-  switch (spec.task) {
-    case 'kolmogorov': return new KolmogorovGrammar() as Grammar<unknown>;
-    case 'functions': return new FunctionGrammar(spec.budget) as Grammar<unknown>;
-    case 'digits': return new DigitGrammar(spec.maxResponseTokens) as Grammar<unknown>;
-  }
+  return taskDefinition(spec.task).grammarFromSpec(spec);
 }
 
 export interface GeneratorInit {
@@ -193,17 +189,6 @@ export function inProcessGenerator(): GeneratorHandle {
   };
 }
 
-export interface GeneratorStatus {
-  id: number;
-  /** Version the generator holds (its last sync acknowledgement). */
-  version: number;
-  /** Version that produced its last batch. */
-  generatedWith: number;
-  skippedSyncs: number;
-  generated: number;
-  /** Generations per second of its last batch, measured inside the generator. */
-  generationsPerSecond: number;
-}
 
 export interface GeneratedBatch {
   samples: Generated[];

@@ -1,15 +1,14 @@
 /**
- * The one training loop of every task (task.ts): sample a batch of programs from the policy
- * under the task's grammar, let the task run them in the sandbox and reward them, update the
- * policy, report metrics. Checkpoints (weights, optimizer, step, RNG, data cursor) and the warm
- * start (`initFrom`, also the KL reference) live here, so every task has them. The CLI, the
- * trainer worker and the tests drive this loop through a task's runner (runner.ts).
+ * The one training loop of every task (task.ts) and algorithm (algorithm.ts): sample a batch of
+ * programs from the policy under the task's grammar, let the task run them in the sandbox and
+ * reward them, update the policy with the run's algorithm, report metrics. Checkpoints (weights,
+ * optimizer, step, RNG, data cursor, the algorithm's own state) and the warm start (`initFrom`,
+ * also the reference policy) live here, so every task and algorithm has them. The CLI, the
+ * trainer worker and the tests drive this loop through runner.ts.
  *
- * The algorithm is chosen by `algorithm.name`: REINFORCE as the KoLMogorov seed writes it
- * (algorithms/reinforce.ts) or as the Monarch example does (algorithms/tokenMeanReinforce.ts).
- * The loop gives it episodes (prompt, program tokens, line ends, reward, group, the sampler's
- * log-probabilities) and reads back its statistics (`PolicyUpdate`): the whole contract another
- * algorithm has to meet.
+ * The algorithm is looked up by `algorithm.name` (registry.ts); the loop only knows the contract:
+ * episodes in (prompt, program tokens, line ends, reward, group, the sampler's log-probabilities),
+ * a `PolicyUpdate` out.
  *
  * Sampling happens here, or in parallel generators with versioned weight sync
  * (generators.ts, `deps.generators`) for any task: after each update the new weights go out
@@ -19,31 +18,28 @@
  *
  * Episodes whose program the sandbox could not judge (infra_error: a worker died, wasm failed)
  * are not the program's fault: they stay out of the update and are counted apart
- * (RELIABILITY.md), instead of being rewarded like a wrong program.
- *
- * The loop is on-policy and sequential: sampling of batch n+1 needs the weights after update n.
+ * (docs/reliability.md), instead of being rewarded like a wrong program.
  */
-import { CheckpointError, MAX_WEIGHT, compatibleWith, decodeCheckpoint, encodeCheckpoint, tensorArrays, type NamedTensor } from './checkpoint';
-import { configProblem, type LabConfig } from './config';
-import { Reinforce, type Episode } from './algorithms/reinforce';
-import { isSafetensors, safetensorsWeights } from './safetensors';
-import { TokenMeanReinforce } from './algorithms/tokenMeanReinforce';
-import { Grpo } from './algorithms/grpo';
-import { Rloo } from './algorithms/rloo';
-import { Dpo, type TokenPair } from './algorithms/dpo';
-import { Dqn } from './algorithms/dqn';
+import type { PolicyAlgorithm, PolicyUpdate } from './algorithm';
+import type { Episode } from './algorithms/reinforce';
+import type { TokenPair } from './algorithms/dpo';
 import type { RewardModel } from './algorithms/rewardModel';
+import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, MAX_WEIGHT, tensorArrays, type NamedTensor } from './checkpoint';
+import { configProblem, type LabConfig } from './config';
 import type { GeneratorPool } from './generators';
-import type { Grammar } from './grammar';
-import type { Adam } from './model/adam';
+import { ItemOrder } from './itemOrder';
 import { checkUpdateFits } from './model/memory';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type WeightArray } from './model/transformer';
+import { algorithmDefinition } from './registry';
 import { Rng, type RngState } from './rng';
-import type { SampleRecord, StepResult } from './runnerTypes';
+import type { StepResult } from './runnerTypes';
+import { isSafetensors, safetensorsWeights } from './safetensors';
 import type { SandboxPool } from './sandbox/pool';
-import { outcomeKinds } from './sandbox/outcome';
+import { stepMetrics, stepSamples } from './stepReport';
 import type { Scored, Task } from './task';
+
+export type { PolicyAlgorithm, PolicyUpdate };
 
 export interface LoopDeps {
   pool: SandboxPool;
@@ -52,12 +48,12 @@ export interface LoopDeps {
   onLog?: (text: string) => void;
   /**
    * A checkpoint whose weights start the policy (a warm start). Its step, optimizer and RNG
-   * are not taken: the run starts at step 0. With algorithm.klCoef > 0 the same weights
-   * also become the frozen reference policy of the KL penalty.
+   * are not taken: the run starts at step 0. When the algorithm needs a frozen reference
+   * policy, the same weights become it.
    */
   initFrom?: Uint8Array;
   /**
-   * The KL reference's weights when they are not `initFrom`'s: a run that carries on from trained
+   * The reference's weights when they are not `initFrom`'s: a run that carries on from trained
    * weights under a new configuration keeps the warm start it drifted from as its reference.
    */
   referenceFrom?: Uint8Array;
@@ -86,108 +82,10 @@ export interface TrainingLoop {
   dispose(): void;
 }
 
-/** What the loop needs of an algorithm. */
-export interface PolicyAlgorithm {
-  step(episodes: readonly Episode[]): Promise<PolicyUpdate>;
-  /** An update on given preference pairs (dpo). */
-  stepPairs?(pairs: readonly TokenPair[]): Promise<PolicyUpdate>;
-  /** Epsilon-greedy sampling (dqn): the exploration rate of the next batch; the policy is then greedy otherwise. */
-  samplingEpsilon?(): number;
-  readonly optimizer: Adam;
-  readonly baseline: number | undefined;
-  setBaseline(value: number): void;
-  optimizerWeights(): WeightArray[];
-  setOptimizerWeights(state: readonly WeightArray[]): void;
-  dispose(): void;
-}
-
-/** An update's statistics; the optional ones are reported by the algorithms that have them. */
-export interface PolicyUpdate {
-  loss: number;
-  gradNorm: number;
-  skipped: boolean;
-  reason?: string;
-  entropy?: number;
-  kl?: number;
-  importanceWeight?: number;
-  baseline?: number;
-  /** GRPO: share of tokens whose probability ratio was clipped. */
-  clipRatio?: number;
-  /** Metrics under their TRL names (dpo's rewards/chosen, ...), reported as they are. */
-  named?: Record<string, number>;
-}
-
-/** Whether the run's algorithm needs a frozen reference policy (its KL term is on). */
-export function wantsReference(config: LabConfig): boolean {
-  const { name, klCoef, beta } = config.algorithm;
-  return name === 'reinforce' ? klCoef > 0 : name === 'grpo' || name === 'rloo' ? beta > 0 : name === 'dpo';
-}
-
 /** The run's algorithm (`algorithm.name`) on its policy. */
-export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Grammar<unknown>, reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens): PolicyAlgorithm {
-  const settings = config.algorithm;
-  if (settings.name === 'grpo') {
-    return adapt(new Grpo(policy, grammar, settings, maxTokens, reference), (stats) => ({
-      loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, kl: stats.kl, clipRatio: stats.clipRatio,
-    }));
-  }
-  if (settings.name === 'rloo') {
-    return adapt(new Rloo(policy, grammar, settings, reference), (stats) => ({
-      loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, kl: stats.kl,
-    }));
-  }
-  if (settings.name === 'dpo') {
-    if (!reference) throw new Error('dpo needs a reference policy');
-    const dpo = new Dpo(policy, grammar, settings, reference);
-    const update = (stats: Awaited<ReturnType<typeof dpo.step>>): PolicyUpdate => {
-      const { loss, gradNorm, skipped, reason, pairs, ...named } = stats;
-      // A batch with no pair has no figures to chart: only its count (0) is reported.
-      return { loss, gradNorm, skipped, reason, named: pairs > 0 ? { ...named, pairs } : { pairs } };
-    };
-    return { ...adapt(dpo, update), stepPairs: async (pairs) => update(await dpo.stepPairs(pairs)) };
-  }
-  if (settings.name === 'dqn') {
-    const dqn = new Dqn(policy, grammar, settings, config.run.seed);
-    return { ...adapt(dqn, ({ loss, gradNorm, skipped, reason, named }) => ({ loss, gradNorm, skipped, reason, named })), samplingEpsilon: () => dqn.samplingEpsilon() };
-  }
-  if (settings.name === 'reinforce_monarch') {
-    return adapt(new TokenMeanReinforce(policy, grammar, settings), (stats) => ({
-      loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, importanceWeight: stats.importanceWeight, baseline: stats.baseline,
-    }));
-  }
-  return adapt(new Reinforce(policy, grammar, settings, reference), (stats) => ({
-    loss: stats.loss, gradNorm: stats.gradNorm, skipped: stats.skipped, reason: stats.reason, entropy: stats.entropy, kl: stats.kl,
-  }));
+export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Task<unknown>['grammar'], reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens, log?: (text: string) => void): PolicyAlgorithm {
+  return algorithmDefinition(config.algorithm.name).create({ config, policy, grammar, reference, maxTokens, log });
 }
-
-/** An algorithm class as the loop sees it: its own statistics mapped to a PolicyUpdate. */
-function adapt<S>(algorithm: Omit<PolicyAlgorithm, 'step'> & { step(episodes: readonly Episode[]): Promise<S> }, stats: (raw: S) => PolicyUpdate): PolicyAlgorithm {
-  return {
-    optimizer: algorithm.optimizer,
-    get baseline() {
-      return algorithm.baseline;
-    },
-    setBaseline: (value) => algorithm.setBaseline(value),
-    optimizerWeights: () => algorithm.optimizerWeights(),
-    setOptimizerWeights: (state) => algorithm.setOptimizerWeights(state),
-    dispose: () => algorithm.dispose(),
-    step: async (episodes) => stats(await algorithm.step(episodes)),
-  };
-}
-
-/** A batch drawn for one step: its items, prompts and samples (from this thread or the generators). */
-interface Drawn<Item> {
-  itemIndices: number[];
-  batch: Item[];
-  prompts: number[][];
-  samples: SampledSequence[];
-  /** Weights version each sample was written with (generators only). */
-  versions?: number[];
-  generationsPerSecond?: number;
-  sampleMs: number;
-}
-
-const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
 
 /**
  * The weights of a checkpoint, validated for a model of `config` and the task's vocabulary, before
@@ -216,6 +114,42 @@ async function decodeCompatible(bytes: Uint8Array, config: LabConfig, vocab: { s
   return decoded;
 }
 
+/** A batch drawn for one step: its items, prompts and samples (from this thread or the generators). */
+interface Drawn<Item> {
+  itemIndices: number[];
+  batch: Item[];
+  prompts: number[][];
+  samples: SampledSequence[];
+  /** Weights version each sample was written with (generators only). */
+  versions?: number[];
+  generationsPerSecond?: number;
+  sampleMs: number;
+}
+
+const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+
+/** The policy, and the frozen reference when the algorithm needs one: a warm start's weights, else the initial ones for DPO. */
+async function makePolicies(config: LabConfig, task: Task<unknown>, deps: LoopDeps): Promise<{ policy: TransformerPolicy; reference?: TransformerPolicy }> {
+  const policyConfig = task.policyConfig(config);
+  const policy = new TransformerPolicy(policyConfig, config.run.seed);
+  const wanted = algorithmDefinition(config.algorithm.name).needsReference(config);
+  let reference: TransformerPolicy | undefined;
+  try {
+    if (deps.initFrom) policy.setWeights(await checkpointWeights(deps.initFrom, config, task.vocab));
+    if (wanted) {
+      reference = new TransformerPolicy(policyConfig, config.run.seed);
+      const from = deps.referenceFrom ?? deps.initFrom;
+      // No warm start: the policy's initial weights are the reference (DPO's implicit reward needs one).
+      reference.setWeights(from ? await checkpointWeights(from, config, task.vocab) : policy.getWeights());
+    }
+  } catch (error) {
+    policy.dispose();
+    reference?.dispose();
+    throw error;
+  }
+  return { policy, reference };
+}
+
 export async function createTrainingLoop<Item, S extends Scored>(
   config: LabConfig,
   task: Task<Item, S>,
@@ -226,73 +160,37 @@ export async function createTrainingLoop<Item, S extends Scored>(
   if (problem) throw new Error(problem);
   const items = task.trainingItems(train);
   const { grammar } = task;
-  const policyConfig = task.policyConfig(config);
+  const definition = algorithmDefinition(config.algorithm.name);
+  const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
   // Refused before anything is made: a batch past the heap aborts inside wasm with no word of why.
-  checkUpdateFits(policyConfig, task.maxTokens ?? config.model.maxProgramTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
-  const policy = new TransformerPolicy(policyConfig, config.run.seed);
-  let reference: TransformerPolicy | undefined;
-  if (deps.initFrom) {
-    const weights = await checkpointWeights(deps.initFrom, config, task.vocab);
-    policy.setWeights(weights);
-    if (wantsReference(config)) {
-      reference = new TransformerPolicy(policyConfig, config.run.seed);
-      reference.setWeights(deps.referenceFrom ? await checkpointWeights(deps.referenceFrom, config, task.vocab) : weights);
-    }
-  }
-  if (config.algorithm.name === 'dpo' && !reference) {
-    // No warm start: the policy's initial weights are DPO's reference.
-    reference = new TransformerPolicy(policyConfig, config.run.seed);
-    reference.setWeights(policy.getWeights());
-  }
+  checkUpdateFits(task.policyConfig(config), maxTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const preferences = deps.preferences;
-  if (preferences && config.algorithm.name !== 'dpo') throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
+  const { policy, reference } = await makePolicies(config, task as Task<unknown>, deps);
+  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog);
+  if (preferences && !algorithm.updatePairs) throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
   if (preferences?.length === 0) throw new Error('the preference file holds no valid pair');
   if (config.algorithm.name === 'dpo' && !preferences && config.algorithm.groupSize < 2) {
     throw new Error(`algorithm.groupSize (${config.algorithm.groupSize}) must be at least 2 for dpo on its own samples: a pair is two programs sampled for one prompt (or give a preference file)`);
   }
-  const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
-  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens);
   let rng = new Rng(config.run.seed);
   // Generated items (task.sampleItems) come from a stream of their own, so the sampler's stays as it was.
   let itemRng = new Rng(config.run.seed ^ 0x17e45);
-  // Generator workers sample from the policy's softmax; DQN acts epsilon-greedily, so it samples on this thread.
-  const generators = config.algorithm.name === 'dqn' ? undefined : deps.generators;
-  if (deps.generators && !generators) deps.onLog?.('dqn samples epsilon-greedily in the trainer: the generator workers stay idle');
+  // An algorithm that samples on the trainer (dqn, epsilon-greedy) leaves the generator workers idle.
+  const generators = definition.samplesOnTrainer ? undefined : deps.generators;
+  if (deps.generators && !generators) deps.onLog?.(`${definition.name} samples on the trainer: the generator workers stay idle`);
   let version = 0;
   let pending: Promise<Drawn<Item>> | null = null;
   let globalStep = 0;
-  // Data order: a seeded permutation per epoch; the cursor is saved in checkpoints.
-  let epoch = 0;
-  let cursor = 0;
-  // A curriculum samples from the easiest `pool` items, widening as the policy succeeds.
-  const curriculum = preferences ? undefined : task.curriculum?.(items.length);
-  let pool = preferences ? preferences.length : curriculum ? Math.min(items.length, curriculum.start) : items.length;
-  let order = permutation(pool, config.run.seed);
+  // A curriculum samples from the easiest items first, widening as the policy succeeds.
+  const order = new ItemOrder(preferences ? preferences.length : items.length, config.run.seed, preferences ? undefined : task.curriculum?.(items.length));
   let wallBefore = 0; // wall time of the run before this process (from a resumed checkpoint)
   const startedAt = performance.now();
-
-  function permutation(n: number, seed: number): number[] {
-    return new Rng(seed).shuffle(Array.from({ length: n }, (_, i) => i));
-  }
-
-  function nextItems(count: number): number[] {
-    const picked: number[] = [];
-    while (picked.length < count) {
-      if (cursor >= order.length) {
-        epoch += 1;
-        cursor = 0;
-        order = permutation(pool, config.run.seed + epoch);
-      }
-      picked.push(order[cursor++]);
-    }
-    return picked;
-  }
 
   /** The generators hold the trainer's weights under a new version. */
   async function syncGenerators(): Promise<void> {
     if (!generators) return;
     if (version === 0) {
-      await generators.pool.start({ policy: policyConfig, grammar: task.grammarSpec, maxTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, padToken: task.padToken });
+      await generators.pool.start({ policy: task.policyConfig(config), grammar: task.grammarSpec, maxTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, padToken: task.padToken });
     }
     generators.pool.sync(policy.getWeights(), ++version);
   }
@@ -308,7 +206,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       batch = fresh.flatMap((item) => Array(groupSize).fill(item) as Item[]);
       itemIndices = batch.map((_, i) => Math.floor(i / groupSize));
     } else {
-      itemIndices = nextItems(groups).flatMap((index) => Array(groupSize).fill(index) as number[]);
+      itemIndices = order.next(groups).flatMap((index) => Array(groupSize).fill(index) as number[]);
       batch = itemIndices.map((index) => items[index]);
     }
     const prompts = batch.map((item) => task.prompt(item));
@@ -319,15 +217,13 @@ export async function createTrainingLoop<Item, S extends Scored>(
       const samples = generated.samples.map((sample) => ({ ...sample, alternatives: undefined }));
       return { itemIndices, batch, prompts, samples, versions: generated.versions, generationsPerSecond: generated.generationsPerSecond, sampleMs: performance.now() - sampleStart };
     }
-    // DQN acts epsilon-greedily on its Q-values (the policy's logits); the others sample.
-    const epsilon = algorithm.samplingEpsilon?.();
     const samples = await sampleBatch(policy, grammar, prompts, {
       maxTokens,
       temperature: config.algorithm.temperature,
       rng,
       padToken: task.padToken,
       alternatives: task.sampleAlternatives?.() ?? 0,
-      ...(epsilon !== undefined ? { greedy: true, epsilon } : {}),
+      ...algorithm.sampling?.(),
     });
     return { itemIndices, batch, prompts, samples, sampleMs: performance.now() - sampleStart };
   }
@@ -348,17 +244,17 @@ export async function createTrainingLoop<Item, S extends Scored>(
     return { scored, scores: judged.map((_, i) => byRow.get(i)), mean: mean(values), taskMean: mean(judged.map((s) => s.reward)) };
   }
 
-  /** A step of DPO on the preference file: no sampling, no sandbox. */
+  /** A step on the preference file (dpo): no sampling, no sandbox. */
   async function preferenceStep(pairs: readonly TokenPair[]): Promise<StepResult> {
     const stepStart = performance.now();
-    const batch = nextItems(Math.min(config.algorithm.batchSize, pairs.length)).map((index) => pairs[index]);
-    const update = await algorithm.stepPairs!(batch);
+    const batch = order.next(Math.min(config.algorithm.batchSize, pairs.length)).map((index) => pairs[index]);
+    const update = await algorithm.updatePairs!(batch);
     const updateMs = performance.now() - stepStart;
     globalStep += 1;
     if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
     return {
       step: globalStep,
-      metrics: { ...update.named, policy_loss: update.loss, grad_norm: update.gradNorm, learning_rate: algorithm.optimizer.learningRate, update_ms: updateMs, step_ms: performance.now() - stepStart, epoch },
+      metrics: { ...update.metrics, policy_loss: update.loss, grad_norm: update.gradNorm, learning_rate: algorithm.optimizer.learningRate, update_ms: updateMs, step_ms: performance.now() - stepStart, epoch: order.epoch },
       samples: [],
       skipped: update.skipped,
       reason: update.reason,
@@ -374,8 +270,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     pending = null;
     // A request still in flight when the run stops must not surface as an unhandled rejection.
     if (generators?.overlap) (pending = draw()).catch(() => undefined);
-    const { itemIndices, batch, prompts, samples, sampleMs } = drawn;
-    const tokensSampled = samples.reduce((sum, s) => sum + s.tokens.length, 0);
+    const { batch, prompts, samples } = drawn;
 
     const evalStart = performance.now();
     const context = { pool: deps.pool, seed: config.run.seed + globalStep };
@@ -391,66 +286,27 @@ export async function createTrainingLoop<Item, S extends Scored>(
     const demos = task.demonstrations ? await task.demonstrations(batch, prompts, samples, scored, groupSize, context) : [];
     episodes.push(...demos);
     const updateStart = performance.now();
-    const update: PolicyUpdate = episodes.length ? await algorithm.step(episodes) : { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no episode to learn from' };
+    const update: PolicyUpdate = episodes.length ? await algorithm.update(episodes) : { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no episode to learn from', metrics: {} };
     const updateMs = performance.now() - updateStart;
     globalStep += 1;
     if (generators && !update.skipped) await syncGenerators();
 
-    const rewards = scored.filter((_, i) => judged[i]).map((s) => s.reward);
     const successRate = scored.filter((s) => s.correct).length / scored.length;
-    if (curriculum && pool < items.length && successRate >= curriculum.widenAt) {
-      pool = Math.min(items.length, pool + curriculum.step);
-      epoch += 1; // a new pass over the wider pool
-      cursor = 0;
-      order = permutation(pool, config.run.seed + epoch);
-    }
-    const metrics: Record<string, number> = {
-      avg_reward: mean(rewards),
-      ...(learned ? { reward_model: learned.mean, task_reward: learned.taskMean } : {}),
-      ...(task.demonstrations && (task.sampleAlternatives?.() ?? 0) > 0 ? { repair_demos: demos.length } : {}),
-      accuracy: successRate,
-      ...(curriculum ? { curriculum_pool: pool } : {}),
-      ...task.metrics(batch, scored, groupSize),
-      policy_loss: update.loss,
-      ...(update.entropy !== undefined ? { entropy: update.entropy } : {}),
-      ...(update.kl !== undefined ? { kl: update.kl } : {}),
-      ...(update.importanceWeight !== undefined ? { importance_weight: update.importanceWeight } : {}),
-      ...(update.baseline !== undefined ? { baseline: update.baseline } : {}),
-      ...(update.clipRatio !== undefined ? { clip_ratio: update.clipRatio } : {}),
-      ...update.named,
-      grad_norm: update.gradNorm,
-      learning_rate: algorithm.optimizer.learningRate,
-      ...(generators ? { generations_per_s: drawn.generationsPerSecond ?? 0, weights_version: version } : {}),
-      tokens_per_s: tokensSampled / (sampleMs / 1000),
-      evals_per_s: scored.length / (evalMs / 1000),
-      sample_ms: sampleMs,
-      eval_ms: evalMs,
-      update_ms: updateMs,
-      step_ms: performance.now() - stepStart,
-      epoch,
-    };
-    for (const kind of outcomeKinds) metrics[`outcome_${kind}`] = scored.filter((s) => s.outcome === kind).length;
-
-    const groupOf = (i: number) => (groupSize > 1 ? Math.floor(i / groupSize) : 0);
-    const groupMeans = new Map<number, number>();
-    for (const g of new Set(scored.map((_, i) => groupOf(i)))) groupMeans.set(g, mean(scored.filter((_, i) => groupOf(i) === g).map((s) => s.reward)));
-    const sampleRecords: SampleRecord[] = scored.map((s, i) => ({
-      step: globalStep,
-      itemIndex: itemIndices[i],
-      program: s.text,
-      outcome: s.outcome === 'incomplete' ? 'output_invalid' : s.outcome,
-      reward: s.reward,
-      correct: s.correct,
-      advantage: s.reward - groupMeans.get(groupOf(i))!,
-      ...(learned?.scores[i] !== undefined ? { rewardParts: { task: judgedByTask[i].reward, reward_model: learned.scores[i]! } } : {}),
-      ...task.sampleRecord(batch[i], s),
-    }));
+    order.observe(successRate);
+    const metrics = stepMetrics({
+      task, batch, scored, judged, groupSize, update, learned, demos: task.demonstrations && (task.sampleAlternatives?.() ?? 0) > 0 ? demos.length : undefined,
+      curriculumPool: order.curriculum ? order.pool : undefined,
+      learningRate: algorithm.optimizer.learningRate,
+      generators: generators ? { generationsPerSecond: drawn.generationsPerSecond ?? 0, version } : undefined,
+      timing: { samples, sampleMs: drawn.sampleMs, evalMs, updateMs, stepMs: performance.now() - stepStart },
+      epoch: order.epoch,
+    });
     if (metrics.outcome_infra_error > 0) deps.onLog?.(`step ${globalStep}: ${metrics.outcome_infra_error} sandbox failures (infra_error) kept out of the update`);
     if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
     return {
       step: globalStep,
       metrics,
-      samples: sampleRecords,
+      samples: stepSamples(task, globalStep, drawn.itemIndices, batch, scored, groupSize, learned ? { task: judgedByTask, model: learned.scores } : undefined),
       skipped: update.skipped,
       reason: update.reason,
       ...(generators ? { generators: generators.pool.statuses(), versions: drawn.versions } : {}),
@@ -467,13 +323,14 @@ export async function createTrainingLoop<Item, S extends Scored>(
         config,
         step: globalStep,
         rngState: rng.state(),
-        dataCursor: { epoch, cursor },
+        dataCursor: { epoch: order.epoch, cursor: order.cursor },
         vocab: task.vocab,
         extra: {
           baseline: algorithm.baseline,
           wallMs: wallBefore + performance.now() - startedAt,
-          ...(curriculum ? { curriculumPool: pool } : {}),
+          ...(order.curriculum ? { curriculumPool: order.pool } : {}),
           ...(task.sampleItems ? { itemRng: itemRng.state() } : {}),
+          ...(algorithm.state ? { algorithm: algorithm.state() } : {}),
         },
       },
       tensors,
@@ -484,27 +341,24 @@ export async function createTrainingLoop<Item, S extends Scored>(
     const { meta, tensors } = await decodeCompatible(bytes, config, task.vocab);
     const weights = tensorArrays(tensors, 'weights');
     const optimizer = tensorArrays(tensors, 'optimizer');
-    // Swap both in, or neither: a file whose optimizer state is bad must not leave new weights behind.
-    const before = { weights: policy.getWeights(), optimizer: algorithm.optimizerWeights() };
+    const extra = meta.extra as { baseline?: number; wallMs?: number; curriculumPool?: number; itemRng?: RngState; algorithm?: unknown } | undefined;
+    // Swap all of it in, or none: a file whose optimizer or algorithm state is bad must not leave new weights behind.
+    const before = { weights: policy.getWeights(), optimizer: algorithm.optimizerWeights(), state: algorithm.state?.() };
     try {
       policy.setWeights(weights);
       if (optimizer.length) algorithm.setOptimizerWeights(optimizer);
+      if (extra?.algorithm !== undefined) algorithm.restore?.(extra.algorithm);
     } catch (error) {
       policy.setWeights(before.weights);
       algorithm.setOptimizerWeights(before.optimizer);
+      if (before.state !== undefined) algorithm.restore?.(before.state);
       throw new CheckpointError((error as Error).message);
     }
     globalStep = meta.step;
     rng = new Rng(meta.rngState);
-    const extra = meta.extra as { baseline?: number; wallMs?: number; curriculumPool?: number; itemRng?: RngState } | undefined;
     if (task.sampleItems && Array.isArray(extra?.itemRng)) itemRng = new Rng(extra.itemRng);
     pending = null; // a batch drawn ahead belongs to the run being replaced
-    if (curriculum && Number.isInteger(extra?.curriculumPool)) pool = Math.max(1, Math.min(items.length, extra!.curriculumPool!));
-    if (meta.dataCursor) {
-      epoch = meta.dataCursor.epoch;
-      cursor = meta.dataCursor.cursor;
-      order = permutation(pool, config.run.seed + epoch);
-    }
+    if (meta.dataCursor) order.restore(meta.dataCursor, extra?.curriculumPool);
     if (typeof extra?.baseline === 'number' && Number.isFinite(extra.baseline)) algorithm.setBaseline(extra.baseline);
     if (typeof extra?.wallMs === 'number' && Number.isFinite(extra.wallMs)) wallBefore = extra.wallMs - (performance.now() - startedAt);
     if (generators && version > 0) await syncGenerators();

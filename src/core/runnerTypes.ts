@@ -4,7 +4,6 @@
  * that the CLI, the worker protocol and the UI store share.
  */
 import type { OutcomeKind } from './sandbox/outcome';
-import type { GeneratorStatus } from './generators';
 
 /** One metric value at one step (DESIGN: metrics are events appended to a log). */
 export interface MetricEvent {
@@ -64,3 +63,16 @@ export interface KtMetrics {
 }
 
 export type RunPhase = 'idle' | 'loading' | 'pretraining' | 'training' | 'paused' | 'evaluating' | 'saving' | 'stopped' | 'error';
+
+/** One generator worker's state, as the trainer sees it (generators.ts). */
+export interface GeneratorStatus {
+  id: number;
+  /** Version the generator holds (its last sync acknowledgement). */
+  version: number;
+  /** Version that produced its last batch. */
+  generatedWith: number;
+  skippedSyncs: number;
+  generated: number;
+  /** Generations per second of its last batch, measured inside the generator. */
+  generationsPerSecond: number;
+}

@@ -1,5 +1,7 @@
 /**
- * What a task is to the one training loop (loop.ts): the nanochat/CleanRL shape (CONVENTIONS 3).
+ * What a task is: its definition (`TaskDefinition`, one per task folder, listed in registry.ts)
+ * and, for one run, the object the one training loop (loop.ts) drives (`Task`), the
+ * nanochat/CleanRL shape.
  * A task knows its items, how an item becomes prompt tokens, the grammar its programs are
  * sampled under, how a batch of sampled programs is run in the sandbox and turned into outcomes
  * and rewards, and which metrics it reports. It never touches tensors or the DOM: the loop owns
@@ -8,7 +10,8 @@
  * Search at evaluation (Kolmogorov's repair and split) is a task's own business and stays in
  * its folder; the loop only trains.
  */
-import type { LabConfig } from './config';
+import type { z } from 'zod';
+import type { BaseConfig } from './configSections';
 import type { Grammar } from './grammar';
 import type { Episode } from './algorithms/reinforce';
 import type { TokenPair } from './algorithms/dpo';
@@ -18,7 +21,8 @@ import type { PolicyConfig } from './model/transformer';
 import type { SampleRecord } from './runnerTypes';
 import type { SandboxPool } from './sandbox/pool';
 import type { OutcomeKind } from './sandbox/outcome';
-import type { GrammarSpec } from './generators';
+import type { Prelude } from './sandbox/prelude';
+import type { TransformerPolicy } from './model/transformer';
 import type { Rng } from './rng';
 
 /** One sampled program as the task judged it. */
@@ -49,7 +53,7 @@ export interface Task<Item, S extends Scored = Scored> {
   /** The token fed to finished rows while others are still sampling (default 0). */
   readonly padToken?: number;
   /** The policy's shape for this task: the run's model fields with the task's vocabulary. */
-  policyConfig(config: LabConfig): PolicyConfig;
+  policyConfig(config: BaseConfig): PolicyConfig;
   /** The items RL samples from, made from the loaded training set (filters, pieces). */
   trainingItems(items: readonly Item[]): Item[];
   /** A task whose items are generated (the digit tasks): `count` fresh items, instead of a pass over a dataset. */
@@ -90,4 +94,140 @@ export interface Task<Item, S extends Scored = Scored> {
     groupSize: number,
     context: TaskContext,
   ): Promise<Episode[]>;
+}
+
+/** A task's grammar as a message can carry it (to generator workers): the task's name and its grammar's parameters. */
+export type GrammarSpec = { task: string } & Record<string, string | number | boolean>;
+
+/** A chart the page draws of a metric a run reports (ui/components/Charts.tsx draws them). */
+export interface ChartSpec {
+  name: string;
+  title: string;
+  /** What the curve means, in a sentence under the chart. */
+  caption: string;
+  /** Draw the dataset's gzip and LZMA rates beside it. */
+  references?: boolean;
+  /** Shown only once the metric has points (figures some runs report). */
+  optional?: boolean;
+}
+
+/** A search an evaluation can run: its name in the page and the CLI, and what the task does for it. */
+export interface SearchSpec {
+  name: string;
+  /** Programs sampled per item (1: greedy). */
+  k: number;
+  /** The task's own options of this search (Kolmogorov: repair, split). */
+  options?: Record<string, number | boolean>;
+}
+
+/** One held-out item of an evaluation: what was asked, what the policy wrote, and what it gave. */
+export interface EvaluatedItem {
+  /** The item's place in the held-out set (0-based). */
+  index: number;
+  /** The target as the page shows it: a sequence, an answer, a problem's name. */
+  target: string;
+  /** What the program gave (an output, an answer), or null when nothing ran. */
+  output: string | null;
+  program: string;
+  correct: boolean;
+  /** How the program did beyond right or wrong (bits and search, tests passed, the question). */
+  detail: string;
+}
+
+/** A task's held-out evaluation of a policy, in terms every tool reads. */
+export interface TaskEvaluation {
+  n: number;
+  /** The headline figure (higher is better): accuracy, or the share of problems solved. */
+  score: number;
+  /** Named figures (accuracy, compression_rate, pass_at_1, format_compliance, ...), as metric names. */
+  metrics: Record<string, number>;
+  items: EvaluatedItem[];
+  /** The task's whole result, as `eval --json` and logs/eval_results.json write it. */
+  json: Record<string, unknown>;
+  /** One line for a log. */
+  summary: string;
+}
+
+export interface EvaluationContext<C extends BaseConfig = BaseConfig> {
+  policy: TransformerPolicy;
+  config: C;
+  pool: SandboxPool;
+  /** Items done of the total, for a progress bar; it may throw to cancel. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Where a task's items come from: files a user gives (parsed on any platform), or a generator. */
+export type ItemSource<Item> =
+  | {
+      kind: 'file';
+      /** What the items are called ("sequences", "problems"). */
+      itemName: string;
+      /** Whether the first bytes of a file (as text) look like this task's items. */
+      sniff(head: string): boolean;
+      /** How the file is read: JSONL one record a line (streamed), or the whole text at once. */
+      format: 'jsonl' | 'text';
+      /** One JSONL line's value as an item (throws a reason); with format 'jsonl'. */
+      parseRecord?(value: unknown): Item;
+      /** A whole file's items and per-item errors; with format 'text'. */
+      parseText?(text: string): { items: Item[]; errors: { where: string; index: number; reason: string }[] };
+      /** The shipped files, by role, relative to the repository (the page fetches them by these names). */
+      shipped: { train: string; heldout: string };
+      /** A short preview of an item for the page's dataset panel. */
+      preview(item: Item): { label: string; detail: string };
+    }
+  | {
+      kind: 'generated';
+      itemName: string;
+      /** The held-out items of a run (never trained on): generated from their own seed. */
+      heldout(config: BaseConfig): Item[];
+    };
+
+/** A supervised warm start from the task's own generator (pretraining): batches of (prompt, program tokens). */
+export interface WarmStart {
+  /** The learning rate of the warm start (its own, where the task has one). */
+  learningRate(config: BaseConfig): number;
+  /** A source of batches; `exclude` are the held-out items, never trained on. */
+  batches(config: BaseConfig, heldout: readonly unknown[]): (size: number) => { prompt: number[]; tokens: number[] }[];
+  /** Whether the page runs it before RL on Train (the digit tasks: a fresh policy cannot answer at all). */
+  beforeTraining?: boolean;
+  /** Steps the page's warm start takes (beforeTraining tasks); otherwise the user chooses. */
+  steps?(config: BaseConfig): number;
+}
+
+/**
+ * A task, as generic code (the loop's callers, the worker, the page, the CLI, export) sees it:
+ * one folder exports one of these, and registry.ts lists them. Generic code looks a task up by
+ * name and imports no task folder.
+ */
+export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
+  readonly name: string;
+  /** One line: what the policy writes, for help and the page. */
+  readonly doc: string;
+  /** Config fields only this task reads, by section (registry.ts assembles the schema). */
+  readonly fields?: { task?: z.ZodRawShape; model?: z.ZodRawShape; algorithm?: z.ZodRawShape; section?: { name: string; shape: z.ZodRawShape } };
+  /** Its values for shared fields where the lab's default would not suit it (the shipped model's shape, say). */
+  readonly defaults?: Record<string, Record<string, unknown>>;
+  /** The algorithm a run of this task gets unless one is given. */
+  readonly defaultAlgorithm?: string;
+  /** Whether its programs run in the sandbox (the sandbox section applies). */
+  readonly sandboxed: boolean;
+  /** The sandbox prelude its programs run with, registered under the task's name. */
+  readonly prelude?: Prelude;
+  /** What makes a config unusable for this task beyond each field's range, or null. */
+  check?(config: C): string | null;
+  policyConfig(config: C): PolicyConfig;
+  /** The run's task: `heldout` are the held-out items, which training never samples. */
+  createTask(config: C, heldout: readonly Item[]): Task<Item>;
+  /** The grammar of this config's programs as a message carries it, and back. */
+  grammarSpec(config: C): GrammarSpec;
+  grammarFromSpec(spec: GrammarSpec): Grammar<unknown>;
+  /** Each token's text, for export's vocab.json. */
+  tokenText(token: number): string;
+  readonly data: ItemSource<Item>;
+  /** The searches an evaluation offers, cheapest first (the first is greedy). */
+  readonly searches: readonly SearchSpec[];
+  evaluate(context: EvaluationContext<C>, items: readonly Item[], options: { limit?: number; search: SearchSpec }): Promise<TaskEvaluation>;
+  /** The charts of its training figures, in order (the algorithm's follow). */
+  readonly charts: readonly ChartSpec[];
+  readonly warmStart?: WarmStart;
 }

@@ -22,14 +22,21 @@
  * gradient; a pair file's can be kept across epochs (`referenceCache`).
  */
 import * as tf from '@tensorflow/tfjs';
-import type { AlgorithmConfig } from '../config';
+import { z } from 'zod';
+import type { AlgorithmDefinition, PolicyUpdate } from '../algorithm';
+import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbSums, type SequenceBatch } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 import type { Episode } from './reinforce';
 
-export type DpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'gradClip' | 'beta' | 'dpoLossType' | 'gradientAccumulationSteps'>;
+/** dpo's own field (TRL's DPOConfig loss_type); it also reads the shared beta. */
+export const dpoFields = {
+  dpoLossType: z.enum(['sigmoid', 'ipo', 'hinge']).default('sigmoid').describe('dpo: the loss of a pair from h, its log-ratio margin over the reference: -log sigmoid(beta h) (sigmoid, the paper\'s), (h - 1/(2 beta))^2 (ipo), max(0, 1 - beta h) (hinge). TRL\'s loss_type.'),
+};
+
+export type DpoConfig = Pick<AlgorithmCommonConfig & Infer<typeof dpoFields>, 'learningRate' | 'gradClip' | 'beta' | 'dpoLossType' | 'gradientAccumulationSteps'>;
 export type DpoLossType = DpoConfig['dpoLossType'];
 
 /** One preference pair in tokens: the prompt and two programs for it. */
@@ -222,3 +229,42 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
     }
   }
 }
+
+type DpoRun = BaseConfig & { algorithm: DpoConfig };
+
+/** A DPO step's statistics as a PolicyUpdate: a batch with no pair has no figures to chart, only its count (0). */
+function dpoUpdate({ loss, gradNorm, skipped, reason, pairs, ...named }: DpoStats): PolicyUpdate {
+  return { loss, gradNorm, skipped, reason, metrics: pairs > 0 ? { ...named, pairs } : { pairs } };
+}
+
+export const dpo: AlgorithmDefinition<DpoRun> = {
+  name: 'dpo',
+  doc: 'DPO (TRL\'s DPOTrainer): preference pairs (the best correct program of a group over the worst, or a pair file) against a frozen reference, scaled by beta.',
+  fields: dpoFields,
+  reads: ['beta'],
+  // TRL's DPOConfig beta; a pair needs two programs of one prompt.
+  defaults: { algorithm: { beta: 0.1, groupSize: 4 } },
+  accumulates: true,
+  charts: [
+    { name: 'rewards/accuracies', title: 'rewards/accuracies (dpo)', optional: true, caption: 'Share of preference pairs whose chosen program the policy favours more than the reference does.' },
+    { name: 'rewards/margins', title: 'rewards/margins (dpo)', optional: true, caption: 'Mean implicit reward of the chosen program minus the rejected one: beta times the log-ratio to the reference.' },
+    { name: 'logps/chosen', title: 'logps/chosen (dpo)', optional: true, caption: 'Log-probability of the chosen programs under the policy; a fall in both this and logps/rejected is DPO\'s known drift.' },
+    { name: 'logps/rejected', title: 'logps/rejected (dpo)', optional: true, caption: 'Log-probability of the rejected programs under the policy.' },
+  ],
+  check: (config) => (config.algorithm.beta > 0 ? null : 'algorithm.beta must be above 0 for dpo (it scales the implicit reward): try 0.1, TRL\'s default'),
+  needsReference: () => true,
+  create({ config, policy, grammar, reference }) {
+    if (!reference) throw new Error('dpo needs a reference policy');
+    const algorithm = new Dpo(policy, grammar, config.algorithm, reference);
+    return {
+      optimizer: algorithm.optimizer,
+      baseline: undefined,
+      setBaseline: () => undefined,
+      optimizerWeights: () => algorithm.optimizerWeights(),
+      setOptimizerWeights: (state) => algorithm.setOptimizerWeights(state),
+      dispose: () => algorithm.dispose(),
+      update: async (episodes) => dpoUpdate(await algorithm.step(episodes)),
+      updatePairs: async (pairs) => dpoUpdate(await algorithm.stepPairs(pairs)),
+    };
+  },
+};

@@ -21,8 +21,10 @@
  * the optimizer's state (`target/...`, `dueling/...`).
  */
 import * as tf from '@tensorflow/tfjs';
+import { z } from 'zod';
 import { variableFrom } from '../model/variable';
-import type { AlgorithmConfig } from '../config';
+import type { AlgorithmDefinition } from '../algorithm';
+import { int, type AlgorithmCommonConfig, type BaseConfig, type Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { leftPad } from '../model/sampler';
@@ -31,8 +33,31 @@ import { TransformerPolicy, type WeightArray } from '../model/transformer';
 import { Rng } from '../rng';
 import type { Episode } from './reinforce';
 
+/** dqn's own fields (the DQN seed's and CleanRL's names); it also reads the shared gamma. */
+export const dqnFields = {
+  bufferSize: int(16, 1_000_000).default(20_000).describe('dqn: replay buffer capacity, in transitions (one per token written).'),
+  learningStarts: int(0, 1_000_000).default(500).describe('dqn: transitions in the buffer before the first update.'),
+  trainFrequency: int(1, 100_000).default(64).describe('dqn: one update per this many transitions added (CleanRL\'s train_frequency; a batch of 32 ten-token programs is 320).'),
+  dqnBatchSize: int(1, 1024).default(32).describe('dqn: transitions per update.'),
+  targetNetworkFrequency: int(1, 100_000).default(100).describe('dqn: updates between target-network syncs.'),
+  tau: z.number().min(0).max(1).default(1).describe('dqn: target sync weight (1 = copy, CleanRL\'s hard update; below 1 = Polyak averaging at every sync).'),
+  doubleDqn: z.boolean().default(true).describe('dqn: the online network picks the next action, the target network values it (van Hasselt et al. 2016).'),
+  dueling: z.boolean().default(true).describe('dqn: Q = V + A - mean of A over the allowed tokens (Wang et al. 2016), a value head beside the token head.'),
+  tdLoss: z.enum(['huber', 'mse']).default('huber').describe('dqn: loss of the TD error.'),
+  epsilonSchedule: z.enum(['exponential', 'linear']).default('exponential').describe('dqn: epsilon x epsilonDecay per episode (the seed\'s), or a straight line over explorationSteps transitions (CleanRL\'s).'),
+  epsilonStart: z.number().min(0).max(1).default(1).describe('dqn: exploration rate at the start.'),
+  epsilonEnd: z.number().min(0).max(1).default(0.01).describe('dqn: the lowest exploration rate.'),
+  epsilonDecay: z.number().min(0).max(1).default(0.995).describe('dqn, exponential schedule: epsilon is multiplied by this per episode (program).'),
+  explorationSteps: int(1, 10_000_000).default(20_000).describe('dqn, linear schedule: transitions over which epsilon goes from start to end.'),
+  prioritized: z.boolean().default(false).describe('dqn: prioritized replay (Schaul et al. 2016): transitions drawn by |TD error|^alpha, updates weighted by importance.'),
+  priorityAlpha: z.number().min(0).max(1).default(0.6).describe('dqn, prioritized: how much priorities count (0 = uniform).'),
+  priorityBeta: z.number().min(0).max(1).default(0.4).describe('dqn, prioritized: importance-weight exponent at the start, annealed to 1 over priorityBetaUpdates.'),
+  priorityBetaUpdates: int(1, 10_000_000).default(2_000).describe('dqn, prioritized: updates over which beta reaches 1.'),
+  nStep: int(1, 16).default(1).describe('dqn: n-step returns (rewards over n tokens, then the bootstrapped value).'),
+};
+
 export type DqnConfig = Pick<
-  AlgorithmConfig,
+  AlgorithmCommonConfig & Infer<typeof dqnFields>,
   | 'learningRate' | 'gradClip' | 'gamma' | 'bufferSize' | 'learningStarts' | 'trainFrequency' | 'dqnBatchSize' | 'targetNetworkFrequency' | 'tau'
   | 'doubleDqn' | 'dueling' | 'tdLoss' | 'epsilonSchedule' | 'epsilonStart' | 'epsilonEnd' | 'epsilonDecay' | 'explorationSteps'
   | 'prioritized' | 'priorityAlpha' | 'priorityBeta' | 'priorityBetaUpdates' | 'nStep'
@@ -407,3 +432,38 @@ export class Dqn<S = unknown> {
     tf.dispose([...(this.valueW ? [this.valueW, this.valueB!] : []), ...(this.targetValue ?? [])]);
   }
 }
+
+type DqnRun = BaseConfig & { algorithm: DqnConfig };
+
+export const dqn: AlgorithmDefinition<DqnRun> = {
+  name: 'dqn',
+  doc: 'DQN over tokens (the DQN code-generation seed, CleanRL\'s dqn.py): double, dueling, replay (uniform or prioritized), n-step, a target network, epsilon-greedy.',
+  fields: dqnFields,
+  reads: ['gamma'],
+  accumulates: false,
+  samplesOnTrainer: true,
+  charts: [
+    { name: 'losses/td_loss', title: 'losses/td_loss (dqn)', optional: true, caption: 'The Q-network\'s TD error loss (Huber or squared) on replayed transitions; it need not fall steadily, as the targets move with the network.' },
+    { name: 'losses/q_values', title: 'losses/q_values (dqn)', optional: true, caption: 'Mean Q-value of the tokens taken in the replayed transitions: it should approach the discounted reward the programs earn.' },
+    { name: 'charts/epsilon', title: 'charts/epsilon (dqn)', optional: true, caption: 'The exploration rate: the share of tokens drawn at random instead of the Q-network\'s best.' },
+    { name: 'charts/episodic_return', title: 'charts/episodic_return (dqn)', optional: true, caption: 'Mean reward of the programs written at each step, exploration included.' },
+  ],
+  needsReference: () => false,
+  create({ config, policy, grammar }) {
+    const algorithm = new Dqn(policy, grammar, config.algorithm, config.run.seed);
+    return {
+      optimizer: algorithm.optimizer,
+      baseline: undefined,
+      setBaseline: () => undefined,
+      optimizerWeights: () => algorithm.optimizerWeights(),
+      setOptimizerWeights: (state) => algorithm.setOptimizerWeights(state),
+      dispose: () => algorithm.dispose(),
+      update: async (episodes) => {
+        const { loss, gradNorm, skipped, reason, named } = await algorithm.step(episodes);
+        return { loss, gradNorm, skipped, reason, metrics: named };
+      },
+      // It acts epsilon-greedily on its Q-values (the policy's logits).
+      sampling: () => ({ greedy: true, epsilon: algorithm.samplingEpsilon() }),
+    };
+  },
+};

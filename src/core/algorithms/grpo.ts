@@ -15,14 +15,24 @@
  * probabilities (the sampler's log-probabilities, `Episode.behaviourLogProbs`).
  */
 import * as tf from '@tensorflow/tfjs';
-import type { AlgorithmConfig } from '../config';
+import { z } from 'zod';
+import { asPolicyAlgorithm, klChart, type AlgorithmDefinition } from '../algorithm';
+import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programTokenLogProbs, type SequenceBatch } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 import type { Episode } from './reinforce';
 
-export type GrpoConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'epsilon' | 'epsilonHigh' | 'scaleRewards' | 'lossType' | 'numIterations' | 'gradientAccumulationSteps'>;
+/** grpo's own fields (TRL's GRPOConfig names); it also reads the shared beta and numIterations. */
+export const grpoFields = {
+  epsilon: z.number().min(0).max(1).default(0.2).describe('grpo: the probability ratio is clipped to [1 - epsilon, 1 + epsilonHigh].'),
+  epsilonHigh: z.number().min(0).max(10).default(0.2).describe('grpo: upper clip of the ratio (DAPO\'s clip-higher when above epsilon).'),
+  scaleRewards: z.enum(['group', 'batch', 'none']).default('group').describe('grpo: advantages are reward minus the group mean, divided by the group\'s std (group), the batch\'s std (batch), or not divided (none).'),
+  lossType: z.enum(['grpo', 'dr_grpo', 'dapo']).default('grpo').describe('grpo: how token losses average: per sequence then over sequences (grpo), summed over the batch and divided by batch x max program tokens (dr_grpo), or over all tokens of the batch (dapo).'),
+};
+
+export type GrpoConfig = Pick<AlgorithmCommonConfig & Infer<typeof grpoFields>, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'epsilon' | 'epsilonHigh' | 'scaleRewards' | 'lossType' | 'numIterations' | 'gradientAccumulationSteps'>;
 
 export interface GrpoStats {
   loss: number;
@@ -171,3 +181,24 @@ export class Grpo<S = unknown> extends AdamAlgorithm {
   }
 }
 
+
+type GrpoRun = BaseConfig & { algorithm: GrpoConfig };
+
+export const grpo: AlgorithmDefinition<GrpoRun> = {
+  name: 'grpo',
+  doc: 'GRPO (TRL\'s GRPOTrainer): rewards normalised within each group, a clipped-ratio step, a k3 KL to the warm start weighted by beta.',
+  fields: grpoFields,
+  reads: ['beta', 'numIterations'],
+  // TRL's GRPOConfig: beta 0 (no reference model), num_generations 8; groups of 4 suit batches of 32 here.
+  defaults: { algorithm: { groupSize: 4 } },
+  accumulates: true,
+  charts: [
+    klChart,
+    { name: 'clip_ratio', title: 'clipped share (grpo)', optional: true, caption: 'Share of tokens whose probability ratio to the sampler\'s was clipped: high means the update moves further than epsilon allows.' },
+  ],
+  needsReference: (config) => config.algorithm.beta > 0,
+  create: ({ config, policy, grammar, reference, maxTokens }) =>
+    asPolicyAlgorithm(new Grpo(policy, grammar, config.algorithm, maxTokens, reference), ({ loss, gradNorm, skipped, reason, kl, clipRatio }) => ({
+      loss, gradNorm, skipped, reason, metrics: { kl, clip_ratio: clipRatio },
+    })),
+};

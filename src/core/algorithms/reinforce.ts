@@ -12,14 +12,23 @@
  * temperature-scaled distribution the sampler drew from.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { AlgorithmConfig } from '../config';
+import { z } from 'zod';
+import { asPolicyAlgorithm, type AlgorithmDefinition } from '../algorithm';
+import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
+/** reinforce's own fields; it also reads the shared gamma and baselineMomentum. */
+export const reinforceFields = {
+  normalizeReturns: z.boolean().default(true).describe('Normalise returns to zero mean and unit variance per batch.'),
+  entropyCoef: z.number().min(0).default(0.001).describe('Weight of the entropy bonus.'),
+  klCoef: z.number().min(0).default(0).describe('Weight of the KL penalty to the reference (warm-start) policy.'),
+};
+
 export type ReinforceConfig = Pick<
-  AlgorithmConfig,
+  AlgorithmCommonConfig & Infer<typeof reinforceFields>,
   'learningRate' | 'gamma' | 'normalizeReturns' | 'baselineMomentum' | 'entropyCoef' | 'klCoef' | 'groupSize' | 'temperature' | 'gradClip' | 'gradientAccumulationSteps'
 >;
 
@@ -189,3 +198,21 @@ export class Reinforce<S = unknown> {
     this.optimizer.dispose();
   }
 }
+
+type ReinforceRun = BaseConfig & { algorithm: ReinforceConfig };
+
+export const reinforce: AlgorithmDefinition<ReinforceRun> = {
+  name: 'reinforce',
+  doc: 'REINFORCE as the KoLMogorov seed writes it: returns discounted over program lines, normalised, an entropy bonus, a KL to the warm start, a group-mean baseline with groupSize > 1.',
+  fields: reinforceFields,
+  reads: ['gamma', 'baselineMomentum'],
+  accumulates: true,
+  charts: [
+    { name: 'entropy', title: 'entropy', optional: true, caption: 'How spread the policy\'s choices are (nats per token): it falls as the policy grows sure; a collapse to 0 stops exploration.' },
+  ],
+  needsReference: (config) => config.algorithm.klCoef > 0,
+  create: ({ config, policy, grammar, reference }) =>
+    asPolicyAlgorithm(new Reinforce(policy, grammar, config.algorithm, reference), ({ loss, gradNorm, skipped, reason, entropy, kl }) => ({
+      loss, gradNorm, skipped, reason, metrics: { entropy, kl },
+    })),
+};

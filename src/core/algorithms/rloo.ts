@@ -10,7 +10,8 @@
  * A group of one has no other program to compare with: its advantage is 0.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { AlgorithmConfig } from '../config';
+import { asPolicyAlgorithm, klChart, type AlgorithmDefinition } from '../algorithm';
+import type { AlgorithmCommonConfig, BaseConfig } from '../configSections';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programTokenLogProbs } from '../model/training';
@@ -18,7 +19,7 @@ import type { TransformerPolicy } from '../model/transformer';
 import { behaviourTensor } from './grpo';
 import type { Episode } from './reinforce';
 
-export type RlooConfig = Pick<AlgorithmConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'numIterations' | 'gradientAccumulationSteps'>;
+export type RlooConfig = Pick<AlgorithmCommonConfig, 'learningRate' | 'groupSize' | 'temperature' | 'gradClip' | 'beta' | 'numIterations' | 'gradientAccumulationSteps'>;
 
 export interface RlooStats {
   loss: number;
@@ -106,3 +107,19 @@ export class Rloo<S = unknown> extends AdamAlgorithm {
     }
   }
 }
+
+type RlooRun = BaseConfig & { algorithm: RlooConfig };
+
+export const rloo: AlgorithmDefinition<RlooRun> = {
+  name: 'rloo',
+  doc: 'RLOO (TRL\'s RLOOTrainer): each program against the mean of the others of its group, the KL to the warm start folded into its reward.',
+  reads: ['beta', 'numIterations'],
+  defaults: { algorithm: { groupSize: 4 } },
+  accumulates: true,
+  charts: [klChart],
+  needsReference: (config) => config.algorithm.beta > 0,
+  create: ({ config, policy, grammar, reference }) =>
+    asPolicyAlgorithm(new Rloo(policy, grammar, config.algorithm, reference), ({ loss, gradNorm, skipped, reason, kl }) => ({
+      loss, gradNorm, skipped, reason, metrics: { kl },
+    })),
+};

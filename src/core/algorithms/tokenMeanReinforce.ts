@@ -22,6 +22,8 @@
  * already left it (IMPALA's truncated importance sampling, per token).
  */
 import * as tf from '@tensorflow/tfjs';
+import { asPolicyAlgorithm, type AlgorithmDefinition } from '../algorithm';
+import type { BaseConfig } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
@@ -169,3 +171,19 @@ function behaviourTensor(episodes: readonly TokenMeanEpisode[], P: number): tf.T
   });
   return tf.tensor2d(values, [episodes.length, P]);
 }
+
+export const reinforceMonarch: AlgorithmDefinition<BaseConfig> = {
+  name: 'reinforce_monarch',
+  doc: 'REINFORCE as the Monarch example writes it: per-token mean log-probability x (reward - EMA baseline), importance-weighted when generators sample with older weights.',
+  reads: ['baselineMomentum'],
+  accumulates: false,
+  charts: [
+    { name: 'baseline', title: 'baseline (EMA of the reward)', optional: true, caption: 'The moving average of the batch reward the advantages are taken against.' },
+    { name: 'importance_weight', title: 'importance weight', optional: true, caption: 'Mean truncated importance weight of the batch\'s tokens: 1 on-policy, below 1 when generators sample with older weights.' },
+  ],
+  needsReference: () => false,
+  create: ({ config, policy, grammar }) =>
+    asPolicyAlgorithm(new TokenMeanReinforce(policy, grammar, config.algorithm), ({ loss, gradNorm, skipped, reason, importanceWeight, baseline }) => ({
+      loss, gradNorm, skipped, reason, metrics: { importance_weight: importanceWeight, baseline },
+    })),
+};

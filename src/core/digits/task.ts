@@ -6,7 +6,7 @@
  * (and tagged, with digits.requireTag), -1 otherwise. An answer is text, not a program, so
  * scoring needs no sandbox.
  */
-import type { LabConfig } from '../config';
+import type { DigitsConfig } from './config';
 import type { PolicyConfig } from '../model/transformer';
 import type { Rng } from '../rng';
 import type { Scored, Task } from '../task';
@@ -20,7 +20,7 @@ export interface DigitScored extends Scored {
   given: number | null;
 }
 
-export function digitPolicyConfig(config: LabConfig): PolicyConfig {
+export function digitPolicyConfig(config: DigitsConfig): PolicyConfig {
   const { layers, dModel, heads, context } = config.model;
   return { vocabSize: digitVocabSize, layers, dModel, heads, context };
 }
@@ -32,7 +32,7 @@ export const digitPrompt = (item: DigitItem): number[] => promptTokens(item.ques
 export const digitPair = (item: DigitItem) => ({ prompt: digitPrompt(item), tokens: responseTokens(answerText(item.answer)) });
 
 /** `excluded`: the held-out questions, which training never samples. */
-export function digitTask(config: LabConfig, excluded: ReadonlySet<string>): Task<DigitItem, DigitScored> {
+export function digitTask(config: DigitsConfig, excluded: ReadonlySet<string>): Task<DigitItem, DigitScored> {
   const task = config.task.name as DigitTaskName;
   const { requireTag, maxResponseTokens } = config.digits;
   return {

@@ -6,7 +6,7 @@
  * Hidden tests never choose. pass@1 is the greedy program alone; the success rate is the share
  * of the k programs that pass every test (the seed's "success rate over N episodes").
  */
-import type { LabConfig } from '../config';
+import type { FunctionsConfig } from './config';
 import { sampleBatch } from '../model/sampler';
 import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
@@ -52,7 +52,7 @@ export interface FunctionEvaluation {
 }
 
 export async function evaluateFunctions(
-  setup: { policy: TransformerPolicy; config: LabConfig; pool: SandboxPool },
+  setup: { policy: TransformerPolicy; config: FunctionsConfig; pool: SandboxPool },
   problems: readonly FunctionProblem[],
   options: FunctionEvaluateOptions = {},
 ): Promise<FunctionEvaluation> {

@@ -9,7 +9,7 @@
  * kept from the prompt, not from the reward. Evaluation (evaluate.ts) chooses programs with the
  * shown tests only and scores them on all.
  */
-import type { LabConfig } from '../config';
+import type { FunctionsConfig } from './config';
 import type { SampledSequence } from '../model/sampler';
 import type { PolicyConfig } from '../model/transformer';
 import type { SandboxOutcome } from '../sandbox/outcome';
@@ -49,7 +49,7 @@ export function encodeProblemPrompt(problem: FunctionProblem, maxTests: number, 
 }
 
 /** The policy of the functions task: its vocabulary, and value tokens with the number code. */
-export function functionsPolicyConfig(config: LabConfig): PolicyConfig {
+export function functionsPolicyConfig(config: FunctionsConfig): PolicyConfig {
   const { numberCode, valueDeltas, ...model } = config.model;
   const count = VALUE_MAX - VALUE_MIN + 1;
   return {
@@ -61,7 +61,7 @@ export function functionsPolicyConfig(config: LabConfig): PolicyConfig {
 }
 
 /** Most prompt tokens: what the context leaves after the longest program. */
-export function promptBudget(config: LabConfig): number {
+export function promptBudget(config: FunctionsConfig): number {
   return config.model.context - config.model.maxProgramTokens;
 }
 
@@ -100,7 +100,7 @@ export const allTests = (problem: FunctionProblem): TestCase[] => [...problem.te
 
 const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
 
-export function functionsTask(config: LabConfig): Task<FunctionProblem, FunctionScored> {
+export function functionsTask(config: FunctionsConfig): Task<FunctionProblem, FunctionScored> {
   const grammar = new FunctionGrammar(config.model.maxProgramTokens);
   const settings = config.functions;
   const maxPrompt = promptBudget(config);

@@ -6,7 +6,7 @@
  * gives greedy, best-of-k, + repair and + split figures at once. Sandbox work of one chunk
  * overlaps nothing else; chunks are sized so that k programs per sequence make ~64 rows.
  */
-import type { LabConfig } from '../config';
+import type { KolmogorovConfig } from './config';
 import type { KolmogorovRecord } from '../data/records';
 import { sampleBatch } from '../model/sampler';
 import type { TransformerPolicy } from '../model/transformer';
@@ -23,7 +23,7 @@ import { bestOfK, candidateOf, climb, closestSamples, evaluateCandidates, jobFor
 /** What an evaluation runs with: the policy, the run's config and the sandbox pool. */
 export interface EvaluationSetup {
   policy: TransformerPolicy;
-  config: LabConfig;
+  config: KolmogorovConfig;
   pool: SandboxPool;
 }
 

@@ -9,7 +9,7 @@
  * Also here, because both training (repair demonstrations) and evaluation (evaluate.ts) use
  * them: turning sampled tokens into sandbox jobs, and the repair search run in the sandbox.
  */
-import type { LabConfig } from '../config';
+import type { KolmogorovConfig } from './config';
 import { parseKolmogorovRecord, type KolmogorovRecord } from '../data/records';
 import { grammarProblem } from '../grammar';
 import type { Episode } from '../algorithms/reinforce';
@@ -29,7 +29,7 @@ import { trainingPieces } from './split';
 
 export { kolmogorovPrelude };
 
-type Prior = LabConfig['task']['prior'];
+type Prior = KolmogorovConfig['task']['prior'];
 
 /** A sampled token sequence turned into a sandbox job, or the reason it cannot run. */
 export interface Candidate {
@@ -105,7 +105,7 @@ export async function evaluateCandidates(pool: SandboxPool, jobs: (SandboxJob | 
  * start (at most prefixCredit, which should stay below a correct program's reward); else 0.
  */
 export function kolmogorovReward(
-  algorithm: Pick<LabConfig['algorithm'], 'rewardConstant' | 'lengthPenalty' | 'prefixCredit'>,
+  algorithm: Pick<KolmogorovConfig['algorithm'], 'rewardConstant' | 'lengthPenalty' | 'prefixCredit'>,
   outcome: { kind: OutcomeKind; output?: readonly number[] | null },
   bits: number,
   target: readonly number[],
@@ -125,7 +125,7 @@ export function bestOfK(samples: readonly { correct: boolean; bits: number }[]):
 }
 
 /** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
-export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
+export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
   const { numberCode, valueDeltas, ...model } = config.model;
   return {
     vocabSize,
@@ -139,7 +139,7 @@ export function kolmogorovPolicyConfig(config: LabConfig): PolicyConfig {
  * The training records RL samples from: those within `task.maxTrainLength` values (0: all),
  * and `task.trainPieces` pieces of each longer one (`trainingPieces`).
  */
-export function trainingRecords(config: LabConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
+export function trainingRecords(config: KolmogorovConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
   const { maxTrainLength: max, trainPieces } = config.task;
   if (max === 0) {
     if (trainPieces > 0) throw new Error('task.trainPieces needs task.maxTrainLength: pieces are cut from the sequences longer than it');
@@ -204,7 +204,7 @@ export interface KolmogorovScored extends Scored {
 const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
 
 /** The Kolmogorov task for a run's config: what the one loop (loop.ts) trains on. */
-export function kolmogorovTask(config: LabConfig): Task<KolmogorovRecord, KolmogorovScored> {
+export function kolmogorovTask(config: KolmogorovConfig): Task<KolmogorovRecord, KolmogorovScored> {
   const grammar = new KolmogorovGrammar();
   const { prior } = config.task;
 

@@ -1,0 +1,121 @@
+/**
+ * What an algorithm is: its definition (`AlgorithmDefinition`, one per file in algorithms/,
+ * listed in registry.ts) and, for one run, the object the one training loop (loop.ts) updates the
+ * policy with (`PolicyAlgorithm`). The loop gives an algorithm episodes (prompt, program tokens,
+ * line ends, reward, group, the sampler's log-probabilities) and reads back a `PolicyUpdate`: the
+ * whole contract a new algorithm has to meet.
+ */
+import type { z } from 'zod';
+import type { Episode } from './algorithms/reinforce';
+import type { TokenPair } from './algorithms/dpo';
+import type { BaseConfig } from './configSections';
+import type { Grammar } from './grammar';
+import type { Adam } from './model/adam';
+import type { TransformerPolicy, WeightArray } from './model/transformer';
+import type { ChartSpec } from './task';
+
+/** An update's statistics: its loss and gradient norm, and the figures it reports under their own names. */
+export interface PolicyUpdate {
+  loss: number;
+  gradNorm: number;
+  skipped: boolean;
+  reason?: string;
+  /** What the algorithm reports beyond the loss (entropy, kl, clip_ratio, rewards/margins, ...), charted as named. */
+  metrics: Record<string, number>;
+}
+
+/** How the loop samples for an algorithm that does not sample from the policy's softmax (dqn: epsilon-greedy). */
+export interface Sampling {
+  greedy: boolean;
+  epsilon?: number;
+}
+
+/** What the loop needs of an algorithm. */
+export interface PolicyAlgorithm {
+  update(episodes: readonly Episode[]): Promise<PolicyUpdate>;
+  /** An update on given preference pairs (dpo with a pair file). */
+  updatePairs?(pairs: readonly TokenPair[]): Promise<PolicyUpdate>;
+  /** How the next batch is sampled, when not from the policy's softmax at the run's temperature. */
+  sampling?(): Sampling;
+  readonly optimizer: Adam;
+  readonly baseline: number | undefined;
+  setBaseline(value: number): void;
+  optimizerWeights(): WeightArray[];
+  setOptimizerWeights(state: readonly WeightArray[]): void;
+  /** State beyond tensors that a resume must get back (counters, stores), as JSON; restored by `restore`. */
+  state?(): unknown;
+  restore?(state: unknown): void;
+  dispose(): void;
+}
+
+/** What an algorithm is built from for a run. */
+export interface AlgorithmContext<C extends BaseConfig = BaseConfig> {
+  config: C;
+  policy: TransformerPolicy;
+  grammar: Grammar<unknown>;
+  /** The frozen reference (the warm start) when `needsReference` says so. */
+  reference?: TransformerPolicy;
+  maxTokens: number;
+  /** Lines for the user (what the algorithm is doing that a figure does not say). */
+  log?: (text: string) => void;
+}
+
+/**
+ * An algorithm, as generic code sees it: one file exports one of these, and registry.ts lists
+ * them. Its fields join the config's algorithm section; they apply (are shown, carried in links)
+ * only when it runs, as do the shared options it `reads`.
+ */
+export interface AlgorithmDefinition<C extends BaseConfig = any> {
+  readonly name: string;
+  /** One line: what the update does. */
+  readonly doc: string;
+  /** Its own fields of the algorithm section, with their defaults. */
+  readonly fields?: z.ZodRawShape;
+  /** The shared options (configSections.ts algorithmSharedFields) it reads. */
+  readonly reads?: readonly string[];
+  /** Its values for shared fields (TRL's and CleanRL's defaults where they have them), by section. */
+  readonly defaults?: Record<string, Record<string, unknown>>;
+  /** Whether its update splits into micro-batches (algorithm.gradientAccumulationSteps). */
+  readonly accumulates: boolean;
+  /** Whether it samples on the trainer's thread (the generator workers stay idle). */
+  readonly samplesOnTrainer?: boolean;
+  /** The charts of what it reports (beyond the loss), in order. */
+  readonly charts?: readonly ChartSpec[];
+  /** Whether a run of `config` needs a frozen reference policy (a KL term, DPO's implicit reward). */
+  needsReference(config: C): boolean;
+  /** What makes a config unusable with it beyond each field's range, or null. */
+  check?(config: C): string | null;
+  create(context: AlgorithmContext<C>): PolicyAlgorithm;
+}
+
+/** An algorithm class with the usual optimizer plumbing, and its own statistics of a step. */
+interface AlgorithmClass<S> {
+  step(episodes: readonly Episode[]): Promise<S>;
+  readonly optimizer: Adam;
+  readonly baseline: number | undefined;
+  setBaseline(value: number): void;
+  optimizerWeights(): WeightArray[];
+  setOptimizerWeights(state: readonly WeightArray[]): void;
+  dispose(): void;
+}
+
+/** A class's instance as the loop sees it, its statistics mapped to a PolicyUpdate by its own file. */
+export function asPolicyAlgorithm<S>(algorithm: AlgorithmClass<S>, toUpdate: (stats: S) => PolicyUpdate): PolicyAlgorithm {
+  return {
+    optimizer: algorithm.optimizer,
+    get baseline() {
+      return algorithm.baseline;
+    },
+    setBaseline: (value) => algorithm.setBaseline(value),
+    optimizerWeights: () => algorithm.optimizerWeights(),
+    setOptimizerWeights: (state) => algorithm.setOptimizerWeights(state),
+    dispose: () => algorithm.dispose(),
+    update: async (episodes) => toUpdate(await algorithm.step(episodes)),
+  };
+}
+
+/** The KL chart, for each algorithm that reports a KL to its reference. */
+export const klChart: ChartSpec = {
+  name: 'kl', title: 'KL to the reference', optional: true,
+  caption: 'How far the policy has moved from the warm start it started from (reinforce\'s KL, grpo\'s k3 estimate, rloo\'s summed per program).',
+};

@@ -1,0 +1,117 @@
+/**
+ * The digit tasks (sum_digits, reverse_digits) as the lab looks them up (registry.ts): a text
+ * answer ending in `[ANSWER] n`, +1 when right and -1 otherwise (docs/digits.md). Questions are
+ * generated, held-out ones from their own seed (never trained on); a brief supervised warm start
+ * runs before RL, since a fresh policy almost never writes a right answer; answers are scored on
+ * the host, without the sandbox. The defaults are the digit recipe's (measured in docs/digits.md).
+ */
+import { Rng } from '../rng';
+import type { ChartSpec, TaskDefinition } from '../task';
+import { digitsFields, type DigitsConfig } from './config';
+import { evaluateDigits } from './evaluate';
+import { digitPair, digitPolicyConfig, digitTask } from './task';
+import { heldOutItems, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
+import { DigitGrammar, digitTokens } from './vocab';
+
+/** The held-out questions of a digit run (a fixed seed), never trained on. */
+export function digitHeldOut(config: DigitsConfig): DigitItem[] {
+  return heldOutItems(config.task.name as DigitTaskName, config.run.evalSamples, new Rng(config.digits.evalSeed));
+}
+
+/**
+ * The warm start's batches: `warmStartExamples` labelled questions (never a held-out one) from
+ * the run's seed, visited in random batches; null when there are none. The CLI and the page draw
+ * the same batches.
+ */
+export function digitWarmStartBatches(config: DigitsConfig, excluded: ReadonlySet<string>): ((size: number) => { prompt: number[]; tokens: number[] }[]) | null {
+  const rng = new Rng(config.run.seed);
+  const task = config.task.name as DigitTaskName;
+  const labelled: DigitItem[] = Array.from({ length: config.digits.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
+  if (!labelled.length) return null;
+  return (size) => Array.from({ length: size }, () => digitPair(rng.pick(labelled)));
+}
+
+const charts: ChartSpec[] = [
+  { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled answers that are right.' },
+  { name: 'format_compliance', title: 'format compliance', caption: 'Share of sampled answers written in the [ANSWER] n tag.' },
+  { name: 'avg_reward', title: 'average reward', caption: 'Mean of +1 (right) and -1 (wrong) over the sampled answers.' },
+  { name: 'eval_accuracy', title: 'held-out accuracy (greedy)', optional: true, caption: 'Greedy accuracy on held-out questions never trained on, as measured (never smoothed).' },
+  { name: 'eval_format_compliance', title: 'held-out format compliance (greedy)', optional: true, caption: 'Share of greedy held-out answers in the tag.' },
+  { name: 'policy_loss', title: 'policy loss', caption: 'The policy-gradient loss of each update: its sign and size follow the advantages, so watch its trend, not its level.' },
+  { name: 'generations_per_s', title: 'generations/s', optional: true, caption: 'Answers the generator workers sample per second.' },
+];
+
+/**
+ * The recipe's values: a small policy (prompts are under 30 tokens), since the shared fields'
+ * defaults suit the Kolmogorov task, and a warm start sized per task so that it starts well
+ * below the 95% target. `requireTag`: without it RL drifts away from the tag once answers are
+ * right (the last-number fallback still reads them): measured 100% accuracy with format
+ * compliance falling to 93.5%.
+ */
+const shared = {
+  model: { layers: 2, dModel: 64, heads: 4, context: 40 },
+  algorithm: { batchSize: 64, baselineMomentum: 0.9 },
+  digits: { requireTag: true },
+};
+
+const recipes: Record<DigitTaskName, Record<string, Record<string, unknown>>> = {
+  reverse_digits: {
+    ...shared,
+    algorithm: { ...shared.algorithm, temperature: 1, learningRate: 0.0005 },
+    digits: { ...shared.digits, warmStartSteps: 100, warmStartExamples: 300 },
+  },
+  // The sum warm start is right at greedy far more often than when sampled at temperature 1
+  // (41% against ~8%), and RL on mostly -1 rewards at lr 5e-4 collapsed it; sampling at 0.5
+  // with lr 2e-4 took it to 68%; batches of 128 climbed to 76.5% at step 300, then declined. A
+  // rate of 1e-4 decaying along a cosine keeps climbing: over 2500 steps 21% -> 96.0%
+  // (docs/digits.md).
+  sum_digits: {
+    ...shared,
+    algorithm: { ...shared.algorithm, batchSize: 128, temperature: 0.5, learningRate: 0.0001 },
+    digits: { ...shared.digits, lrDecay: true, numSteps: 2500, warmStartSteps: 400, warmStartExamples: 2000 },
+  },
+};
+
+function digitDefinition(name: DigitTaskName, doc: string): TaskDefinition<DigitsConfig, DigitItem> {
+  return {
+    name,
+    doc,
+    fields: { section: { name: 'digits', shape: digitsFields } },
+    defaults: recipes[name],
+    defaultAlgorithm: 'reinforce_monarch',
+    sandboxed: false,
+    policyConfig: digitPolicyConfig,
+    createTask: (config, heldout) => digitTask(config, new Set(heldout.map((item) => item.question))),
+    grammarSpec: (config) => ({ task: name, maxResponseTokens: config.digits.maxResponseTokens }),
+    grammarFromSpec: (spec) => new DigitGrammar(Number(spec.maxResponseTokens)),
+    tokenText: (token) => digitTokens[token],
+    data: { kind: 'generated', itemName: 'questions', heldout: (config) => digitHeldOut(config as DigitsConfig) },
+    searches: [{ name: 'greedy', k: 1 }],
+    async evaluate({ policy, config, onProgress }, items, { limit }) {
+      const selected = items.slice(0, limit ?? items.length);
+      const result = await evaluateDigits(policy, selected, config.digits.maxResponseTokens);
+      onProgress?.(selected.length, selected.length);
+      return {
+        n: result.n,
+        score: result.accuracy,
+        metrics: { accuracy: result.accuracy, format_compliance: result.formatCompliance },
+        items: result.samples.map((s, index) => ({ index, target: String(s.answer), output: s.given === null ? null : String(s.given), program: s.text, correct: s.correct, detail: s.question })),
+        json: { n: result.n, accuracy: result.accuracy, format_compliance: result.formatCompliance },
+        summary: `accuracy ${(100 * result.accuracy).toFixed(1)}%  format compliance ${(100 * result.formatCompliance).toFixed(1)}%`,
+      };
+    },
+    charts,
+    warmStart: {
+      learningRate: (config) => (config as DigitsConfig).digits.warmStartLearningRate,
+      batches(config, heldout) {
+        const excluded = new Set((heldout as DigitItem[]).map((item) => item.question));
+        return digitWarmStartBatches(config as DigitsConfig, excluded) ?? (() => []);
+      },
+      beforeTraining: true,
+      steps: (config) => (config as DigitsConfig).digits.warmStartSteps,
+    },
+  };
+}
+
+export const sumDigits = digitDefinition('sum_digits', 'the sum of a list of numbers\' digits, as a text answer ending in [ANSWER] n (+1 right, -1 wrong)');
+export const reverseDigits = digitDefinition('reverse_digits', 'a number\'s digits reversed, as a text answer ending in [ANSWER] n (+1 right, -1 wrong)');
