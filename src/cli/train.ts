@@ -15,7 +15,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withAlgorithm, type LabConfig } from '../core/config';
+import { withVariant, type LabConfig } from '../core/config';
 import type { LoopDeps, TrainingLoop } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
 import { configToYaml } from '../core/configFile';
@@ -264,8 +264,9 @@ export function withDpoSwitches(config: LabConfig, extra: Record<string, string 
   const given = (flag: string) => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
   if (given('--algorithm') && config.algorithm.name !== 'dpo') throw new Error(`${why} trains with DPO: drop --algorithm ${config.algorithm.name}, or give --algorithm dpo`);
   // With --preferences no group is sampled: the group size stays as given.
-  const dpo = withAlgorithm(config, 'dpo');
-  return { ...dpo, algorithm: { ...dpo.algorithm, beta: given('--beta') ? config.algorithm.beta : dpo.algorithm.beta, groupSize: given('--group-size') || why === '--preferences' ? config.algorithm.groupSize : dpo.algorithm.groupSize } };
+  // What was set stays; beta and the group size not set take dpo's defaults (with a pair file no group is sampled).
+  const dpo = withVariant(config, { algorithm: 'dpo' });
+  return why === '--preferences' ? { ...dpo, algorithm: { ...dpo.algorithm, groupSize: config.algorithm.groupSize } } : dpo;
 }
 
 /** The reward model of --use-reward-model, refused unless it reads this task's programs. */

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withAlgorithm, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
+import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
 import { applyConfig } from '../trainer';
@@ -20,9 +20,8 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
   const value = (draft[field.section] as Record<string, unknown>)[field.key];
   const onChange = (text: string) => {
     try {
-      const next = withField(draft, field, text);
-      // Picking an algorithm brings its own defaults where a shared field's would not work (dpo's beta).
-      setDraft(field.section === 'algorithm' && field.key === 'name' ? withAlgorithm(next, next.algorithm.name) : next);
+      // Picking a task or an algorithm brings its own defaults for the fields not set (dpo's beta).
+      setDraft(withField(draft, field, text));
       setProblem(null);
     } catch (error) {
       setProblem((error as Error).message);
