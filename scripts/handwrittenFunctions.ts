@@ -13,9 +13,11 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { elementwise } from './handwritten/elementwise';
+import { filtersFolds } from './handwritten/filtersFolds';
+import { predicates } from './handwritten/predicates';
 import { KINDS, fnv1a, makeRng, type Args, type Rng, type Spec, type Split } from './handwritten/types';
 
-export const SPECS: Spec[] = [...elementwise];
+export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates];
 
 /** The seeds of the two files. */
 export const SEEDS: Record<Split, number> = { heldout: 20260611, dev: 4242 };
@@ -119,9 +121,12 @@ export function makeTests(spec: Spec, seed: number): { shown: Test[]; hidden: Te
   }
   if (chosenEdges.length + chosen.length < SHOWN + HIDDEN) throw new Error(`${spec.name}: only ${chosenEdges.length + chosen.length} distinct inputs`);
 
-  // Shown: four draws and the first edge case (at a random place); hidden: the rest, shuffled.
-  const shown = chosen.slice(0, SHOWN - Math.min(1, chosenEdges.length));
-  const hidden = [...chosenEdges.slice(1), ...chosen.slice(shown.length)];
+  // Shown: four draws (preferring ones without lists of 0 or 1 elements, which say little) and
+  // the first edge case (at a random place); hidden: the rest, shuffled.
+  const tiny = (t: Test) => t[0].some((a) => Array.isArray(a) && a.length <= 1);
+  const ordered = [...chosen.filter((t) => !tiny(t)), ...chosen.filter(tiny)];
+  const shown = ordered.slice(0, SHOWN - Math.min(1, chosenEdges.length));
+  const hidden = [...chosenEdges.slice(1), ...chosen.filter((t) => !shown.includes(t))];
   if (chosenEdges.length > 0) shown.splice(rng.int(0, shown.length), 0, chosenEdges[0]);
   rng.shuffle(hidden);
   // The shown tests should not all give the same output when the problem allows others.
