@@ -14,10 +14,11 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { elementwise } from './handwritten/elementwise';
 import { filtersFolds } from './handwritten/filtersFolds';
+import { positional } from './handwritten/positional';
 import { predicates } from './handwritten/predicates';
 import { KINDS, fnv1a, makeRng, type Args, type Rng, type Spec, type Split } from './handwritten/types';
 
-export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates];
+export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional];
 
 /** The seeds of the two files. */
 export const SEEDS: Record<Split, number> = { heldout: 20260611, dev: 4242 };
