@@ -14,11 +14,12 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { elementwise } from './handwritten/elementwise';
 import { filtersFolds } from './handwritten/filtersFolds';
+import { pairsPrefix } from './handwritten/pairsPrefix';
 import { positional } from './handwritten/positional';
 import { predicates } from './handwritten/predicates';
 import { KINDS, fnv1a, makeRng, type Args, type Rng, type Spec, type Split } from './handwritten/types';
 
-export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional];
+export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional, ...pairsPrefix];
 
 /** The seeds of the two files. */
 export const SEEDS: Record<Split, number> = { heldout: 20260611, dev: 4242 };
