@@ -17,9 +17,10 @@ import { filtersFolds } from './handwritten/filtersFolds';
 import { pairsPrefix } from './handwritten/pairsPrefix';
 import { positional } from './handwritten/positional';
 import { predicates } from './handwritten/predicates';
+import { sortingIntegers } from './handwritten/sortingIntegers';
 import { KINDS, fnv1a, makeRng, type Args, type Rng, type Spec, type Split } from './handwritten/types';
 
-export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional, ...pairsPrefix];
+export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional, ...pairsPrefix, ...sortingIntegers];
 
 /** The seeds of the two files. */
 export const SEEDS: Record<Split, number> = { heldout: 20260611, dev: 4242 };
