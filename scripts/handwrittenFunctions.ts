@@ -132,12 +132,26 @@ export function makeTests(spec: Spec, seed: number): { shown: Test[]; hidden: Te
   const hidden = [...chosenEdges.slice(1), ...chosen.filter((t) => !shown.includes(t))];
   if (chosenEdges.length > 0) shown.splice(rng.int(0, shown.length), 0, chosenEdges[0]);
   rng.shuffle(hidden);
-  // The shown tests should not all give the same output when the problem allows others.
+  // The shown tests should say something: at least two of each answer for a yes/no problem, at
+  // least three different outputs otherwise (when the hidden tests have them). A shown draw whose
+  // output repeats among the shown tests trades places with a hidden draw whose output is missing.
   const key = (t: Test) => JSON.stringify(t[1]);
-  if (new Set(shown.map(key)).size === 1) {
-    const j = hidden.findIndex((t) => key(t) !== key(shown[0]));
-    const i = shown.findIndex((t) => !chosenEdges.includes(t));
-    if (j >= 0 && i >= 0) [shown[i], hidden[j]] = [hidden[j], shown[i]];
+  const countIn = (tests: Test[], k: string) => tests.filter((t) => key(t) === k).length;
+  for (let swaps = 0; swaps < SHOWN; swaps++) {
+    const keys = shown.map(key);
+    let missing: (t: Test) => boolean;
+    if (isBool) {
+      const rare = countIn(shown, 'true') < 2 ? 'true' : countIn(shown, 'false') < 2 ? 'false' : undefined;
+      if (rare === undefined) break;
+      missing = (t) => key(t) === rare;
+    } else {
+      if (new Set(keys).size >= 3) break;
+      missing = (t) => !keys.includes(key(t));
+    }
+    const j = hidden.findIndex((t) => missing(t) && !chosenEdges.includes(t));
+    const i = shown.findIndex((t) => !chosenEdges.includes(t) && countIn(shown, key(t)) > (isBool ? 2 : 1));
+    if (j < 0 || i < 0) break;
+    [shown[i], hidden[j]] = [hidden[j], shown[i]];
   }
   if (isBool && new Set(shown.map(key)).size < 2) throw new Error(`${spec.name}: shown tests have one boolean output only`);
   return { shown, hidden };

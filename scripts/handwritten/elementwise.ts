@@ -251,9 +251,9 @@ export const elementwise: Spec[] = [
     draw: (r) => [r.list(0, 9, -12, 12)], edges: [EMPTY, [[-3, 0, 3]]],
   },
   {
-    name: 'triangular_each', kind: 'map', split: 'dev', params: ['ns'],
-    doc: 'Every number n in the list is non-negative. Replace it by 1 + 2 + ... + n (0 stays 0).',
-    ref: `function triangular_each(ns) { return ns.map((n) => (n * (n + 1)) / 2); }`,
-    draw: (r) => [r.list(0, 8, 0, 15)], edges: [EMPTY, [[0, 1, 4]]],
+    name: 'multiply_by_length', kind: 'map', split: 'dev', params: ['xs'],
+    doc: 'Multiply every element by the number of elements in the list.',
+    ref: `function multiply_by_length(xs) { return xs.map((x) => x * xs.length); }`,
+    draw: oneList, edges: [EMPTY, SINGLE(-6)],
   },
 ];

@@ -130,7 +130,7 @@ export const filtersFolds: Spec[] = [
     name: 'count_occurrences', kind: 'fold', split: 'heldout', params: ['xs', 'v'],
     doc: 'Count how many times v appears in xs.',
     ref: `function count_occurrences(xs, v) { return xs.filter((x) => x === v).length; }`,
-    draw: listAndMember, edges: [[[], 0], [[7, 7, 1, 7], 7]],
+    draw: (r) => [r.list(0, 9, -2, 4), r.int(-2, 4)], edges: [[[], 0], [[7, 7, 1, 7], 7]],
   },
   {
     name: 'range_span', kind: 'fold', split: 'heldout', params: ['xs'],

@@ -49,7 +49,7 @@ export const pairsPrefix: Spec[] = [
     name: 'count_matches', kind: 'pairs', split: 'heldout', params: ['xs', 'ys'],
     doc: 'In how many positions do the two lists hold the same value? Only compare positions that exist in both lists.',
     ref: `function count_matches(xs, ys) { let c = 0; for (let i = 0; i < Math.min(xs.length, ys.length); i++) if (xs[i] === ys[i]) c++; return c; }`,
-    draw: (r) => [r.list(0, 8, -2, 3), r.list(0, 8, -2, 3)], edges: [[[], [1, 2]], [[1, 2, 3], [1, 2]]],
+    draw: (r) => { const xs = r.list(0, 8, -2, 4); return [xs, [...xs.map((x) => (r.bool() ? x : r.int(-2, 4))), ...r.list(0, 2, -2, 4)].slice(0, r.int(0, 9))]; }, edges: [[[], [1, 2]], [[1, 2, 3], [1, 2]]],
   },
   {
     name: 'only_in_first', kind: 'pairs', split: 'heldout', params: ['xs', 'ys'],

@@ -2,6 +2,8 @@
 import { EMPTY, SINGLE, listAndMember, nonEmptyList, oneList, type Rng, type Spec } from './types';
 
 const withIndex = (r: Rng, extra = 0) => { const xs = r.list(1, 9); return [xs, r.int(0, xs.length - 1 + extra)]; };
+/** A list that holds a 0 or two more often than not. */
+const withZeros = (r: Rng) => { const xs = r.list(0, 8, -4, 9); for (let z = r.int(0, 2); z > 0; z--) xs.splice(r.int(0, xs.length), 0, 0); return [xs]; };
 const oddLength = (r: Rng) => { const n = 2 * r.int(0, 4) + 1; return [r.list(n, n)]; };
 
 export const positional: Spec[] = [
@@ -10,13 +12,13 @@ export const positional: Spec[] = [
     name: 'first_k', kind: 'positional', split: 'heldout', params: ['xs', 'k'],
     doc: 'Return the first k elements of xs (all of xs if it has fewer than k elements).',
     ref: `function first_k(xs, k) { return xs.slice(0, k); }`,
-    draw: (r) => [r.list(), r.int(0, 10)], edges: [[[], 2], [[4, 5], 0], [[1, 2, 3], 5]],
+    draw: (r) => { const xs = r.list(); return [xs, r.bool(0.2) ? r.int(xs.length, xs.length + 3) : r.int(0, xs.length)]; }, edges: [[[], 2], [[4, 5], 0], [[1, 2, 3], 5]],
   },
   {
     name: 'drop_first_n', kind: 'positional', split: 'heldout', params: ['xs', 'n'],
     doc: 'Drop the first n elements and return what remains (an empty list if n is at least the length).',
     ref: `function drop_first_n(xs, n) { return xs.slice(n); }`,
-    draw: (r) => [r.list(), r.int(0, 10)], edges: [[[], 1], [[7, 8], 0], [[7, 8], 3]],
+    draw: (r) => { const xs = r.list(); return [xs, r.bool(0.2) ? r.int(xs.length, xs.length + 3) : r.int(0, xs.length)]; }, edges: [[[], 1], [[7, 8], 0], [[7, 8], 3]],
   },
   {
     name: 'last_three', kind: 'positional', split: 'heldout', params: ['xs'],
@@ -145,13 +147,13 @@ export const positional: Spec[] = [
     name: 'pad_to_length', kind: 'positional', split: 'heldout', params: ['xs', 'n', 'fill'],
     doc: 'Append copies of fill to the end of xs until it has at least n elements. Lists that are already long enough are returned as they are.',
     ref: `function pad_to_length(xs, n, fill) { const ys = [...xs]; while (ys.length < n) ys.push(fill); return ys; }`,
-    draw: (r) => [r.list(0, 7), r.int(0, 9), r.int(-5, 9)], edges: [[[], 0, 1], [[], 3, 0], [[1, 2, 3, 4], 2, 9]],
+    draw: (r) => { const xs = r.list(0, 7); return [xs, Math.max(0, xs.length + r.int(-2, 4)), r.int(-5, 9)]; }, edges: [[[], 0, 1], [[], 3, 0], [[1, 2, 3, 4], 2, 9]],
   },
   {
     name: 'take_while_positive', kind: 'positional', split: 'heldout', params: ['xs'],
     doc: 'Return the longest beginning of the list in which every number is positive; stop at the first number that is zero or negative.',
     ref: `function take_while_positive(xs) { const out = []; for (const x of xs) { if (x <= 0) break; out.push(x); } return out; }`,
-    draw: (r) => [r.list(0, 9, -3, 15)], edges: [EMPTY, [[0, 5]], [[4, 2]]],
+    draw: (r) => [r.list(3, 9, -6, 15)], edges: [EMPTY, [[0, 5]], [[4, 2]]],
   },
   {
     name: 'zero_after_each', kind: 'positional', split: 'heldout', params: ['xs'],
@@ -228,10 +230,10 @@ export const positional: Spec[] = [
     draw: oneList, edges: [EMPTY, [[1, 2]]],
   },
   {
-    name: 'before_first_zero', kind: 'positional', split: 'dev', params: ['xs'],
-    doc: 'Cut the list at its first zero: return everything before the first 0, or the whole list if it contains no 0.',
-    ref: `function before_first_zero(xs) { const i = xs.indexOf(0); return i < 0 ? [...xs] : xs.slice(0, i); }`,
-    draw: (r) => [r.list(0, 9, -4, 9)], edges: [EMPTY, [[0, 1]], [[2, 3]]],
+    name: 'rotate_to_min', kind: 'positional', split: 'dev', params: ['xs'],
+    doc: 'Rotate the list so that it starts at its smallest element (the first one, if the smallest value appears more than once); the elements before it move to the end in their order.',
+    ref: `function rotate_to_min(xs) { if (!xs.length) return []; const i = xs.indexOf(Math.min(...xs)); return [...xs.slice(i), ...xs.slice(0, i)]; }`,
+    draw: (r) => [r.list(0, 9, -5, 9)], edges: [EMPTY, [[3, 1, 2, 1]]],
   },
   {
     name: 'extend_last_twice', kind: 'positional', split: 'dev', params: ['xs'],
@@ -249,6 +251,6 @@ export const positional: Spec[] = [
     name: 'after_last_zero', kind: 'positional', split: 'dev', params: ['xs'],
     doc: 'Return the part of the list after the last 0. If there is no 0, return the whole list.',
     ref: `function after_last_zero(xs) { return xs.slice(xs.lastIndexOf(0) + 1); }`,
-    draw: (r) => [r.list(0, 9, -4, 9)], edges: [EMPTY, [[1, 0]], [[0, 2, 0, 3]]],
+    draw: withZeros, edges: [EMPTY, [[1, 0]], [[0, 2, 0, 3]]],
   },
 ];

@@ -21,8 +21,8 @@ export const sortingIntegers: Spec[] = [
     name: 'k_smallest', kind: 'sorting', split: 'heldout', params: ['xs', 'k'],
     doc: 'Return the k smallest numbers of xs in ascending order. k is at most the length of xs, and repeated values count separately.',
     ref: `function k_smallest(xs, k) { return [...xs].sort((a, b) => a - b).slice(0, k); }`,
-    draw: (r) => { const xs = r.list(0, 9, -5, 12); return [xs, r.int(0, xs.length)]; },
-    edges: [[[], 0], [[4, 1, 1], 2]],
+    draw: (r) => { const xs = r.list(1, 9, -5, 12); return [xs, r.int(1, xs.length)]; },
+    edges: [[[], 0], [[4, 1, 1], 2], [[3, 2], 0]],
   },
   {
     name: 'median_of_odd_list', kind: 'sorting', split: 'heldout', params: ['xs'],
@@ -237,7 +237,7 @@ export const sortingIntegers: Spec[] = [
     name: 'count_trailing_zeros', kind: 'integer', split: 'dev', params: ['n'],
     doc: 'How many zeros does the decimal form of n end with? n is at least 1.',
     ref: `function count_trailing_zeros(n) { let c = 0; while (n % 10 === 0) { n /= 10; c++; } return c; }`,
-    draw: (r) => [r.int(1, 99) * 10 ** r.int(0, 4)], edges: [[1], [100], [105]],
+    draw: (r) => [r.int(1, 99) * 10 ** r.int(0, 3)], edges: [[1], [100], [105]],
   },
   {
     name: 'next_multiple', kind: 'integer', split: 'dev', params: ['n', 'k'],
