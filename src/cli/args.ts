@@ -6,7 +6,7 @@
  * sections, or the Q-language system's flat keys); flags override it.
  */
 import { readFileSync } from 'node:fs';
-import { configFields, defaultConfig, withField, type ConfigField, type LabConfig } from '../core/config';
+import { configFields, configFromFlags, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
 
 export interface ExtraFlag {
@@ -18,6 +18,8 @@ export interface ExtraFlag {
 
 export interface ParsedArgs {
   config: LabConfig;
+  /** The fields set by the flags or the config file (`section.key`): the rest are their task's and algorithm's defaults. */
+  given: Set<string>;
   extra: Record<string, string | boolean | undefined>;
 }
 
@@ -69,7 +71,8 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
     pairs.push([name, value]);
   }
 
-  let config = defaultConfig();
+  let base: ConfigInput = {};
+  const given = new Set<string>();
   const configFile = pairs.find(([name]) => name === 'config');
   if (configFile && withConfig) {
     let text: string;
@@ -80,12 +83,14 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
     }
     try {
       const file = parseConfigFile(text);
-      config = file.config;
+      base = file.input as ConfigInput;
+      for (const [section, values] of Object.entries(file.input)) for (const key of Object.keys(values)) given.add(`${section}.${key}`);
       for (const note of file.notes) console.error(`--config ${configFile[1]}: ${note}`);
     } catch (error) {
       throw new Error(`--config ${configFile[1]}: ${(error as Error).message}`);
     }
   }
+  const flags: [string, string][] = [];
   for (const [name, value] of pairs) {
     if (name === 'config' && withConfig) continue;
     const flag = extraByName.get(name);
@@ -95,9 +100,12 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
     }
     const field = withConfig ? fields.get(name) : undefined;
     if (!field) throw new Error(`unknown flag --${name} (see --help)`);
-    config = withField(config, field, value ?? '');
+    flags.push([name, value ?? '']);
+    given.add(`${field.section}.${field.key}`);
   }
-  return { config, extra };
+  // One resolution of everything set: the fields not set take the run's task's and algorithm's defaults.
+  const config = configFromFlags(flags, base, (flag) => new Error(`unknown flag --${flag} (see --help)`));
+  return { config, given, extra };
 }
 
 /** A flag's value as a positive number (a whole one with `integer`), or an error that names the flag and what it got. */

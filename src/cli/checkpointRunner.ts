@@ -7,20 +7,30 @@ import { decodeCheckpoint, type CheckpointMeta } from '../core/checkpoint';
 import type { KolmogorovRecord } from '../core/data/records';
 import type { FunctionProblem } from '../core/functions/problems';
 import type { TrainingLoop } from '../core/loop';
-import { createFunctionsRunner, createRunner, preludes, type FunctionsRunner, type Runner } from '../core/runner';
+import { createFunctionsRunner, type FunctionsRunner } from '../core/functions/runner';
+import { createKolmogorovRunner, type KolmogorovRunner } from '../core/kolmogorov/runner';
+import { createRunner, taskPreludes, type Runner } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
-export interface CheckpointRunner<R = Runner> {
+export interface CheckpointRunner<R = KolmogorovRunner> {
   runner: R;
   meta: CheckpointMeta;
   close(): Promise<void>;
 }
 
-/** `records` are the runner's held-out data; `poolSize` defaults to the checkpoint's sandbox workers. */
+/** A Kolmogorov checkpoint: `records` are the runner's held-out data; `poolSize` defaults to the checkpoint's sandbox workers. */
 export async function openCheckpointRunner(bytes: Uint8Array, records: KolmogorovRecord[], { poolSize }: { poolSize?: number } = {}): Promise<CheckpointRunner> {
-  return open(bytes, poolSize, (meta, pool) => createRunner(meta.config, { train: [], heldout: records }, { pool }));
+  return open(bytes, poolSize, (meta, pool) => {
+    if (meta.config.task.name !== 'kolmogorov') throw new Error(`the checkpoint is for task ${meta.config.task.name}, not kolmogorov`);
+    return createKolmogorovRunner(meta.config, { train: [], heldout: records }, { pool });
+  });
+}
+
+/** A checkpoint of any task, with its task's generic evaluation; `heldout` are its held-out items. */
+export async function openAnyCheckpointRunner(bytes: Uint8Array, heldout: readonly unknown[], { poolSize }: { poolSize?: number } = {}): Promise<CheckpointRunner<Runner>> {
+  return open(bytes, poolSize, (meta, pool) => createRunner(meta.config, { train: [], heldout }, { pool }));
 }
 
 /** The same for a functions-task checkpoint (refused with a clear message when it is another task's). */
@@ -33,7 +43,7 @@ export async function openFunctionsCheckpointRunner(bytes: Uint8Array, { poolSiz
 
 async function open<R extends TrainingLoop>(bytes: Uint8Array, poolSize: number | undefined, create: (meta: CheckpointMeta, pool: SandboxPool) => Promise<R>): Promise<CheckpointRunner<R>> {
   const { meta } = await decodeCheckpoint(bytes);
-  const pool = createNodeSandboxPool({ size: poolSize ?? meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes });
+  const pool = createNodeSandboxPool({ size: poolSize ?? meta.config.sandbox.workers, limits: sandboxLimits(meta.config), preludes: taskPreludes() });
   let runner: R | null = null;
   const close = async () => {
     runner?.dispose();

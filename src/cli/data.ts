@@ -9,7 +9,7 @@ import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
-import type { Task } from '../core/task';
+import type { Task, TaskDefinition } from '../core/task';
 import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
 
 /** Largest problems file read (a JSON array is parsed whole). */
@@ -117,4 +117,35 @@ export function writeAtomic(path: string, bytes: Uint8Array): void {
     rmSync(temporary, { force: true, recursive: true });
     throw new Error(`cannot write ${path}: ${(error as Error).message}`);
   }
+}
+
+/** A task's items from a file, read the way its definition says (JSONL streamed, or the whole text); bad items are reported with where they are, the rest load. */
+export async function loadItemsFile(definition: TaskDefinition, path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<unknown[]> {
+  const data = definition.data;
+  if (data.kind !== 'file') throw new Error(`the ${definition.name} task's items are generated, not read from ${path}`);
+  if (data.format === 'jsonl') {
+    checkedSize(path, 'dataset', MAX_DATASET_BYTES);
+    let result: Awaited<ReturnType<typeof loadJsonl<unknown>>>;
+    try {
+      result = await loadJsonl(createReadStream(path), (value) => data.parseRecord!(value));
+    } catch (error) {
+      throw new Error(`dataset ${path}: ${(error as Error).message}`);
+    }
+    reportBadLines(path, result, options);
+    if (result.records.length === 0) throw new Error(`${path}: no valid ${data.itemName}`);
+    return result.records;
+  }
+  checkedSize(path, `${data.itemName} file`, MAX_PROBLEMS_BYTES);
+  let parsed: ReturnType<NonNullable<typeof data.parseText>>;
+  try {
+    parsed = data.parseText!(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(`${data.itemName} ${path}: ${(error as Error).message}`);
+  }
+  const shown = options.maxErrorsShown ?? 10;
+  for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${error.where} ${error.index}: ${error.reason}`);
+  if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad ${data.itemName}`);
+  if (!options.quiet) console.error(`${path}: ${parsed.items.length} ${data.itemName}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
+  if (parsed.items.length === 0) throw new Error(`${path}: no valid ${data.itemName}`);
+  return parsed.items;
 }

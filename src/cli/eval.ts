@@ -17,15 +17,17 @@ import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
-import { preludes, programTask, type FoundBy } from '../core/runner';
+import { taskPreludes, programTask, searchOf } from '../core/runner';
+import type { FoundBy } from '../core/kolmogorov/evaluate';
+import { taskDefinition } from '../core/registry';
 import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
-import { openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
-import { loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, readCheckpointFile } from './data';
-import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
+import { openAnyCheckpointRunner, openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
+import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, readCheckpointFile } from './data';
+import { evaluationTable, formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { scorePreferences } from '../core/algorithms/dpo';
@@ -90,7 +92,7 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
   const loaded = await loadKolmogorovLines(path);
   const records = loaded.records.slice(0, limit);
   const config = defaultConfig();
-  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   try {
     // A record without a program scores as a failure, like one that does not parse; both are named by line.
     const missing: number[] = [];
@@ -238,7 +240,25 @@ async function main(): Promise<void> {
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
     return;
   }
-  if (task !== null && task !== 'kolmogorov') throw new Error(`--task ${task}: eval scores kolmogorov or functions checkpoints (the digit tasks evaluate in \`npm run digits\`)`);
+  if (task !== null && task !== 'kolmogorov') {
+    // Any other task of the registry: its own evaluation, with one of its searches.
+    if (typeof extra.checkpoint !== 'string') throw new Error(`--task ${task}: give --checkpoint FILE`);
+    const definition = taskDefinition(task);
+    const bytes = readCheckpointFile(extra.checkpoint, 'checkpoint');
+    const { meta } = await decodeCheckpoint(bytes);
+    const heldout = definition.data.kind === 'file' ? await loadItemsFile(definition, argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : definition.data.shipped.heldout) : definition.data.heldout(meta.config);
+    await initTensorflow(String(extra.backend) as 'auto');
+    const { runner, close } = await openAnyCheckpointRunner(bytes, heldout);
+    try {
+      const search = definition.searches.find((s) => s.k === k && !s.options) ?? searchOf(definition, undefined);
+      const result = await runner.evaluate(heldout, { limit, search });
+      if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result.json, null, 2) + '\n');
+      console.log(extra.json ? JSON.stringify(result.json) : evaluationTable(result, `${task}, ${search.name}, step ${meta.step}`));
+    } finally {
+      await close();
+    }
+    return;
+  }
   let label: string;
   let metrics: EvalMetrics;
   if (typeof extra.programs === 'string') {

@@ -13,14 +13,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 import { configFromSearchParams } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { createRunner } from '../core/runner';
+import { createKolmogorovRunner as createRunner } from '../core/kolmogorov/runner';
 import { decodeSafetensors } from '../core/safetensors';
 import { nextTokenLogits } from './export';
 import { policyConfigOf } from '../core/export';
 import { preferencePairs, problemPrompt, type Rollout } from './rollouts';
 import { loadProblemsFile } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
-import { preludes } from '../core/runner';
+import { taskPreludes } from '../core/runner';
 
 const tsx = ['--import', 'tsx'];
 /** Debian's python3, where python3-torch installs (the PATH's python3 may be another). */
@@ -33,7 +33,7 @@ beforeAll(async () => {
 /** A small trained-looking checkpoint: a tiny Kolmogorov run after one step, every input of the policy on. */
 async function tinyCheckpoint(): Promise<Uint8Array> {
   const config = configFromSearchParams('layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&workers=1&value-deltas=true');
-  const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes });
+  const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
   const runner = await createRunner(config, { train: generateDataset(1, 8), heldout: [] }, { pool });
   try {
     await runner.step();

@@ -14,7 +14,8 @@ import { parseFunctionProblem, type FunctionProblem } from '../core/functions/pr
 import { parameterNames, printFunction } from '../core/functions/program';
 import { allTests, functionsTask } from '../core/functions/task';
 import { createTrainingLoop } from '../core/loop';
-import { createFunctionsRunner, preludes } from '../core/runner';
+import { createFunctionsRunner } from '../core/functions/runner';
+import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -23,7 +24,7 @@ const config: LabConfig = defaultConfig();
 config.task = { ...config.task, name: 'functions' };
 config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 160, maxProgramTokens: 24 };
 config.algorithm = { ...config.algorithm, batchSize: 8, learningRate: 0.01 };
-const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
+const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes: taskPreludes() });
 const problems = generateProblems(24, 11).map((made) => made.problem);
 
 beforeAll(async () => {

@@ -3,7 +3,8 @@ import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { configFromSearchParams } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { createRunner, preludes } from '../core/runner';
+import { createKolmogorovRunner as createRunner } from '../core/kolmogorov/runner';
+import { taskPreludes } from '../core/runner';
 import { createNodeSandboxPool } from './sandboxHost';
 
 beforeAll(async () => {
@@ -14,7 +15,7 @@ describe('GRPO and RLOO through the one loop', () => {
   for (const algorithm of ['grpo', 'rloo'] as const) {
     it(`${algorithm} trains a tiny Kolmogorov policy from a warm start with its KL to it: finite figures, flat tensor count`, async () => {
       const config = configFromSearchParams(`layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&group-size=2&workers=1&algorithm=${algorithm}&beta=0.05&num-iterations=2`);
-      const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes });
+      const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
       const data = { train: generateDataset(3, 12), heldout: [] };
       const first = await createRunner(config, data, { pool });
       const warm = await first.saveCheckpoint();

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 import { configFromSearchParams } from '../core/config';
-import { createRunner, preludes } from '../core/runner';
+import { createKolmogorovRunner as createRunner } from '../core/kolmogorov/runner';
+import { taskPreludes } from '../core/runner';
 import { loadKolmogorovFile } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -28,7 +29,7 @@ describe('DPO on its own samples', () => {
     const shipped = new Uint8Array(readFileSync('public/pretrained.prl'));
     const { meta } = await decodeCheckpoint(shipped);
     const config = configFromSearchParams('algorithm=dpo&beta=0.1&batch-size=32&group-size=8&learning-rate=0.0001&workers=1', meta.config);
-    const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes });
+    const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
     // Short sequences the warm start solves often: most groups hold a correct and a wrong program.
     const train = (await loadKolmogorovFile('datasets/train.jsonl', { quiet: true })).filter((r) => r.sequence.length <= 12).slice(0, 40);
     const runner = await createRunner(config, { train, heldout: [] }, { pool, initFrom: shipped });

@@ -25,7 +25,10 @@ import { encodeProblemPrompt, functionsPolicyConfig, promptBudget } from '../cor
 import type { Grammar } from '../core/grammar';
 import type { PolicyConfig, TransformerPolicy } from '../core/model/transformer';
 import { Rng } from '../core/rng';
-import { createFunctionsRunner, createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
+import { kolmogorovPolicyConfig } from '../core/kolmogorov/task';
+import { createFunctionsRunner } from '../core/functions/runner';
+import { createKolmogorovRunner } from '../core/kolmogorov/runner';
+import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
@@ -66,7 +69,7 @@ async function main(): Promise<void> {
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : (config.run.backend as 'wasm' | 'cpu'));
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 
-  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
   const setup = config.task.name === 'functions' ? await functionsSetup(config, extra, pool, initFrom) : await kolmogorovSetup(config, extra, pool, initFrom);
   const { runner } = setup;
@@ -166,7 +169,7 @@ async function kolmogorovSetup(config: LabConfig, extra: Record<string, string |
   const maxTrainLength = Number(extra['max-train-length']);
   if (!Number.isInteger(maxTrainLength) || maxTrainLength < 0) throw new Error('--max-train-length: expected a whole number');
   const stream = new PairStream({ ...limits, seed: config.run.seed + 1_000_003, exclude, records, maxTrainLength });
-  const runner = await createRunner(config, { train: [], heldout }, { pool, initFrom });
+  const runner = await createKolmogorovRunner(config, { train: [], heldout }, { pool, initFrom });
   return {
     runner,
     policyConfig: kolmogorovPolicyConfig(config),

@@ -8,7 +8,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
-import { createRunner, preludes } from '../core/runner';
+import { createKolmogorovRunner as createRunner } from '../core/kolmogorov/runner';
+import { taskPreludes } from '../core/runner';
 import { loadKolmogorovFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -24,7 +25,7 @@ afterAll(() => pool?.close());
 describe('RL with repair demonstrations', () => {
   it('adds a found program to groups whose samples all fail, and nothing when off', async () => {
     const { meta } = await decodeCheckpoint(bytes);
-    pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(meta.config), preludes });
+    pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(meta.config), preludes: taskPreludes() });
     const heldout = (await loadKolmogorovFile('datasets/heldout.jsonl', { quiet: true })).slice(0, 40);
     // Sequences the policy misses but repair solves: the ones a group of samples will fail on.
     const probe = await createRunner(meta.config, { train: heldout, heldout }, { pool });

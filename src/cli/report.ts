@@ -6,6 +6,7 @@ import type { LabConfig } from '../core/config';
 import type { LengthBucketMetrics } from '../core/kolmogorov/metrics';
 import type { KtMetrics } from '../core/runnerTypes';
 import type { SandboxLimits } from '../core/sandbox/outcome';
+import type { TaskEvaluation } from '../core/task';
 
 export function sandboxLimits(config: LabConfig): SandboxLimits {
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength } = config.sandbox;
@@ -73,4 +74,10 @@ export function formatTable(header: string[], body: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+/** An evaluation's figures as the closing table: one line per figure. */
+export function evaluationTable(result: TaskEvaluation, title: string): string {
+  const width = Math.max(...Object.keys(result.metrics).map((name) => name.length), 1);
+  return [`${title}: ${result.n} items`, ...Object.entries(result.metrics).map(([name, value]) => `  ${name.padEnd(width)}  ${Number.isFinite(value) ? value.toFixed(3) : '-'}`)].join('\n');
 }

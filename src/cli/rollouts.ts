@@ -29,7 +29,7 @@ import { sampleBatch } from '../core/model/sampler';
 import { pairsFromEpisodes, type TokenPair } from '../core/algorithms/dpo';
 import { TransformerPolicy } from '../core/model/transformer';
 import { Rng } from '../core/rng';
-import { preludes } from '../core/runner';
+import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Scored, Task } from '../core/task';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
@@ -180,7 +180,7 @@ async function main(): Promise<void> {
   await initTensorflow();
   const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
   const config = meta.config;
-  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const needData = () => {
     if (typeof extra.data !== 'string') throw new Error(`--data FILE is required for the ${config.task.name} task`);
     return extra.data;

@@ -8,7 +8,9 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { bestOfK, createRunner, kolmogorovReward, preludes, trainingRecords } from '../core/runner';
+import { createKolmogorovRunner as createRunner } from '../core/kolmogorov/runner';
+import { bestOfK, kolmogorovReward, trainingRecords } from '../core/kolmogorov/task';
+import { taskPreludes } from '../core/runner';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -17,7 +19,7 @@ config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 128,
 config.algorithm = { ...config.algorithm, batchSize: 4, learningRate: 0.01 };
 config.task = { ...config.task, maxSequenceLength: 48 };
 const data = { train: generateDataset(3, 20), heldout: generateDataset(4, 6) };
-const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
+const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes: taskPreludes() });
 
 beforeAll(async () => {
   await tf.setBackend('wasm');

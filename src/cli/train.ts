@@ -1,6 +1,7 @@
 /**
- * `npm run train -- [flags]`: REINFORCE on the Kolmogorov task (or `--task functions
- * --problems FILE`: functions from docstrings and tests), headless. Flags are the
+ * `npm run train -- [flags]`: RL on any task of the registry (registry.ts), headless: the
+ * Kolmogorov task by default, `--task functions --problems FILE` for functions from docstrings
+ * and tests; the digit tasks' recipe is `npm run digits`. Flags are the
  * config fields (see --help) plus the seed's options under the same names: model config
  * (--layers --d-model --heads --context), --data-path, --eval-data-path, --output-dir,
  * --num-epochs, --batch-size, --learning-rate, --reward-constant, --length-penalty,
@@ -15,18 +16,21 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withVariant, type LabConfig } from '../core/config';
-import type { LoopDeps, TrainingLoop } from '../core/loop';
+import { parseConfig, withVariant, type LabConfig } from '../core/config';
+import type { LoopDeps } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
+import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import { configToYaml } from '../core/configFile';
-import { createFunctionsRunner, createRunner, preludes, programTask, trainingRecords, withEvaluation } from '../core/runner';
+import { isSafetensors } from '../core/safetensors';
+import { taskDefinition, taskNames } from '../core/registry';
+import type { SearchSpec, TaskDefinition, TaskEvaluation } from '../core/task';
+import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
-import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
+import { loadItemsFile, loadPreferencesFile, readCheckpointFile, writeAtomic } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
-import { formatMetricsTable, sandboxLimits } from './report';
+import { evaluationTable, sandboxLimits } from './report';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -42,7 +46,7 @@ const extras: ExtraFlag[] = [
   { name: 'reward-model-weight', doc: 'weight of the reward model\'s score', defaultValue: '1' },
   { name: 'reward-model-alone', doc: 'with --use-reward-model: its score replaces the task\'s reward instead of adding to it', boolean: true },
   { name: 'test-case-rewards-only', doc: 'the reward is the tests\' (functions: --reward-type test_cases) and nothing learned: refuses --use-reward-model and DPO', boolean: true },
-  { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format; several files joined by commas, FILE*N for N copies); default datasets/functions/train.jsonl' },
+  { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format), the same as --data-path; default datasets/functions/train.jsonl' },
 ];
 
 /** The numbered checkpoints in `dir`, oldest first. */
@@ -96,30 +100,32 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  // The digit tasks have their own recipe and command (src/cli/digits.ts).
+  // A task that warms up before RL on generated items (the digit tasks) has its own recipe and command (src/cli/digits.ts).
   const task = argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
-  if (task === 'sum_digits' || task === 'reverse_digits') return (await import('./digits')).digitsMain(argv);
+  if (task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining) return (await import('./digits')).digitsMain(argv);
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage('train', 'REINFORCE on the Kolmogorov task: write the shortest program that reproduces each sequence.', extras));
+    const tasks = taskNames().map((name) => `  ${name}: ${taskDefinition(name).doc}`).join('\n');
+    console.log(usage('train', `RL on a task (--task, default kolmogorov):\n${tasks}`, extras));
     return;
   }
   const parsed = parseArgs(argv, extras);
   const { extra } = parsed;
-  const config = withDpoSwitches(parsed.config, extra, argv);
+  const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
+  const config = await adoptWarmStart(withDpoSwitches(parsed.config, extra, argv), parsed.given, initFrom, extra['init-from'] as string | undefined);
   const quiet = Boolean(extra.quiet);
   const evalK = positiveFlag('eval-k', extra['eval-k'], true);
-  if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--task ${config.task.name}: use \`npm run digits\` for the digit tasks`);
+  const definition = taskDefinition(config.task.name);
+  if (definition.data.kind !== 'file') throw new Error(`--task ${config.task.name}: its items are generated; use \`npm run digits\``);
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') {
     throw new Error(`--backend ${config.run.backend} exists only in the browser; in Node use wasm or cpu`);
   }
 
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : config.run.backend);
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
-  const data = config.task.name === 'functions' ? functionsData(config, extra) : await kolmogorovData(config);
+  const data = await taskData(definition, config, extra);
   const preferences = typeof extra.preferences === 'string'
     ? await loadPreferencesFile(extra.preferences, programTask(config))
     : undefined;
-  if (preferences) data.trainCount = preferences.length;
 
   const outputDir = config.run.outputDir;
   const resuming = typeof extra.resume === 'string';
@@ -143,8 +149,8 @@ async function main(): Promise<void> {
     if (!(detail && quiet)) console.error(line);
   };
 
-  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
-  let runner: TrainingLoop | undefined;
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
+  let runner: Runner | undefined;
   /** Wall time already in metrics.jsonl before a resume, so that wallMs keeps growing. */
   let wallOffset = 0;
   let interrupted = false;
@@ -162,10 +168,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   try {
-    const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    const opened = await data.open(pool, initFrom, { preferences, rewardModel });
-    runner = opened;
+    runner = await createRunner(config, data, { pool, initFrom, preferences, rewardModel, onLog: (text) => console.error(text) });
+    const opened = runner;
     if (initFrom) say(`policy initialised from ${extra['init-from']}`);
     if (data.note) say(data.note);
     if (typeof extra.resume === 'string') {
@@ -187,7 +192,7 @@ async function main(): Promise<void> {
     writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
 
     const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
-    const epochSteps = Math.ceil(data.trainCount / groups);
+    const epochSteps = Math.ceil((preferences?.length ?? data.train.length) / groups);
     const total = config.run.maxSteps > 0 ? config.run.maxSteps : config.run.numEpochs * epochSteps;
     const started = performance.now();
     const startStep = runner.globalStep;
@@ -205,14 +210,15 @@ async function main(): Promise<void> {
       if (keep > 0) for (const { file } of numberedCheckpoints(checkpointsDir).slice(0, -keep)) rmSync(join(checkpointsDir, file), { force: true });
     };
     let bestScore = -Infinity;
-    const evaluate = async () => {
-      const result = await opened.evaluate(config.run.evalSamples, evalK);
+    const search = searchOfK(definition, evalK);
+    const evaluate = async (): Promise<TaskEvaluation> => {
+      const result = await opened.evaluate(data.heldout, { limit: config.run.evalSamples, search });
       // best.prl: the policy of the best held-out score so far (accuracy, or solved problems).
       if (result.score > bestScore) {
         bestScore = result.score;
         writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
       }
-      record(runner!.globalStep, result.events, wallOffset + performance.now() - started);
+      record(runner!.globalStep, Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`eval_${name}`, value])), wallOffset + performance.now() - started);
       return result;
     };
 
@@ -226,7 +232,7 @@ async function main(): Promise<void> {
       say(formatStep(result, total, secondsPerStep), true);
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
-        say(`eval @${runner.globalStep}: ${(await evaluate()).text}`);
+        say(`eval @${runner.globalStep}: ${(await evaluate()).summary}`);
       }
     }
     await saveCheckpoint(interrupted ? 'interrupted' : 'final');
@@ -235,11 +241,12 @@ async function main(): Promise<void> {
     say(`trained ${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
 
     if (!interrupted) {
-      say(`evaluating on ${Math.min(config.run.evalSamples, data.heldoutCount)} held-out ${data.itemName} (k=${evalK})...`);
+      say(`evaluating on ${Math.min(config.run.evalSamples, data.heldout.length)} held-out ${definition.data.itemName} (${search.name})...`);
       const result = await evaluate();
-      writeFileSync(join(logsDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, ...result.json }, null, 2) + '\n');
-      appendFileSync(logPath, result.table + '\n');
-      console.log(result.table);
+      writeFileSync(join(logsDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, search: search.name, ...result.json }, null, 2) + '\n');
+      const table = evaluationTable(result, `held-out ${definition.data.itemName}, ${search.name}, policy step ${runner.globalStep}`);
+      appendFileSync(logPath, table + '\n');
+      console.log(table);
     }
   } finally {
     process.off('SIGINT', onSignal);
@@ -350,94 +357,56 @@ export function truncateMetrics(path: string, step: number): number {
   return wallMs;
 }
 
-/** A task as the train command needs it: its data, its runner, and its evaluation in the command's terms. */
-interface TrainData {
-  /** Items (or preference pairs) one epoch passes over. */
-  trainCount: number;
-  heldoutCount: number;
-  itemName: string;
-  note?: string;
-  open(pool: SandboxPool, initFrom?: Uint8Array, learnFrom?: Pick<LoopDeps, 'preferences' | 'rewardModel'>): Promise<TrainingLoop & { evaluate(limit: number, k: number): Promise<TrainEvaluation> }>;
-}
-
-interface TrainEvaluation {
-  /** The figure best.prl is kept by (higher is better). */
-  score: number;
-  /** Metric events (eval_*), appended to metrics.jsonl. */
-  events: Record<string, number>;
-  /** One line for the log. */
-  text: string;
-  /** What eval_results.json holds. */
-  json: object;
-  /** The closing table. */
-  table: string;
-}
-
-async function kolmogorovData(config: LabConfig): Promise<TrainData> {
-  const train = await loadKolmogorovFile(config.run.dataPath);
-  const heldout = await loadKolmogorovFile(config.run.evalDataPath);
-  let note: string | undefined;
-  if (config.task.maxTrainLength) {
-    const short = train.filter((record) => record.sequence.length <= config.task.maxTrainLength).length;
-    const pieces = trainingRecords(config, train).length - short;
-    note =
-      `RL trains on the ${short} of ${train.length} training sequences with at most ${config.task.maxTrainLength} values` +
-      (config.task.trainPieces ? ` and ${pieces} pieces of the longer ones (${config.task.trainPieces} each at most)` : '');
-  }
-  return {
-    trainCount: train.length,
-    heldoutCount: heldout.length,
-    itemName: 'sequences',
-    note,
-    async open(pool, initFrom, learnFrom) {
-      const runner = await createRunner(config, { train, heldout }, { pool, initFrom, ...learnFrom, onLog: (text) => console.error(text) });
-      return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
-        const { rows: _rows, searches: _searches, byLength: _byLength, ...metrics } = await runner.evaluate(heldout, { limit, k });
-        return {
-          score: metrics.accuracy,
-          events: { eval_accuracy: metrics.accuracy, eval_compression_rate: metrics.compressionRate, eval_precision: metrics.precision },
-          text: `accuracy ${metrics.accuracy.toFixed(3)}  compression ${metrics.compressionRate.toFixed(3)}`,
-          json: metrics,
-          table: formatMetricsTable([{ label: `policy step ${runner.globalStep}`, metrics }], metrics),
-        };
-      });
-    },
-  };
+/** The search of `--eval-k K`: the task's own search of K samples, or best-of-K. */
+function searchOfK(definition: TaskDefinition, k: number): SearchSpec {
+  return definition.searches.find((search) => search.k === k && !search.options) ?? { name: k === 1 ? 'greedy' : `best-of-${k}`, k };
 }
 
 /**
- * The functions task: `--problems FILE` (or --data-path) are the training problems, the
- * held-out problems come from --eval-data-path (its default is the Kolmogorov file's, so the
- * functions default is datasets/functions/heldout.jsonl).
+ * A warm start's model is the run's unless a flag or the config file set its shape: `--init-from
+ * public/pretrained.prl` trains the shipped policy as it is, with no model flags repeated. The
+ * task comes with it when none was given. Safetensors files carry no config: the run's shape
+ * judges them.
  */
-function functionsData(config: LabConfig, extra: Record<string, string | boolean | undefined>): TrainData {
-  const trainPath = typeof extra.problems === 'string' ? extra.problems : config.run.dataPath === 'datasets/train.jsonl' ? 'datasets/functions/train.jsonl' : config.run.dataPath;
-  const heldoutPath = config.run.evalDataPath === 'datasets/heldout.jsonl' ? 'datasets/functions/heldout.jsonl' : config.run.evalDataPath;
-  // `FILE*N` counts a file's problems N times (the recipe weighs the seed's 8 among 4,000 generated).
-  const train = trainPath.split(',').flatMap((entry) => {
-    const [, path, times] = /^(.*?)(?:\*(\d+))?$/.exec(entry)!;
-    const problems = loadProblemsFile(path);
-    return Array.from({ length: Number(times ?? 1) }, () => problems).flat();
-  });
-  const heldout = loadProblemsFile(heldoutPath);
-  return {
-    trainCount: train.length,
-    heldoutCount: heldout.length,
-    itemName: 'problems',
-    async open(pool, initFrom, learnFrom) {
-      const runner = await createFunctionsRunner(config, train, { pool, initFrom, ...learnFrom, onLog: (text) => console.error(text) });
-      return withEvaluation(runner, async (limit: number, k: number): Promise<TrainEvaluation> => {
-        const result = await runner.evaluate(heldout, { limit, k });
-        return {
-          score: result.solved,
-          events: { eval_solved: result.solved, eval_pass_at_1: result.pass_at_1, eval_success_rate: result.success_rate },
-          text: `solved ${result.solved.toFixed(3)}  pass@1 ${result.pass_at_1.toFixed(3)}  on ${result.n}`,
-          json: result,
-          table: `held-out problems (k=${k}): solved ${result.solved.toFixed(3)}, pass@1 ${result.pass_at_1.toFixed(3)}, success rate ${result.success_rate.toFixed(3)} on ${result.n}`,
-        };
-      });
-    },
+async function adoptWarmStart(config: LabConfig, given: ReadonlySet<string>, initFrom: Uint8Array | undefined, path: string | undefined): Promise<LabConfig> {
+  if (!initFrom || isSafetensors(initFrom)) return config;
+  let meta: Awaited<ReturnType<typeof decodeCheckpoint>>['meta'];
+  try {
+    ({ meta } = await decodeCheckpoint(initFrom));
+  } catch (error) {
+    throw new Error(`--init-from ${path}: ${(error as Error).message}`);
+  }
+  const input = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
+  const adopt = (section: 'task' | 'model', key: string) => {
+    if (!given.has(`${section}.${key}`)) input[section][key] = (meta.config[section] as Record<string, unknown>)[key];
   };
+  if (!given.has('task.name') && meta.config.task.name !== config.task.name) {
+    // Another task: the run is that task's, with what was set carried over.
+    return adoptWarmStart(withVariant(config, { task: meta.config.task.name }), given, initFrom, path);
+  }
+  for (const key of Object.keys(meta.config.model)) adopt('model', key);
+  // The prompt's shape (the longest sequence shown, say) is the policy's too.
+  for (const key of Object.keys(meta.config.task)) if (key !== 'name' && key in config.task) adopt('task', key);
+  const adopted = parseConfig(input);
+  const change = modelDifference(config, adopted);
+  if (change) console.error(`--init-from ${path}: the model is the checkpoint's (${change})`);
+  return adopted;
+}
+
+/** The run's training and held-out items from its files (several training files joined by commas, FILE*N for N copies). */
+async function taskData(definition: TaskDefinition, config: LabConfig, extra: Record<string, string | boolean | undefined>): Promise<{ train: unknown[]; heldout: unknown[]; note?: string }> {
+  const trainPath = typeof extra.problems === 'string' ? extra.problems : config.run.dataPath;
+  const train: unknown[] = [];
+  for (const entry of trainPath.split(',')) {
+    const [, path, times] = /^(.*?)(?:\*(\d+))?$/.exec(entry)!;
+    const items = await loadItemsFile(definition, path);
+    for (let i = 0; i < Number(times ?? 1); i++) train.push(...items);
+  }
+  const heldout = await loadItemsFile(definition, config.run.evalDataPath);
+  const task = definition.createTask(config, heldout);
+  const used = task.trainingItems(train).length;
+  const note = used !== train.length ? `RL trains on ${used} items made from the ${train.length} training ${definition.data.itemName} (task.maxTrainLength, task.trainPieces)` : undefined;
+  return { train, heldout, note };
 }
 
 runMain(main);

@@ -24,7 +24,7 @@ import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpoi
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { LabConfig } from '../core/config';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
-import { preludes, programTask } from '../core/runner';
+import { taskPreludes, programTask } from '../core/runner';
 import type { Scored, Task } from '../core/task';
 import { sandboxLimits } from './report';
 import { samplePairs } from './rollouts';
@@ -141,7 +141,7 @@ async function selfMadePairs(config: LabConfig, task: Task<unknown, Scored>, wei
   const samples = positiveFlag('samples', extra.samples, true);
   const temperature = positiveFlag('temperature', extra.temperature);
   const limit = extra.limit === undefined ? Infinity : positiveFlag('limit', extra.limit, true);
-  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
+  const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const functions = config.task.name === 'functions';
   const policy = new TransformerPolicy(task.policyConfig(config), config.run.seed);
   try {

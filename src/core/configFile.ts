@@ -63,6 +63,8 @@ const sections = ['task', 'model', 'algorithm', 'sandbox', 'run', 'digits', 'fun
 
 export interface ConfigFile {
   config: LabConfig;
+  /** The fields the file set (what a run's defaults do not give), mapped onto the lab's sections. */
+  input: Record<string, Record<string, unknown>>;
   /** What the reader did that the user should know (ignored keys). */
   notes: string[];
 }
@@ -117,14 +119,19 @@ export function parseConfigFile(text: string): ConfigFile {
     if (typeof perDevice !== 'number' || typeof steps !== 'number') throw new Error('batch_size and gradient_accumulation_steps must be numbers');
     set('algorithm.batchSize', perDevice * steps);
   }
-  const config = parseConfig(lab, { strict: true });
+  let config = parseConfig(lab, { strict: true });
   if (numEpisodes !== undefined) {
     if (typeof numEpisodes !== 'number' || !Number.isInteger(numEpisodes) || numEpisodes < 1) throw new Error(`training.num_episodes must be a positive whole number, got ${JSON.stringify(numEpisodes)}`);
-    // One episode is one program; a step samples batchSize of them.
-    config.run.maxSteps = Math.ceil(numEpisodes / config.algorithm.batchSize);
+    // One episode is one program; a step samples batchSize of them. Validated as any field is.
+    set('run.maxSteps', Math.ceil(numEpisodes / config.algorithm.batchSize));
+    try {
+      config = parseConfig(lab, { strict: true });
+    } catch (error) {
+      throw new Error(`training.num_episodes ${numEpisodes}: ${(error as Error).message}`);
+    }
     notes.push(`training.num_episodes ${numEpisodes}: ${config.run.maxSteps} steps of ${config.algorithm.batchSize} programs`);
   }
-  return { config, notes };
+  return { config, input: lab, notes };
 }
 
 /** A config as the YAML a run's output dir holds (config.yaml): the lab's own shape, read back by parseConfigFile. */

@@ -1,68 +1,65 @@
 /**
- * A task's runner: the one training loop (loop.ts) with the task (task.ts) and the task's own
- * evaluation. The CLI, the trainer worker and the tests drive a run through it; where it runs
- * only changes the sandbox pool and the tfjs backend.
- *
- * Kolmogorov's runner evaluates with its searches (kolmogorov/evaluate.ts: best-of-k, repair,
- * split); the functions task's runner with per-problem test results (functions/evaluate.ts).
+ * A run of any task: the one training loop (loop.ts) with the task its definition makes
+ * (registry.ts) and that task's evaluation beside it. The CLI, the trainer worker and the tests
+ * drive a run through this; where it runs only changes the sandbox pool and the tfjs backend.
  */
 import type { LabConfig } from './config';
-import type { KolmogorovRecord } from './data/records';
-import { evaluateKolmogorov, type EvaluateOptions, type EvaluationResult } from './kolmogorov/evaluate';
-import { kolmogorovPrelude, kolmogorovTask } from './kolmogorov/task';
-import { evaluateFunctions, type FunctionEvaluateOptions, type FunctionEvaluation } from './functions/evaluate';
-import { functionsPrelude } from './functions/harness';
-import type { FunctionProblem } from './functions/problems';
-import { functionsTask } from './functions/task';
 import { createTrainingLoop, type LoopDeps, type TrainingLoop } from './loop';
-import type { Scored, Task } from './task';
-
-export { bestOfK, kolmogorovPolicyConfig, kolmogorovReward, trainingRecords } from './kolmogorov/task';
-export type { EvaluateOptions, EvaluationResult, FoundBy } from './kolmogorov/evaluate';
-
-/**
- * The task a kolmogorov or functions config writes programs for, as the tools that read any of
- * them see it (pair files, reward models): its items stay opaque.
- */
-export function programTask(config: LabConfig): Task<unknown, Scored> {
-  return (config.task.name === 'functions' ? functionsTask(config) : kolmogorovTask(config)) as Task<unknown, Scored>;
-}
-
-/** The sandbox preludes of every task, by the name a job gives. */
-export const preludes = { kolmogorov: kolmogorovPrelude, functions: functionsPrelude };
+import { allTasks, taskDefinition } from './registry';
+import type { Prelude } from './sandbox/prelude';
+import type { Scored, SearchSpec, Task, TaskDefinition, TaskEvaluation } from './task';
 
 export type RunnerDeps = LoopDeps;
 
 export interface RunnerData {
-  train: KolmogorovRecord[];
-  heldout: KolmogorovRecord[];
+  /** The items RL samples from (a generated task's are made as it goes: none). */
+  train: readonly unknown[];
+  /** The held-out items: evaluation's, and never sampled for training. */
+  heldout: readonly unknown[];
+}
+
+export interface EvaluateRequest {
+  /** Evaluate only the first `limit` items. */
+  limit?: number;
+  /** The task's search by name (definition.searches), or given whole; greedy by default. */
+  search?: string | SearchSpec;
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface Runner extends TrainingLoop {
-  evaluate(records: readonly KolmogorovRecord[], options?: EvaluateOptions): Promise<EvaluationResult>;
+  readonly definition: TaskDefinition;
+  evaluate(items: readonly unknown[], request?: EvaluateRequest): Promise<TaskEvaluation>;
 }
 
-/** The Kolmogorov task's runner. */
+/** The task a config writes programs for, as the tools that read any of them see it (pair files, reward models). */
+export function programTask(config: LabConfig): Task<unknown, Scored> {
+  return taskDefinition(config.task.name).createTask(config, []);
+}
+
+/** The sandbox preludes of every task, by the name a job gives (the task's). */
+export function taskPreludes(): Record<string, Prelude> {
+  return Object.fromEntries(allTasks().flatMap((task) => (task.prelude ? [[task.name, task.prelude]] : [])));
+}
+
+/** A task's search by name ("best-of-8"), or by its number of samples; the names it has are listed when none matches. */
+export function searchOf(definition: TaskDefinition, search: string | SearchSpec | undefined): SearchSpec {
+  if (search === undefined) return definition.searches[0];
+  if (typeof search !== 'string') return search;
+  const found = definition.searches.find((s) => s.name === search);
+  if (!found) throw new Error(`the ${definition.name} task has no search "${search}" (it has ${definition.searches.map((s) => s.name).join(', ')})`);
+  return found;
+}
+
+/** A run of `config`'s task: the loop, and the task's evaluation of its policy. */
 export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
-  const loop = await createTrainingLoop(config, kolmogorovTask(config), data.train, deps);
-  return withEvaluation(loop, (records: readonly KolmogorovRecord[], options?: EvaluateOptions) =>
-    evaluateKolmogorov({ policy: loop.policy, config, pool: deps.pool }, records, options));
-}
-
-export interface FunctionsRunner extends TrainingLoop {
-  evaluate(problems: readonly FunctionProblem[], options?: FunctionEvaluateOptions): Promise<FunctionEvaluation>;
-}
-
-/** The functions task's runner: the same loop, evaluated per problem. */
-export async function createFunctionsRunner(config: LabConfig, train: readonly FunctionProblem[], deps: RunnerDeps): Promise<FunctionsRunner> {
-  if (config.task.name !== 'functions') throw new Error(`createFunctionsRunner: the config's task is ${config.task.name}`);
-  const loop = await createTrainingLoop(config, functionsTask(config), train, deps);
-  return withEvaluation(loop, (problems: readonly FunctionProblem[], options?: FunctionEvaluateOptions) =>
-    evaluateFunctions({ policy: loop.policy, config, pool: deps.pool }, problems, options));
+  const definition = taskDefinition(config.task.name);
+  const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), data.train, deps);
+  return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) =>
+    definition.evaluate({ policy: loop.policy, config, pool: deps.pool, onProgress: request.onProgress }, items, { limit: request.limit, search: searchOf(definition, request.search) }));
 }
 
 /** A loop with its task's evaluation beside it (the loop's step count stays live). */
-export function withEvaluation<E>(loop: TrainingLoop, evaluate: E): TrainingLoop & { evaluate: E } {
+export function withEvaluation<E>(loop: TrainingLoop, definition: TaskDefinition, evaluate: E): TrainingLoop & { definition: TaskDefinition; evaluate: E } {
   return {
     config: loop.config,
     policy: loop.policy,
@@ -74,6 +71,7 @@ export function withEvaluation<E>(loop: TrainingLoop, evaluate: E): TrainingLoop
     saveCheckpoint: loop.saveCheckpoint,
     loadCheckpoint: loop.loadCheckpoint,
     dispose: loop.dispose,
+    definition,
     evaluate,
   };
 }

@@ -76,3 +76,33 @@ export interface GeneratorStatus {
   /** Generations per second of its last batch, measured inside the generator. */
   generationsPerSecond: number;
 }
+
+/** One held-out item of an evaluation: what was asked, what the policy wrote, and what it gave. */
+export interface EvaluatedItem {
+  /** The item's place in the held-out set (0-based). */
+  index: number;
+  /** The target as the page shows it: a sequence, an answer, a problem's name. */
+  target: string;
+  /** What the program gave (an output, an answer), or null when nothing ran. */
+  output: string | null;
+  program: string;
+  correct: boolean;
+  /** How the program did beyond right or wrong (bits and search, tests passed, the question). */
+  detail: string;
+}
+
+/** A held-out evaluation as the page lists it and a stored run keeps it: any task's figures under their names. */
+export interface EvaluationRow {
+  label: string;
+  step: number;
+  task: string;
+  /** The search it ran (the task's name for it: greedy, best-of-8, ...), and its samples per item. */
+  search: string;
+  k: number;
+  n: number;
+  /** The task's headline figure (accuracy, solved share). */
+  score: number;
+  metrics: Record<string, number>;
+  /** Each held-out item's kept program beside its target. */
+  items?: EvaluatedItem[];
+}

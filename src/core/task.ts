@@ -18,7 +18,9 @@ import type { TokenPair } from './algorithms/dpo';
 import type { PreferenceRecord } from './data/records';
 import type { SampledSequence } from './model/sampler';
 import type { PolicyConfig } from './model/transformer';
-import type { SampleRecord } from './runnerTypes';
+import type { EvaluatedItem, SampleRecord } from './runnerTypes';
+
+export type { EvaluatedItem };
 import type { SandboxPool } from './sandbox/pool';
 import type { OutcomeKind } from './sandbox/outcome';
 import type { Prelude } from './sandbox/prelude';
@@ -120,19 +122,6 @@ export interface SearchSpec {
   options?: Record<string, number | boolean>;
 }
 
-/** One held-out item of an evaluation: what was asked, what the policy wrote, and what it gave. */
-export interface EvaluatedItem {
-  /** The item's place in the held-out set (0-based). */
-  index: number;
-  /** The target as the page shows it: a sequence, an answer, a problem's name. */
-  target: string;
-  /** What the program gave (an output, an answer), or null when nothing ran. */
-  output: string | null;
-  program: string;
-  correct: boolean;
-  /** How the program did beyond right or wrong (bits and search, tests passed, the question). */
-  detail: string;
-}
 
 /** A task's held-out evaluation of a policy, in terms every tool reads. */
 export interface TaskEvaluation {
@@ -174,6 +163,8 @@ export type ItemSource<Item> =
       shipped: { train: string; heldout: string };
       /** A short preview of an item for the page's dataset panel. */
       preview(item: Item): { label: string; detail: string };
+      /** Figures of a loaded set the charts draw beside the run's (Kolmogorov: gzip and LZMA rates). */
+      references?(items: readonly Item[]): Record<string, number>;
     }
   | {
       kind: 'generated';
@@ -188,6 +179,8 @@ export interface WarmStart {
   learningRate(config: BaseConfig): number;
   /** A source of batches; `exclude` are the held-out items, never trained on. */
   batches(config: BaseConfig, heldout: readonly unknown[]): (size: number) => { prompt: number[]; tokens: number[] }[];
+  /** Held-out (prompt, program) pairs whose loss the page reports as the warm start goes (items that carry a reference program). */
+  heldoutPairs?(config: BaseConfig, heldout: readonly unknown[]): { prompt: number[]; tokens: number[] }[];
   /** Whether the page runs it before RL on Train (the digit tasks: a fresh policy cannot answer at all). */
   beforeTraining?: boolean;
   /** Steps the page's warm start takes (beforeTraining tasks); otherwise the user chooses. */
@@ -230,4 +223,12 @@ export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
   /** The charts of its training figures, in order (the algorithm's follow). */
   readonly charts: readonly ChartSpec[];
   readonly warmStart?: WarmStart;
+  /** The shipped policy of this task (a checkpoint in public/, relative to the page), the page's warm start, and what the page calls it. */
+  readonly shippedPolicy?: { file: string; name: string };
+  /** Generator workers the page samples with (the digit tasks'), and whether they sample a batch ahead. */
+  parallel?(config: C): { generators: number; overlap: boolean };
+  /** The RL steps a run of it takes when the task says (the digit recipe's numSteps); else run.maxSteps. */
+  stepLimit?(config: C): number;
+  /** The learning rate of RL step `step` when the task schedules it (the digit recipe's cosine decay). */
+  learningRate?(config: C, step: number): number | undefined;
 }

@@ -7,7 +7,8 @@ import { zipSync, strToU8 } from 'fflate';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
-import type { LabConfig } from '../core/config';
+import { withVariant, type LabConfig } from '../core/config';
+import { taskDefinition } from '../core/registry';
 import { CANCELLED, type InitOptions, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
@@ -18,14 +19,15 @@ import functionsHeldoutUrl from '../../datasets/functions/heldout.jsonl?url';
 import seedTrainingUrl from '../../datasets/functions/training_problems.json?url';
 import seedEvaluationUrl from '../../datasets/functions/evaluation_problems.json?url';
 
+/** The shipped data files the page can load, by their path in the repository (a task's definition names its own). */
 export const shippedDatasets = [
-  { name: 'train.jsonl', url: trainUrl, role: 'train' as const, task: 'kolmogorov', doc: '10,000 synthetic sequences (generator seed 1)' },
-  { name: 'heldout.jsonl', url: heldoutUrl, role: 'heldout' as const, task: 'kolmogorov', doc: '500 held-out sequences (seed 2), evaluation only' },
-  { name: 'sample-bad.jsonl', url: sampleBadUrl, role: 'train' as const, task: 'kolmogorov', doc: 'a file with malformed lines, to see the error report' },
-  { name: 'functions/train.jsonl', url: functionsTrainUrl, role: 'train' as const, task: 'functions', doc: '4,000 generated function problems (seed 1)' },
-  { name: 'functions/heldout.jsonl', url: functionsHeldoutUrl, role: 'heldout' as const, task: 'functions', doc: '40 hand-written list functions, 5 shown + 10 hidden tests, evaluation only' },
-  { name: 'functions/training_problems.json', url: seedTrainingUrl, role: 'train' as const, task: 'functions', doc: "the DQN seed's 8 training problems" },
-  { name: 'functions/evaluation_problems.json', url: seedEvaluationUrl, role: 'heldout' as const, task: 'functions', doc: "the DQN seed's 3 evaluation problems" },
+  { name: 'train.jsonl', path: 'datasets/train.jsonl', url: trainUrl, role: 'train' as const, doc: '10,000 synthetic sequences (generator seed 1)' },
+  { name: 'heldout.jsonl', path: 'datasets/heldout.jsonl', url: heldoutUrl, role: 'heldout' as const, doc: '500 held-out sequences (seed 2), evaluation only' },
+  { name: 'sample-bad.jsonl', path: 'datasets/sample-bad.jsonl', url: sampleBadUrl, role: 'train' as const, doc: 'a file with malformed lines, to see the error report' },
+  { name: 'functions/train.jsonl', path: 'datasets/functions/train.jsonl', url: functionsTrainUrl, role: 'train' as const, doc: '4,000 generated function problems (seed 1)' },
+  { name: 'functions/heldout.jsonl', path: 'datasets/functions/heldout.jsonl', url: functionsHeldoutUrl, role: 'heldout' as const, doc: '40 hand-written list functions, 5 shown + 10 hidden tests, evaluation only' },
+  { name: 'functions/training_problems.json', path: 'datasets/functions/training_problems.json', url: seedTrainingUrl, role: 'train' as const, doc: "the DQN seed's 8 training problems" },
+  { name: 'functions/evaluation_problems.json', path: 'datasets/functions/evaluation_problems.json', url: seedEvaluationUrl, role: 'heldout' as const, doc: "the DQN seed's 3 evaluation problems" },
 ];
 
 let api: Comlink.Remote<TrainerApi> | null = null;
@@ -57,35 +59,40 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: summary } }));
   if (role !== 'train' || !reconfigure) return;
   const { config } = useLab.getState();
-  const task = summary.kind === 'problems' ? 'functions' : config.task.name === 'functions' ? 'kolmogorov' : config.task.name;
-  await configure(task === config.task.name ? config : { ...config, task: { ...config.task, name: task } });
+  // The worker read the file as its task's items (the definition that recognised it): the run becomes that task's.
+  await configure(summary.task === config.task.name ? config : withVariant(config, { task: summary.task }));
 }
 
 export async function loadShipped(name: string, reconfigure = true): Promise<void> {
-  const entry = shippedDatasets.find((d) => d.name === name);
+  const entry = shippedDatasets.find((d) => d.name === name || d.path === name);
   if (!entry) return;
   const response = await fetch(entry.url);
   await loadDatasetFile(entry.role, entry.name, await response.blob(), reconfigure);
 }
 
+/** Loads a task's shipped training and held-out files where the loaded ones are another task's. */
+async function loadShippedData(task: string): Promise<void> {
+  const data = taskDefinition(task).data;
+  if (data.kind !== 'file') return;
+  const { datasets } = useLab.getState();
+  if (datasets.heldout?.task !== task) await loadShipped(data.shipped.heldout, false);
+  if (datasets.train?.task !== task) await loadShipped(data.shipped.train, false);
+}
+
 /**
- * A new run with `config`. The functions task trains on problems: when the loaded files are
- * sequences, the shipped problem files are loaded first (and the shipped functions policy as a
- * warm start, when the server has one), so picking the task and pressing Train just works.
+ * A new run with `config`. A task reads its own items: when the loaded files are another task's,
+ * the task's shipped files are loaded first (and its shipped policy as a warm start, when the
+ * server has one), so picking a task and pressing Train just works.
  */
 export async function configure(config: LabConfig): Promise<boolean> {
-  const { datasets, config: before } = useLab.getState();
-  const switching = config.task.name === 'functions' && before.task.name !== 'functions';
-  if (config.task.name === 'functions') {
-    if (datasets.heldout?.kind !== 'problems') await loadShipped('functions/heldout.jsonl', false);
-    if (datasets.train?.kind !== 'problems') await loadShipped('functions/train.jsonl', false);
-  }
+  const switching = config.task.name !== useLab.getState().config.task.name;
+  await loadShippedData(config.task.name);
   // The live run stays as it was when the worker refuses the configuration.
   const made = await attempt('configuring the run', () => trainer().configure(config));
   if (!made) return false;
   useLab.setState({ config });
   resetMetrics();
-  if (switching) await loadFunctionsCheckpoint();
+  if (switching) await loadShippedPolicy(config.task.name);
   return true;
 }
 
@@ -101,19 +108,25 @@ export async function applyConfig(config: LabConfig): Promise<boolean> {
   return configure(config);
 }
 
-/** Served from public/ beside pretrained.prl: the functions recipe's policy. */
-export const functionsUrl = `${import.meta.env.BASE_URL}functions.prl`;
-
 /**
- * Switching to the functions task starts from the shipped functions policy when the server has
- * one (a warm start with its own config, said in the status); else the run starts fresh.
+ * The task's shipped policy (its definition's, served from public/) as a warm start, when the
+ * server has one: its weights, with its own config, said in the status; else the run starts fresh.
  */
-async function loadFunctionsCheckpoint(): Promise<void> {
-  const fetched = await fetchCheckpoint(functionsUrl);
+async function loadShippedPolicy(task: string): Promise<boolean> {
+  const shipped = taskDefinition(task).shippedPolicy;
+  if (!shipped) return false;
+  const url = `${import.meta.env.BASE_URL}${shipped.file}`;
+  const fetched = await fetchCheckpoint(url);
   const note = (checkpointNote: string) => useLab.setState({ checkpointNote });
-  if ('problem' in fetched) return note(`no functions policy at ${functionsUrl}: ${fetched.problem}; starting fresh`);
-  const loaded = await loadCheckpointBytes(fetched.bytes, functionsUrl, { source: 'shipped functions policy', warmStart: true });
-  note(loaded ? `loaded the shipped functions policy, step ${loaded.checkpointStep}` : `${functionsUrl} was refused (see the error above); starting fresh`);
+  if ('problem' in fetched) {
+    note(`no ${shipped.name} at ${url}: ${fetched.problem}; starting fresh`);
+    return false;
+  }
+  const size = fetched.bytes.byteLength;
+  // A warm start: RL from its weights at step 0, which are also the reference (the recipe's RL stage).
+  const loaded = await loadCheckpointBytes(fetched.bytes, url, { source: shipped.name, warmStart: true });
+  note(loaded ? `loaded ${shipped.name}, step ${loaded.checkpointStep} (${(size / 1024).toFixed(0)} KB)` : `${url} was refused (see the error above); starting fresh`);
+  return Boolean(loaded);
 }
 
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
@@ -127,9 +140,6 @@ export async function loadCheckpointBytes(bytes: Uint8Array, name: string, optio
     return undefined;
   }
 }
-
-/** Served from public/ when someone ships one; its header carries its own config. */
-export const pretrainedUrl = `${import.meta.env.BASE_URL}pretrained.prl`;
 
 /** Why there is no usable checkpoint at `url`, or its bytes. */
 async function fetchCheckpoint(url: string): Promise<{ bytes: Uint8Array } | { problem: string }> {
@@ -145,36 +155,24 @@ async function fetchCheckpoint(url: string): Promise<{ bytes: Uint8Array } | { p
   return { bytes: new Uint8Array(await response.arrayBuffer()) };
 }
 
-/**
- * Loads public/pretrained.prl if it exists, with its own config; a missing or bad file is said
- * in the status and the run starts fresh. A link that carries a config keeps that config.
- */
-export async function loadDefaultCheckpoint(fromLink: boolean): Promise<void> {
-  const note = (checkpointNote: string) => useLab.setState({ checkpointNote });
-  if (fromLink) return note('pretrained checkpoint not loaded: the link sets its own configuration');
-  const fetched = await fetchCheckpoint(pretrainedUrl);
-  if ('problem' in fetched) return note(`no pretrained checkpoint at ${pretrainedUrl}: ${fetched.problem}; starting fresh`);
-  const size = fetched.bytes.byteLength;
-  // A warm start: RL from its weights at step 0, which are also the KL reference (the recipe's RL stage).
-  const loaded = await loadCheckpointBytes(fetched.bytes, pretrainedUrl, { source: 'pretrained checkpoint', warmStart: true });
-  note(loaded ? `loaded pretrained checkpoint, step ${loaded.checkpointStep} (${(size / 1024).toFixed(0)} KB)` : `${pretrainedUrl} was refused (see the error above); starting fresh`);
-}
-
 export async function startLab(config: LabConfig, fromLink = false, options: InitOptions = {}): Promise<void> {
   useLab.setState({ config, autosave: options.autosave ?? true });
   const backend = await attempt('starting tfjs', () => trainer().init(Comlink.proxy(handleEvents), options));
   if (backend) useLab.setState({ backend });
-  const functions = config.task.name === 'functions';
-  await loadShipped(functions ? 'functions/heldout.jsonl' : 'heldout.jsonl');
-  await loadShipped(functions ? 'functions/train.jsonl' : 'train.jsonl');
+  await loadShippedData(config.task.name);
   if (!backend) return;
-  // Like the Kolmogorov policy: a link that sets more than the task starts fresh with its own config.
-  if (functions && !linkSetsMoreThanTask()) await loadFunctionsCheckpoint();
-  else await loadDefaultCheckpoint(fromLink);
+  // A link that sets more than the task starts fresh with its own config (`#task=functions` alone still gets the shipped policy).
+  const shipped = taskDefinition(config.task.name).shippedPolicy;
+  if (!shipped || (fromLink && linkSetsMoreThanTask())) {
+    if (shipped) useLab.setState({ checkpointNote: `${shipped.name} not loaded: the link sets its own configuration` });
+    await configure(config);
+  } else if (!(await loadShippedPolicy(config.task.name))) {
+    await configure(config); // a server without the policy: a fresh run of the configuration
+  }
   useLab.setState({ started: true });
 }
 
-/** Whether the link's hash sets any field besides the task (`#task=functions` alone still gets the shipped policy). */
+/** Whether the link's hash sets any field besides the task. */
 function linkSetsMoreThanTask(): boolean {
   return window.location.hash.slice(1).split('&').filter(Boolean).some((pair) => pair.split('=')[0] !== 'task');
 }

@@ -1,8 +1,8 @@
 /// <reference lib="webworker" />
 /**
- * Web Worker entry of a digit-task generator (see src/core/digits/generators.ts), the page's
- * counterpart of src/cli/digitGenerator.worker.ts. The trainer worker starts these (nested
- * workers). tfjs runs on wasm, one thread per generator; messages that arrive while it starts
+ * Web Worker entry of a generator (src/core/generators.ts: a policy copy that samples programs
+ * for the trainer, with versioned weight sync), the page's counterpart of
+ * src/cli/digitGenerator.worker.ts. The trainer worker starts these (nested workers). tfjs runs on wasm, one thread per generator; messages that arrive while it starts
  * are held, in order, until it is ready.
  */
 import * as tf from '@tensorflow/tfjs';
@@ -19,7 +19,7 @@ tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
 const ready = (async () => {
   if (!(await tf.setBackend('wasm').catch(() => false))) await tf.setBackend('cpu');
   await tf.ready();
-  if (tf.getBackend() === 'wasm') console.log(`digit generator: ${installWasmKernels().join('; ')}`);
+  if (tf.getBackend() === 'wasm') console.log(`generator: ${installWasmKernels().join('; ')}`);
 })();
 
 serveGenerator({

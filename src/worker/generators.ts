@@ -1,11 +1,11 @@
 /**
- * Digit-task generators as Web Workers started from the trainer worker (nested module
+ * Generators (src/core/generators.ts) as Web Workers started from the trainer worker (nested module
  * workers), one per generator; weight syncs cross as transferred ArrayBuffers.
  */
 import type { GeneratorHandle } from '../core/generators';
 
 function spawnGenerator(index: number): GeneratorHandle {
-  const worker = new Worker(new URL('./digitGenerator.worker.ts', import.meta.url), { type: 'module', name: `digit generator ${index}` });
+  const worker = new Worker(new URL('./generator.worker.ts', import.meta.url), { type: 'module', name: `generator ${index}` });
   return {
     postMessage: (message, transfer) => worker.postMessage(message, transfer),
     onMessage: (listener) => worker.addEventListener('message', (event) => listener(event.data)),
@@ -14,6 +14,6 @@ function spawnGenerator(index: number): GeneratorHandle {
   };
 }
 
-export function createBrowserDigitGenerators(size: number): GeneratorHandle[] {
+export function createBrowserGenerators(size: number): GeneratorHandle[] {
   return Array.from({ length: size }, (_, index) => spawnGenerator(index));
 }

@@ -4,11 +4,11 @@
  * dataset parse, the training loop, checkpoints) happens behind this API.
  */
 import type { LabConfig } from '../core/config';
-import type { KolmogorovRecord } from '../core/data/records';
 import type { JsonlError } from '../core/data/jsonl';
-import type { KtMetrics, MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
-import type { ProblemResult } from '../core/functions/evaluate';
+import type { EvaluatedItem, EvaluationRow, MetricEvent, RunPhase, SampleRecord } from '../core/runnerTypes';
 import type { RunRecord } from './runStore';
+
+export type { EvaluatedItem, EvaluationRow };
 
 export interface BackendInfo {
   backend: string;
@@ -18,57 +18,23 @@ export interface BackendInfo {
   notes?: string[];
 }
 
-/** A problem of the functions task as the page previews it. */
-export interface ProblemPreview {
-  functionName: string;
-  docstring: string;
-  signature: string;
-  tests: number;
-  hiddenTests: number;
-}
-
 export interface DatasetSummary {
   name: string;
   role: 'train' | 'heldout';
-  /** Sequences (Kolmogorov JSONL) or problems (the functions task's JSON array or JSONL). */
-  kind: 'sequences' | 'problems';
-  problemPreview?: ProblemPreview[];
+  /** The task whose items the file holds (its definition sniffed them: sequences, problems). */
+  task: string;
+  /** What the items are called ("sequences", "problems"). */
+  itemName: string;
   records: number;
   errorCount: number;
   errors: JsonlError[];
-  preview: KolmogorovRecord[];
+  /** The first items, as the task previews them. */
+  preview: { label: string; detail: string }[];
   lines: number;
   bytes: number;
   summary: string;
-  /** gzip and LZMA bits over raw bits of the first REFERENCE_RECORDS sequences, compressed jointly (the charts' reference lines). */
-  gzipRate?: number;
-  lzmaRate?: number;
-}
-
-export interface EvaluationRow extends KtMetrics {
-  label: string;
-  step: number;
-  k: number;
-  /** Digit tasks: share of answers in the `[ANSWER] n` tag (their KT fields are NaN). */
-  formatCompliance?: number;
-  /** Kolmogorov and digit tasks: each held-out item's kept program (answer) beside its target. */
-  items?: EvaluatedItem[];
-  /** Functions task: pass@1 (greedy), the mean success rate of the k programs, and each problem's result (accuracy is the share solved). */
-  functions?: { passAt1: number; successRate: number; problems: ProblemResult[] };
-}
-
-/** One held-out item of an evaluation: what was asked, what the policy wrote, and what it gave. */
-export interface EvaluatedItem {
-  /** The item's place in the held-out set (0-based). */
-  index: number;
-  /** The target: a sequence, or a digit question's answer. */
-  target: number[];
-  /** What the program printed (sequences) or the answer read from the text (digits); null when nothing ran. */
-  output: number[] | null;
-  program: string;
-  correct: boolean;
-  /** The question (digit tasks) or how the program was found and its bits (Kolmogorov). */
-  detail: string;
+  /** Figures the charts draw beside the run's (Kolmogorov: gzipRate and lzmaRate of the set). */
+  references?: Record<string, number>;
 }
 
 /** The message of the error with which cancelled work (an evaluation, a parse) ends: the page says nothing more of it. */
@@ -147,11 +113,8 @@ export interface TrainerApi {
   /** Stops training; stopping pretraining keeps the weights so far and hands them to RL. */
   stop(): Promise<void>;
   step(): Promise<void>;
-  /**
-   * Held-out evaluation: best-of-k (k = 1: greedy); `repair` adds the repair search
-   * (kolmogorov/repair.ts), `split` the split search (kolmogorov/split.ts).
-   */
-  evaluate(options: { limit: number; k: number; repair?: boolean; split?: boolean }): Promise<EvaluationRow>;
+  /** Held-out evaluation with one of the task's searches (its definition's `searches`, by name). */
+  evaluate(options: { limit: number; search: string }): Promise<EvaluationRow>;
   /** Ends an evaluation or a dataset parse in flight at its next progress report; it then fails with the message `cancelled`. */
   cancel(): Promise<void>;
   /** The current checkpoint's bytes (transferred); while training, the phase and the status line stay as they are. */

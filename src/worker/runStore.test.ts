@@ -9,7 +9,7 @@ import { RunStore, StorageFullError, newRunRecord } from './runStore';
 let dbCount = 0;
 const fresh = () => RunStore.open(`test-${dbCount++}`);
 const events = (from: number, to: number): MetricEvent[] => Array.from({ length: to - from + 1 }, (_, i) => ({ step: from + i, name: 'avg_reward', value: (from + i) / 10, wallMs: 0 }));
-const row = (step: number, accuracy: number) => ({ label: `greedy @ step ${step}`, step, k: 1, accuracy }) as unknown as EvaluationRow;
+const row = (step: number, accuracy: number): EvaluationRow => ({ label: `greedy @ step ${step}`, step, task: 'kolmogorov', search: 'greedy', k: 1, n: 1, score: accuracy, metrics: { accuracy } });
 
 describe('run store', () => {
   it('saves checkpoints with their metrics, rows and samples, lists runs newest first, loads a run back whole', async () => {
@@ -27,7 +27,7 @@ describe('run store', () => {
     expect([...loaded.bytes!]).toEqual([4, 5]); // the latest checkpoint replaced the previous one
     expect([...loaded.reference!]).toEqual([42, 43]); // written once, kept
     expect(loaded.events.map((e) => e.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(loaded.evaluations.map((r) => r.accuracy)).toEqual([0.5]);
+    expect(loaded.evaluations.map((r) => r.metrics.accuracy)).toEqual([0.5]);
     expect(loaded.samples).toHaveLength(1);
     expect((await store.events(a.id)).events).toHaveLength(10);
     expect((await store.load(b.id)).reference).toBeNull();

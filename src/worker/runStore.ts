@@ -14,8 +14,7 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { LabConfig } from '../core/config';
-import type { MetricEvent, SampleRecord } from '../core/runnerTypes';
-import type { EvaluationRow } from './protocol';
+import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
 
 export interface RunRecord {
   id: string;

@@ -13,8 +13,8 @@
  */
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
-import type { MetricEvent, SampleRecord } from '../core/runnerTypes';
-import type { EvaluationRow, TrainerEvent } from './protocol';
+import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
+import type { TrainerEvent } from './protocol';
 import { RunStore, StorageFullError, isInterrupted, newRunRecord, storageUsage, type RunRecord, type StoredRun } from './runStore';
 
 /** Steps between saves of the live run. */
@@ -71,7 +71,7 @@ export class SavedRuns {
     else if (event.type === 'samples') this.samples = event.samples;
     else if (event.type === 'evaluation') {
       this.unsavedRows.push(event.row);
-      if (Number.isFinite(event.row.accuracy)) this.best = Math.max(this.best ?? -Infinity, event.row.accuracy);
+      if (Number.isFinite(event.row.score)) this.best = Math.max(this.best ?? -Infinity, event.row.score);
     }
   }
 
@@ -314,7 +314,7 @@ export class SavedRuns {
     });
     const run = { ...newRunRecord(meta.config, `${file.run.name} (imported)`), createdAt: file.run.createdAt ?? Date.now() };
     const events = file.metrics.filter((e) => e.step <= meta.step);
-    const stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations, best: file.run.best ?? null, reference });
+    const stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)), best: file.run.best ?? null, reference });
     await this.publish();
     return stored;
   }
@@ -391,4 +391,35 @@ async function takeLock(id: string): Promise<(() => void) | null> {
       return new Promise<void>((release) => granted(() => release()));
     });
   });
+}
+
+/**
+ * An evaluation row as this version lists it, from one a stored run or a run file holds: rows
+ * written before the registries carried the Kolmogorov figures as fields of their own
+ * (accuracy, compressionRate, ...) and the functions figures under `functions`.
+ */
+export function evaluationRow(row: unknown, task: string): EvaluationRow {
+  const old = row as Record<string, any>;
+  if (old && typeof old.metrics === 'object' && old.metrics !== null && typeof old.score === 'number') return old as EvaluationRow;
+  const metrics: Record<string, number> = {};
+  const put = (name: string, value: unknown) => {
+    if (typeof value === 'number' && Number.isFinite(value)) metrics[name] = value;
+  };
+  put(old.functions ? 'solved' : 'accuracy', old.accuracy);
+  put('compression_rate', old.compressionRate);
+  put('precision', old.precision);
+  put('format_compliance', old.formatCompliance);
+  put('pass_at_1', old.functions?.passAt1);
+  put('success_rate', old.functions?.successRate);
+  const label = typeof old.label === 'string' ? old.label : 'evaluation';
+  return {
+    label,
+    step: typeof old.step === 'number' ? old.step : 0,
+    task,
+    search: label.split(' @ ')[0],
+    k: typeof old.k === 'number' ? old.k : 1,
+    n: typeof old.n === 'number' ? old.n : 0,
+    score: typeof old.accuracy === 'number' ? old.accuracy : NaN,
+    metrics,
+  };
 }

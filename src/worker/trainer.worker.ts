@@ -12,7 +12,7 @@ import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
-import { createBrowserDigitGenerators } from './digitGenerators';
+import { createBrowserGenerators } from './generators';
 import { installWasmKernels } from '../core/model/wasmKernels';
 import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
@@ -90,7 +90,7 @@ const service = createTrainerService({
   onDeviceLost: (handler) => (deviceLost = handler),
   createPool: createBrowserSandboxPool,
   transfer: (bytes) => Comlink.transfer(bytes, [bytes.buffer]),
-  createDigitGenerators: createBrowserDigitGenerators,
+  createGenerators: createBrowserGenerators,
 });
 
 self.addEventListener('error', (event) => console.error(`trainer worker error: ${event.message}`));

@@ -107,7 +107,7 @@ describe('trainer protocol', () => {
   });
 
   it('evaluates on the held-out set and refuses to step while training', async () => {
-    const row = await api.evaluate({ limit: 3, k: 1 });
+    const row = await api.evaluate({ limit: 3, search: 'greedy' });
     expect(row).toMatchObject({ n: 3, k: 1 });
     await api.train();
     await expect(api.step()).rejects.toThrow(/pause training/);
@@ -207,9 +207,9 @@ describe('trainer protocol', () => {
     await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /sum_digits done after 3 RL steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
     expect(metrics().filter((m) => m.name === 'format_compliance').map((m) => m.step)).toEqual([1, 2, 3]);
     expect(metrics().filter((m) => m.name === 'generator_0_version').map((m) => m.value)).toEqual([1, 2, 3]);
-    const row = await api.evaluate({ limit: 5, k: 1 });
+    const row = await api.evaluate({ limit: 5, search: 'greedy' });
     expect(row).toMatchObject({ n: 5, step: 3 });
-    expect(row.formatCompliance).toBeGreaterThanOrEqual(0);
+    expect(row.metrics.format_compliance).toBeGreaterThanOrEqual(0);
     // On the one loop a digit run checkpoints like any other, and loads back at its step.
     const bytes = await api.getCheckpoint();
     expect((await api.loadCheckpoint(bytes)).step).toBe(3);

@@ -5,6 +5,7 @@
  * runs before RL, since a fresh policy almost never writes a right answer; answers are scored on
  * the host, without the sandbox. The defaults are the digit recipe's (measured in docs/digits.md).
  */
+import { scheduledRate } from '../model/schedule';
 import { Rng } from '../rng';
 import type { ChartSpec, TaskDefinition } from '../task';
 import { digitsFields, type DigitsConfig } from './config';
@@ -110,6 +111,9 @@ function digitDefinition(name: DigitTaskName, doc: string): TaskDefinition<Digit
       beforeTraining: true,
       steps: (config) => (config as DigitsConfig).digits.warmStartSteps,
     },
+    parallel: (config) => ({ generators: config.digits.numGenerators, overlap: config.digits.overlap }),
+    stepLimit: (config) => config.digits.numSteps,
+    learningRate: (config, step) => (config.digits.lrDecay ? scheduledRate(config.algorithm.learningRate, step, config.digits.numSteps, 0) : undefined),
   };
 }
 

@@ -28,6 +28,7 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
     run: { dataPath: 'datasets/functions/train.jsonl', evalDataPath: 'datasets/functions/heldout.jsonl' },
   },
   sandboxed: true,
+  shippedPolicy: { file: 'functions.prl', name: 'shipped functions policy' },
   prelude: functionsPrelude,
   policyConfig: functionsPolicyConfig,
   createTask: (config) => functionsTask(config),

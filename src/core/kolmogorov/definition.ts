@@ -10,11 +10,24 @@ import type { TaskDefinition } from '../task';
 import { kolmogorovFields, type KolmogorovConfig } from './config';
 import { evaluateKolmogorov } from './evaluate';
 import { KolmogorovGrammar } from './grammar';
-import { PairStream, sequenceKey } from './pairs';
+import { gzipBits, lzmaBits, sequencesText } from './metrics';
+import { PairStream, sequenceKey, toPair, type Pair } from './pairs';
 import { repairSearch } from './repair';
 import { splitSearch } from './split';
 import { kolmogorovPolicyConfig, kolmogorovPrelude, kolmogorovTask } from './task';
 import { tokenText } from './vocab';
+
+/** Sequences compressed for a dataset's gzip and LZMA reference rates (LZMA of all 10,000 shipped ones takes ~9 s). */
+export const REFERENCE_RECORDS = 1000;
+
+/** gzip and LZMA bits over raw bits of a set's first REFERENCE_RECORDS sequences, compressed jointly (the charts' reference lines). */
+function referenceRates(records: readonly KolmogorovRecord[]): Record<string, number> {
+  const sequences = records.slice(0, REFERENCE_RECORDS).map((record) => record.sequence);
+  const rawBits = 8 * sequences.reduce((sum, sequence) => sum + sequence.length, 0);
+  if (rawBits === 0) return {};
+  const text = sequencesText(sequences);
+  return { gzipRate: gzipBits(text) / rawBits, lzmaRate: lzmaBits(text) / rawBits };
+}
 
 const rewardCaption = 'Mean reward of the programs sampled at each step; it should rise as the policy learns.';
 const lossCaption = 'The policy-gradient loss of each update: its sign and size follow the advantages, so watch its trend, not its level.';
@@ -31,6 +44,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     algorithm: { learningRate: 1e-4, lengthPenalty: 0.002, klCoef: 0.05, groupSize: 4 },
   },
   sandboxed: true,
+  shippedPolicy: { file: 'pretrained.prl', name: 'pretrained checkpoint' },
   prelude: kolmogorovPrelude,
   check(config) {
     const { name, repairDemos } = config.algorithm as { name: string; repairDemos: number };
@@ -51,9 +65,12 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     parseRecord: parseKolmogorovRecord,
     shipped: { train: 'datasets/train.jsonl', heldout: 'datasets/heldout.jsonl' },
     preview: (record) => ({ label: `${record.sequence.length} values`, detail: record.sequence.slice(0, 24).join(' ') }),
+    references: referenceRates,
   },
   searches: [
     { name: 'greedy', k: 1 },
+    { name: 'greedy + repair', k: 1, options: { repair: true } },
+    { name: 'greedy + split', k: 1, options: { split: true } },
     { name: 'best-of-8', k: 8 },
     { name: 'best-of-8 + repair', k: 8, options: { repair: true } },
     { name: 'best-of-8 + repair + split', k: 8, options: { repair: true, split: true } },
@@ -113,6 +130,11 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
       const exclude = new Set((heldout as KolmogorovRecord[]).map((record) => sequenceKey(record.sequence)));
       const stream = new PairStream({ maxSequenceLength: task.maxSequenceLength, context: model.context, maxProgramTokens: model.maxProgramTokens, seed: run.seed + 1_000_003, exclude });
       return (size) => stream.batch(size);
+    },
+    heldoutPairs(config, heldout) {
+      const { task, model } = config as KolmogorovConfig;
+      const limits = { maxSequenceLength: task.maxSequenceLength, context: model.context, maxProgramTokens: model.maxProgramTokens };
+      return (heldout as KolmogorovRecord[]).map((record) => toPair(record, limits)).filter((pair): pair is Pair => pair !== null).slice(0, 256);
     },
   },
 };

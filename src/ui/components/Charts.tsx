@@ -14,87 +14,35 @@
  */
 import { memo, startTransition, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { CartesianAxis, Curve, Layer, Surface, Text } from 'recharts';
+import { allAlgorithms, taskDefinition } from '../../core/registry';
+import type { ChartSpec } from '../../core/task';
 import { chartView, tickLabel, xTickLabel } from '../chartData';
 import { download } from '../download';
 import { compareRun } from '../persistence';
 import { CHART_INTERVAL_MS, metricsToCsv, metricsToJsonl, smooth, useLab, type ComparedRun, type MetricPoint } from '../store';
 
-interface ChartSpec {
-  name: string;
-  title: string;
-  references?: boolean;
-  /** Shown only once the metric has points (the pretraining curves). */
-  optional?: boolean;
-  /** What the curve means, in a sentence under the chart. */
-  caption: string;
-}
-
-const rewardCaption = 'Mean reward of the programs sampled at each step; it should rise as the policy learns.';
-const lossCaption = 'The policy-gradient loss of each update: its sign and size follow the advantages, so watch its trend, not its level.';
-const entropyCaption = 'How spread the policy\'s choices are (nats per token): it falls as the policy grows sure; a collapse to 0 stops exploration.';
-
-const charts: ChartSpec[] = [
-  { name: 'avg_reward', title: 'average reward', caption: rewardCaption },
-  {
-    name: 'compression_rate', title: 'compression rate (lower is better)', references: true,
-    caption: 'Bits of the batch\'s programs (failed sequences at their gzip size) over the raw bits. Above 1 while most of a small batch fails, since gzip of a few short sequences costs more than their bytes; compare the held-out evaluation with gzip and LZMA.',
-  },
-  { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled programs that print their sequence exactly.' },
-  { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
-  { name: 'entropy', title: 'entropy', optional: true, caption: entropyCaption },
-  { name: 'program_bits', title: 'bits of correct programs', caption: 'Mean prior bits of the correct programs: lower is shorter, the goal of the task.' },
-  { name: 'pretrain_loss', title: 'pretrain loss', optional: true, caption: 'Cross-entropy of the supervised warm start on generated (sequence, program) pairs.' },
-  { name: 'pretrain_token_accuracy', title: 'pretrain token accuracy', optional: true, caption: 'Share of the generated programs\' tokens the policy predicts right during the warm start.' },
-  { name: 'heldout_loss', title: 'held-out loss (pretrain)', optional: true, caption: 'The warm start\'s loss on held-out sequences, measured every few steps: it should fall with the training loss.' },
-  { name: 'heldout_accuracy', title: 'held-out accuracy (pretrain)', optional: true, caption: 'Greedy accuracy on held-out sequences during the warm start, as measured (never smoothed).' },
-];
-
-/** The digit tasks' charts: sampled answers per RL step, and greedy held-out evaluations. */
-const digitCharts: ChartSpec[] = [
-  { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled answers that are right.' },
-  { name: 'format_compliance', title: 'format compliance', caption: 'Share of sampled answers written in the [ANSWER] n tag.' },
-  { name: 'avg_reward', title: 'average reward', caption: 'Mean of +1 (right) and -1 (wrong) over the sampled answers.' },
-  { name: 'eval_accuracy', title: 'held-out accuracy (greedy)', optional: true, caption: 'Greedy accuracy on held-out questions never trained on, as measured (never smoothed).' },
-  { name: 'eval_format_compliance', title: 'held-out format compliance (greedy)', optional: true, caption: 'Share of greedy held-out answers in the tag.' },
-  { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
-  { name: 'generations_per_s', title: 'generations/s', caption: 'Answers the generator workers sample per second.' },
-];
-
-/** The functions task's charts: success, tests passed, and the reward's components. */
-const functionCharts: ChartSpec[] = [
-  { name: 'avg_reward', title: 'average reward', caption: rewardCaption },
-  { name: 'accuracy', title: 'solved (all tests pass)', caption: 'Share of sampled functions that pass every test of their problem.' },
-  { name: 'tests_passed', title: 'share of tests passed', caption: 'Partial credit: the share of test cases the sampled functions pass.' },
-  { name: 'reward/correctness', title: 'reward: correctness', caption: 'The part of the reward earned by passing tests.' },
-  { name: 'reward/quality', title: 'reward: quality (code_quality)', optional: true, caption: 'The code_quality reward\'s syntax, structure, length and complexity terms.' },
-  { name: 'reward/efficiency', title: 'reward: efficiency (code_quality)', optional: true, caption: 'The code_quality reward\'s length penalty and array-method bonus.' },
-  { name: 'policy_loss', title: 'policy loss', caption: lossCaption },
-  { name: 'entropy', title: 'entropy', optional: true, caption: entropyCaption },
-  { name: 'program_tokens', title: 'program tokens', caption: 'Mean length of the sampled functions, in tokens.' },
-];
-
-/**
- * What the algorithms report beyond the loss, under TRL's names where TRL has them; each chart
- * shows once its series has points, so a run sees its own algorithm's.
- */
-const algorithmCharts: ChartSpec[] = [
-  { name: 'kl', title: 'KL to the reference', optional: true, caption: 'How far the policy has moved from the warm start it started from (reinforce\'s KL, grpo\'s k3 estimate, rloo\'s summed per program).' },
-  { name: 'clip_ratio', title: 'clipped share (grpo)', optional: true, caption: 'Share of tokens whose probability ratio to the sampler\'s was clipped: high means the update moves further than epsilon allows.' },
-  { name: 'rewards/accuracies', title: 'rewards/accuracies (dpo)', optional: true, caption: 'Share of preference pairs whose chosen program the policy favours more than the reference does.' },
-  { name: 'rewards/margins', title: 'rewards/margins (dpo)', optional: true, caption: 'Mean implicit reward of the chosen program minus the rejected one: beta times the log-ratio to the reference.' },
-  { name: 'logps/chosen', title: 'logps/chosen (dpo)', optional: true, caption: 'Log-probability of the chosen programs under the policy; a fall in both this and logps/rejected is DPO\'s known drift.' },
-  { name: 'logps/rejected', title: 'logps/rejected (dpo)', optional: true, caption: 'Log-probability of the rejected programs under the policy.' },
-  { name: 'losses/td_loss', title: 'losses/td_loss (dqn)', optional: true, caption: 'The Q-network\'s TD error loss (Huber or squared) on replayed transitions; it need not fall steadily, as the targets move with the network.' },
-  { name: 'losses/q_values', title: 'losses/q_values (dqn)', optional: true, caption: 'Mean Q-value of the tokens taken in the replayed transitions: it should approach the discounted reward the programs earn.' },
-  { name: 'charts/epsilon', title: 'charts/epsilon (dqn)', optional: true, caption: 'The exploration rate: the share of tokens drawn at random instead of the Q-network\'s best.' },
-  { name: 'charts/episodic_return', title: 'charts/episodic_return (dqn)', optional: true, caption: 'Mean reward of the programs written at each step, exploration included.' },
+/** A chart of a figure no task or algorithm owns: the learned reward model's score (loop.ts). */
+const loopCharts: ChartSpec[] = [
   { name: 'reward_model', title: 'reward model score', optional: true, caption: 'Mean score the learned reward model gives the sampled programs (--use-reward-model).' },
 ];
 
 /** Series measured on held-out data (periodic evaluations), not on training batches. */
 export const isHeldOut = (name: string) => name.startsWith('heldout_') || name.startsWith('eval_');
 
-const chartsOf = (task: string) => [...(task === 'kolmogorov' ? charts : task === 'functions' ? functionCharts : digitCharts), ...algorithmCharts];
+/**
+ * A task's charts (its definition's), then what every algorithm reports (each shown once its series
+ * has points, so a run sees its own algorithm's and a compared run's), each figure once.
+ */
+const chartLists = new Map<string, ChartSpec[]>();
+function chartsOf(task: string): ChartSpec[] {
+  let list = chartLists.get(task);
+  if (!list) {
+    const all = [...taskDefinition(task).charts, ...allAlgorithms().flatMap((algorithm) => (algorithm.charts ?? []).map((chart) => ({ ...chart, optional: true }))), ...loopCharts];
+    list = all.filter((chart, i) => all.findIndex((other) => other.name === chart.name) === i);
+    chartLists.set(task, list);
+  }
+  return list;
+}
 
 // Plot geometry (px): a 360 x 180 chart with room for labels such as -2.5e-3 and a last x tick.
 const WIDTH = 360;
@@ -219,8 +167,8 @@ export function Charts() {
   const chartWeight = useDeferredValue(weight);
   const chartX = useDeferredValue(x);
   // Numbers, not objects: the charts' props stay equal between commits.
-  const gzip = useLab((s) => s.datasets.train?.gzipRate);
-  const lzma = useLab((s) => s.datasets.train?.lzmaRate);
+  const gzip = useLab((s) => s.datasets.train?.references?.gzipRate);
+  const lzma = useLab((s) => s.datasets.train?.references?.lzmaRate);
   const task = useLab((s) => s.config.task.name);
   // Re-rendered only when an optional chart appears (a boolean per chart, joined).
   const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 || s.compared.some((run) => (run.series[c.name]?.length ?? 0) > 0) ? '1' : '0')).join(''));

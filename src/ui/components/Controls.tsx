@@ -1,6 +1,7 @@
 import { useRef, useState } from 'react';
 import { download } from '../download';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
+import { taskDefinition } from '../../core/registry';
 import { reportError, useLab } from '../store';
 import { attempt, loadCheckpointBytes, pytorchZip, trainer } from '../trainer';
 
@@ -29,25 +30,12 @@ function PretrainControls(props: { disabled: boolean }) {
   );
 }
 
-/**
- * Search at evaluation: greedy or best-of-8; repair (edits of the closest wrong programs); split
- * (the sequence written piece by piece, pieces joined with concatenate or one woven in with interleave).
- */
-const searches = {
-  greedy: { k: 1, repair: false, split: false },
-  'greedy + repair': { k: 1, repair: true, split: false },
-  'greedy + split': { k: 1, repair: false, split: true },
-  'best-of-8': { k: 8, repair: false, split: false },
-  'best-of-8 + repair': { k: 8, repair: true, split: false },
-  'best-of-8 + repair + split': { k: 8, repair: true, split: true },
-} as const;
-type Search = keyof typeof searches;
-/** Repair and split are the Kolmogorov task's own searches; the other tasks evaluate greedy or best-of-8. */
-const searchesOf = (task: string): Search[] => (task === 'kolmogorov' ? (Object.keys(searches) as Search[]) : ['greedy', 'best-of-8']);
-
 export function Controls() {
-  const [search, setSearch] = useState<Search>('greedy');
+  const [search, setSearch] = useState('greedy');
   const task = useLab((s) => s.config.task.name);
+  // The task's own searches (its definition: greedy, best-of-8, and Kolmogorov's repair and split).
+  const definition = taskDefinition(task);
+  const searches = definition.searches.map((s) => s.name);
   const phase = useLab((s) => s.phase);
   const step = useLab((s) => s.step);
   // No run until the data and the configuration are in: Train before that could only fail.
@@ -62,15 +50,15 @@ export function Controls() {
       <button onClick={() => void attempt('resume', () => trainer().resume())} disabled={phase !== 'paused'}>Resume</button>
       <button onClick={() => void attempt('stop', () => trainer().stop())} disabled={!running && phase !== 'paused'}>Stop</button>
       <button onClick={() => void attempt('step', () => trainer().step())} disabled={!hasRun || busy || running}>Step</button>
-      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, ...searches[searchesOf(task).includes(search) ? search : 'greedy'] }))} disabled={busy || running}>Evaluate held-out</button>
+      <button onClick={() => void attempt('evaluate', () => trainer().evaluate({ limit: 50, search: searches.includes(search) ? search : searches[0] }))} disabled={busy || running}>Evaluate held-out</button>
       <select
         value={search}
-        onChange={(e) => setSearch(e.target.value as Search)}
+        onChange={(e) => setSearch(e.target.value)}
         aria-label="search at evaluation"
         title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate or interleave"
         data-testid="eval-search"
       >
-        {searchesOf(task).map((name) => <option key={name} value={name}>{name}</option>)}
+        {searches.map((name) => <option key={name} value={name}>{name}</option>)}
       </select>
       <button
         onClick={() =>
@@ -92,7 +80,7 @@ export function Controls() {
       </button>
       <button onClick={() => checkpointInput.current?.click()} disabled={busy}>Load checkpoint</button>
       <input ref={checkpointInput} type="file" accept=".prl,.safetensors" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
-      {task === 'kolmogorov' && <PretrainControls disabled={busy || running || phase === 'paused'} />}
+      {definition.warmStart && !definition.warmStart.beforeTraining && <PretrainControls disabled={busy || running || phase === 'paused'} />}
     </section>
   );
 }

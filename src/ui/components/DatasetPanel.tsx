@@ -1,3 +1,4 @@
+import { taskDefinition } from '../../core/registry';
 import { useLab } from '../store';
 import { loadDatasetFile, loadShipped, shippedDatasets } from '../trainer';
 
@@ -5,18 +6,16 @@ export function DatasetPanel() {
   const datasets = useLab((s) => s.datasets);
   const train = datasets.train;
   const task = useLab((s) => s.config.task.name);
+  const data = taskDefinition(task).data;
   return (
     <section className="panel" data-testid="dataset-panel">
       <h2>Data</h2>
-      {task !== 'kolmogorov' && task !== 'functions' && (
-        <p data-testid="digit-data">
-          <b>{task}</b>: prompts are generated (training prompts from the run&apos;s seed, held-out prompts from the digits eval seed, never trained on). The files below are for the kolmogorov and functions tasks.
+      {data.kind === 'generated' ? (
+        <p data-testid="generated-data">
+          <b>{task}</b>: {data.itemName} are generated (training ones from the run&apos;s seed, held-out ones from their own seed, never trained on). The files below are for the tasks that read files.
         </p>
-      )}
-      {task === 'functions' ? (
-        <p className="hint">Drop a problems file on the left half of the page to train on it, on the right half to evaluate on it, or pick one: a JSON array or JSONL of {'{"function_name", "docstring", "test_cases": [[input, output], ...], "starter_code", "hidden_test_cases"?}'}. An input that is a list is the argument list ({'[[2, 3], 5]'} calls f(2, 3)).</p>
       ) : (
-        <p className="hint">Drop a JSONL file on the left half of the page to train on it, on the right half to evaluate on it, or pick one. Each line: {'{"sequence": [0..255, ...], "program"?: "..."}'}. A file of function problems switches to the functions task.</p>
+        <p className="hint">Drop a file on the left half of the page to train on it, on the right half to evaluate on it, or pick one. Each task reads its own kind of file, and a file of another task&apos;s switches the run to that task: a JSONL of {'{"sequence": [0..255, ...], "program"?: "..."}'} for kolmogorov, a JSON array or JSONL of {'{"function_name", "docstring", "test_cases": [[input, output], ...], "starter_code", "hidden_test_cases"?}'} for functions (an input that is a list is the argument list: {'[[2, 3], 5]'} calls f(2, 3)).</p>
       )}
       <label>
         training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('train', e.target.files[0].name, e.target.files[0])} />
@@ -36,9 +35,9 @@ export function DatasetPanel() {
         return (
           <p key={role} data-testid={`dataset-summary-${role}`}>
             <b>{role}</b>: {summary ? `${summary.name}: ${summary.summary}` : 'not loaded'}
-            {summary?.gzipRate !== undefined && (
+            {summary?.references?.gzipRate !== undefined && (
               <span className="hint" data-testid={`dataset-reference-${role}`}>
-                {' '}(gzip {summary.gzipRate.toFixed(3)}, LZMA {summary.lzmaRate?.toFixed(3)} of the raw bits{summary.records > 1000 ? ', first 1000 sequences' : ''})
+                {' '}(gzip {summary.references.gzipRate.toFixed(3)}, LZMA {summary.references.lzmaRate?.toFixed(3)} of the raw bits{summary.records > 1000 ? ', first 1000 sequences' : ''})
               </span>
             )}
           </p>
@@ -54,22 +53,12 @@ export function DatasetPanel() {
           </tbody>
         </table>
       )}
-      {train?.problemPreview && train.problemPreview.length > 0 && (
-        <table className="preview" data-testid="problem-preview">
-          <thead><tr><th>function</th><th>signature</th><th>docstring</th><th>tests</th></tr></thead>
-          <tbody>
-            {train.problemPreview.slice(0, 5).map((p, i) => (
-              <tr key={i}><td><code>{p.functionName}</code></td><td><code>{p.signature}</code></td><td>{p.docstring}</td><td>{p.tests} shown{p.hiddenTests ? ` + ${p.hiddenTests} hidden` : ''}</td></tr>
-            ))}
-          </tbody>
-        </table>
-      )}
       {train && train.preview.length > 0 && (
         <table className="preview" data-testid="preview">
-          <thead><tr><th>#</th><th>sequence</th><th>program</th></tr></thead>
+          <thead><tr><th>#</th><th>{train.itemName}</th><th></th></tr></thead>
           <tbody>
-            {train.preview.slice(0, 5).map((record, i) => (
-              <tr key={i}><td>{i + 1}</td><td><code>{record.sequence.slice(0, 24).join(', ')}{record.sequence.length > 24 ? ', …' : ''}</code></td><td><pre>{record.program ?? ''}</pre></td></tr>
+            {train.preview.slice(0, 5).map((item, i) => (
+              <tr key={i}><td>{i + 1}</td><td><code>{item.label}</code></td><td>{item.detail}</td></tr>
             ))}
           </tbody>
         </table>

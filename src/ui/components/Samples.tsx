@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'react';
-import { isDigitTask } from '../../core/digits/tasks';
-import type { EvaluatedItem } from '../../worker/protocol';
+import type { EvaluatedItem, EvaluationRow } from '../../worker/protocol';
 import { useLab } from '../store';
 
 const SHOWN_VALUES = 24;
@@ -21,26 +20,31 @@ function Values({ values, against }: { values: readonly number[]; against?: read
   );
 }
 
-/** The held-out items of the latest evaluation that has them: target, program, output, wrong values marked. */
+/** A sequence's numbers, when the text is one (targets and outputs of the Kolmogorov task). */
+const numbers = (text: string | null) => (text !== null && /^-?\d+( -?\d+)*$/.test(text) ? text.split(' ').map(Number) : null);
+
+/** The held-out items of the latest evaluation that has them: target, program, output (wrong values marked), and how. */
 function EvaluatedItems({ items, label }: { items: readonly EvaluatedItem[]; label: string }) {
-  const digits = useLab((s) => s.config.task.name !== 'kolmogorov');
   return (
     <details className="per-item" data-testid="per-item" open>
       <summary>each held-out item ({label}): {items.filter((item) => item.correct).length} of {items.length} right</summary>
       <div className="per-problem-scroll">
         <table>
-          <thead><tr><th>#</th>{digits && <th>question</th>}<th>target</th><th>{digits ? 'answer' : 'program'}</th><th>{digits ? 'read as' : 'output'}</th>{!digits && <th>how</th>}</tr></thead>
+          <thead><tr><th>#</th><th>target</th><th>program</th><th>output</th><th>how</th></tr></thead>
           <tbody>
-            {items.map((item) => (
-              <tr key={item.index} className={item.correct ? 'outcome-ok' : 'outcome-wrong'}>
-                <td>{item.index + 1}</td>
-                {digits && <td>{item.detail}</td>}
-                <td><Values values={item.target} /></td>
-                <td><pre>{item.program || '(incomplete)'}</pre></td>
-                <td>{item.output ? <Values values={item.output} against={item.target} /> : <span className="hint">nothing</span>}</td>
-                {!digits && <td>{item.detail}</td>}
-              </tr>
-            ))}
+            {items.map((item) => {
+              const target = numbers(item.target);
+              const output = numbers(item.output);
+              return (
+                <tr key={item.index} className={item.correct ? 'outcome-ok' : 'outcome-wrong'}>
+                  <td>{item.index + 1}</td>
+                  <td>{target ? <Values values={target} /> : item.target}</td>
+                  <td><pre>{item.program || '(incomplete)'}</pre></td>
+                  <td>{item.output === null ? <span className="hint">nothing</span> : target && output ? <Values values={output} against={target} /> : item.output}</td>
+                  <td>{item.detail}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>
@@ -88,46 +92,35 @@ function Completions() {
 export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
-  const functions = useLab((s) => s.config.task.name === 'functions');
-  const digits = useLab((s) => isDigitTask(s.config.task.name));
+  const itemName = useLab((s) => s.datasets.train?.itemName ?? 'item');
+  // Columns the samples have: a label (a problem, a question), a target to mark outputs against, bits (Kolmogorov's prior).
+  const labelled = samples.some((s) => s.label !== undefined);
+  const withBits = samples.some((s) => s.bits > 0);
+  const detailed = samples.some((s) => s.detail !== undefined && s.label === undefined);
   // Sorted again only when a best program changed, not on every batch of samples.
   const bestList = useMemo(() => Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20), [best]);
   return (
     <section className="panel samples" data-testid="samples">
       <h2>Latest programs</h2>
-      {functions ? (
-        <table data-testid="function-samples">
-          <thead><tr><th>problem</th><th>program</th><th>tests</th><th>outcome</th><th>reward</th></tr></thead>
-          <tbody>
-            {samples.slice(0, 8).map((s, i) => (
-              <tr key={i} className={`outcome-${s.outcome}`}>
-                <td>{s.label}</td>
-                <td><pre>{s.program || '(incomplete)'}</pre></td>
-                <td>{s.detail}</td>
-                <td>{s.outcome}</td>
-                <td>{s.reward.toFixed(3)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : <table data-testid="sample-table">
-        <thead><tr><th>item</th><th>target</th><th>program</th><th>output</th><th>outcome</th><th>reward</th>{!digits && <th>bits</th>}</tr></thead>
+      <table data-testid="sample-table">
+        <thead><tr><th>item</th><th>target</th><th>program</th><th>output</th>{(labelled || detailed) && <th>detail</th>}<th>outcome</th><th>reward</th>{withBits && <th>bits</th>}</tr></thead>
         <tbody>
           {samples.slice(0, 8).map((s, i) => (
             <tr key={i} className={`outcome-${s.outcome}`}>
-              <td>{digits ? s.label : s.itemIndex}</td>
-              <td><Values values={s.target} /></td>
+              <td>{s.label ?? s.itemIndex}</td>
+              <td>{s.target.length ? <Values values={s.target} /> : ''}</td>
               <td><pre>{s.program || '(incomplete)'}</pre></td>
               <td>{s.output ? <Values values={s.output} against={s.target} /> : ''}</td>
+              {(labelled || detailed) && <td>{s.detail}</td>}
               <td>{s.outcome}</td>
               <td>{s.reward.toFixed(3)}</td>
-              {!digits && <td>{s.bits.toFixed(1)}</td>}
+              {withBits && <td>{s.bits.toFixed(1)}</td>}
             </tr>
           ))}
         </tbody>
-      </table>}
+      </table>
       <Completions />
-      <h2>Best program per {functions ? 'problem' : 'sequence'}</h2>
+      <h2>Best program per {itemName.replace(/s$/, '')}</h2>
       {bestList.length === 0 ? <p className="hint">No correct program yet.</p> : (
         <table>
           <thead><tr><th>item</th><th>program</th><th>bits</th><th>step</th></tr></thead>
@@ -138,65 +131,35 @@ export function SampleInspector() {
   );
 }
 
+/** One task's rows: the method, n, and each figure its task reports; Kolmogorov's also list gzip and LZMA of the same items. */
+function TaskRows({ rows }: { rows: EvaluationRow[] }) {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))].filter((name) => name !== 'gzip_rate' && name !== 'lzma_rate');
+  const last = rows.at(-1)!;
+  const f = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(3));
+  const compressors = (['gzip_rate', 'lzma_rate'] as const).filter((name) => last.metrics[name] !== undefined);
+  return (
+    <table data-testid={`evaluations-${last.task}`}>
+      <thead><tr><th>method</th><th>n</th>{names.map((name) => <th key={name}>{name.replace(/_/g, ' ')}</th>)}</tr></thead>
+      <tbody>
+        {rows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td>{names.map((name) => <td key={name}>{f(r.metrics[name])}</td>)}</tr>)}
+        {compressors.map((name) => (
+          <tr key={name}><td>{name === 'gzip_rate' ? 'gzip' : 'LZMA'} (joint)</td><td>{last.n}</td>{names.map((column) => <td key={column}>{column === 'accuracy' ? '1.000' : column === 'compression_rate' ? f(last.metrics[name]) : ''}</td>)}</tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function EvaluationTable() {
   const all = useLab((s) => s.evaluations);
   if (all.length === 0) return null;
-  // Digit-task rows (accuracy and format compliance) and functions rows (per problem) get their own tables.
-  const rows = all.filter((r) => r.formatCompliance === undefined && r.functions === undefined);
-  const digitRows = all.filter((r) => r.formatCompliance !== undefined);
-  const functionRows = all.filter((r) => r.functions !== undefined);
-  const lastFunctions = functionRows.at(-1)?.functions;
+  const tasks = [...new Set(all.map((r) => r.task))];
   const withItems = all.filter((r) => r.items !== undefined).at(-1);
-  const last = rows.at(-1);
-  const f = (v: number) => v.toFixed(3);
   return (
     <section className="panel" data-testid="evaluations">
       <h2>Held-out evaluation</h2>
-      {digitRows.length > 0 && (
-        <table data-testid="digit-evaluations">
-          <thead><tr><th>method</th><th>n</th><th>accuracy</th><th>format compliance</th></tr></thead>
-          <tbody>
-            {digitRows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td><td>{f(r.accuracy)}</td><td>{f(r.formatCompliance!)}</td></tr>)}
-          </tbody>
-        </table>
-      )}
-      {functionRows.length > 0 && (
-        <table data-testid="function-evaluations">
-          <thead><tr><th>method</th><th>n</th><th>solved</th><th>pass@1</th><th>success rate</th></tr></thead>
-          <tbody>
-            {functionRows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td><td>{f(r.accuracy)}</td><td>{f(r.functions!.passAt1)}</td><td>{f(r.functions!.successRate)}</td></tr>)}
-          </tbody>
-        </table>
-      )}
-      {lastFunctions && (
-        <div className="per-problem-scroll">
-        <table className="per-problem" data-testid="per-problem">
-          <thead><tr><th>problem</th><th>solved</th><th>shown tests</th><th>hidden tests</th><th>program</th></tr></thead>
-          <tbody>
-            {lastFunctions.problems.map((p) => (
-              <tr key={p.function_name} className={p.solved ? 'outcome-ok' : 'outcome-wrong'}>
-                <td title={p.docstring}><code>{p.function_name}</code></td>
-                <td>{p.solved ? 'yes' : 'no'}</td>
-                <td>{p.shown_passed}/{p.shown_total}</td>
-                <td>{p.hidden_passed}/{p.hidden_total}</td>
-                <td><pre>{p.program || '(incomplete)'}</pre></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
-      )}
+      {tasks.map((task) => <TaskRows key={task} rows={all.filter((r) => r.task === task)} />)}
       {withItems && <EvaluatedItems key={withItems.label} items={withItems.items!} label={withItems.label} />}
-      {last && <table>
-        <thead><tr><th>method</th><th>n</th><th>accuracy</th><th>acc@16</th><th>acc@64</th><th>compression</th><th>precision</th></tr></thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr key={i}><td>{r.label}</td><td>{r.n}</td><td>{f(r.accuracy)}</td><td>{f(r.accAtPrefix['16'])}</td><td>{f(r.accAtPrefix['64'])}</td><td>{f(r.compressionRate)}</td><td>{f(r.precision)}</td></tr>
-          ))}
-          <tr><td>gzip (joint)</td><td>{last.n}</td><td>1.000</td><td></td><td></td><td>{f(last.gzipRate)}</td><td></td></tr>
-          <tr><td>LZMA (joint)</td><td>{last.n}</td><td>1.000</td><td></td><td></td><td>{f(last.lzmaRate)}</td><td></td></tr>
-        </tbody>
-      </table>}
     </section>
   );
 }

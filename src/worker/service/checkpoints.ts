@@ -1,0 +1,97 @@
+/**
+ * Checkpoints in and out of the live run, and the saved runs brought back: a download (between
+ * steps, the phase left alone while training), a file loaded by hand (validated whole before
+ * anything changes; a file of another model or task switches the run to it, said, never
+ * silently), and a stored run resumed with its reference.
+ */
+import { decodeCheckpoint, modelDifference } from '../../core/checkpoint';
+import { isSafetensors } from '../../core/safetensors';
+import type { ResumedRun } from '../protocol';
+import { evaluationRow } from '../savedRuns';
+import { installCheckpoint, rebuild, setWeights } from './runs';
+import { requireRun, serial, type ServiceState } from './state';
+import { dropWarmStart } from './warmStart';
+
+export function getCheckpoint(state: ServiceState): Promise<Uint8Array> {
+  return serial(state, async () => {
+    const { runner } = requireRun(state);
+    const { events } = state;
+    // A download while training leaves the phase alone: the train loop runs while it is 'training', and a 'saving' phase would end it.
+    if (events.phase === 'training') return state.platform.transfer(await runner.saveCheckpoint());
+    const previous = events.phase;
+    events.setPhase('saving', `saving checkpoint at step ${runner.globalStep}`);
+    try {
+      return state.platform.transfer(await runner.saveCheckpoint());
+    } finally {
+      events.setPhase(previous, `checkpoint of step ${runner.globalStep} saved`);
+    }
+  });
+}
+
+export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source = 'checkpoint', warmStart = false }: { source?: string; warmStart?: boolean }) {
+  return serial(state, async () => {
+    const { events } = state;
+    // While training, this runs between two steps (serial): the run continues from the file.
+    if (events.phase === 'pretraining' || state.warmStart) throw new Error('stop pretraining before loading a checkpoint');
+    const wasTraining = events.phase === 'training';
+    const done = (message: string) => events.setPhase(wasTraining ? 'training' : 'idle', wasTraining ? `${message}; training goes on from it` : message);
+    if (isSafetensors(bytes)) {
+      // Weights a PyTorch user saved (modeling_prl.py): no config inside, so they start a run of
+      // this configuration at step 0, and the model's check of every name and shape judges them.
+      const run = state.run;
+      if (!run) throw new Error('configure a run before loading weights into it');
+      await rebuild(state, run.config, bytes);
+      setWeights(state, { origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: bytes });
+      done(`loaded the weights of ${source}; Train starts RL at step 0 from them`);
+      return { step: 0, checkpointStep: 0, config: run.config };
+    }
+    const { meta } = await decodeCheckpoint(bytes);
+    const live = state.run;
+    // A file of another model or task switches the run to it: said, never silently.
+    const change = live ? modelDifference(live.config, meta.config) : null;
+    const switched = change ? `; the model is now the checkpoint's (${change})` : '';
+    const origin = `${source}, step ${meta.step}`;
+    if (warmStart) {
+      await rebuild(state, meta.config, bytes);
+      setWeights(state, { origin, trained: true, atStep: 0, reference: bytes }); // the reference, should a later config want one
+      done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
+      return { step: 0, checkpointStep: meta.step, config: meta.config };
+    }
+    if (!live || JSON.stringify(meta.config) !== JSON.stringify(live.config)) {
+      await installCheckpoint(state, meta.config, bytes);
+    } else {
+      await live.runner.loadCheckpoint(bytes); // validates everything, then swaps weights and optimizer, or neither
+      live.warmStarted = true;
+      state.savedRuns.newRun(); // a file loaded by hand is a run of its own, not the stored one's next save
+    }
+    dropWarmStart(state);
+    setWeights(state, { origin, trained: true, atStep: meta.step });
+    done(`loaded ${source}, step ${meta.step}${switched}`);
+    return { step: meta.step, checkpointStep: meta.step, config: meta.config };
+  });
+}
+
+export function resumeRun(state: ServiceState, id: string): Promise<ResumedRun> {
+  return serial(state, async () => {
+    const { events, savedRuns } = state;
+    if (events.phase === 'training' || events.phase === 'pretraining' || state.warmStart) throw new Error('pause or stop the live run before opening a saved one');
+    const stored = await savedRuns.claim(id);
+    // The reference the run drifted from comes back with it.
+    const reference = stored.reference ?? undefined;
+    let meta: Awaited<ReturnType<typeof decodeCheckpoint>>['meta'];
+    try {
+      ({ meta } = await decodeCheckpoint(stored.bytes));
+      await installCheckpoint(state, meta.config, stored.bytes, { reference });
+    } catch (error) {
+      savedRuns.unclaim();
+      throw error;
+    }
+    savedRuns.adopt(stored);
+    // Wall time goes on from the last saved event's.
+    state.wallOffset = stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0);
+    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}`, trained: true, atStep: meta.step, reference });
+    events.setPhase('idle', `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
+    const evaluations = stored.evaluations.map((row) => evaluationRow(row, meta.config.task.name));
+    return { run: stored.run, step: meta.step, config: meta.config, events: stored.events, evaluations, samples: stored.samples };
+  });
+}

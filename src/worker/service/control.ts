@@ -1,0 +1,199 @@
+/**
+ * Training the live run: Train, Pause, Resume, Stop and Step, all acting between steps. Each
+ * step's figures and samples go to the page; a task with a step limit or a held-out evaluation
+ * frequency gets them; the run is saved as it goes (savedRuns.ts) between steps, its write going
+ * on in the background.
+ */
+import type { RunPhase } from '../../core/runnerTypes';
+import type { MetricEvent } from '../../core/runnerTypes';
+import { AUTOSAVE_EVERY } from '../savedRuns';
+import { evaluateRun } from './evaluation';
+import { rebuild, setWeights } from './runs';
+import { onGpu, requireRun, serial, wallNow, type LiveRun, type ServiceState } from './state';
+import { finishWarmStart, startWarmStart, warmStartLoop, warmStartStep } from './warmStart';
+
+/** The RL steps the run takes: the task's own limit (the digit recipe's), else run.maxSteps (0: no limit). */
+export function stepLimit(run: LiveRun | null): number {
+  if (!run) return 0;
+  return run.definition.stepLimit?.(run.config) ?? run.config.run.maxSteps;
+}
+
+async function runStep(state: ServiceState): Promise<void> {
+  const run = requireRun(state);
+  const { runner, config, definition } = run;
+  const started = performance.now();
+  const rate = definition.learningRate?.(config, runner.globalStep + 1);
+  if (rate !== undefined) runner.setLearningRate(rate);
+  const result = await runner.step();
+  if (!state.weights.trained) setWeights(state, { ...state.weights, trained: true });
+  const wallMs = wallNow(state);
+  const values: Record<string, number> = { ...result.metrics };
+  for (const g of result.generators ?? []) values[`generator_${g.id}_version`] = g.generatedWith;
+  const events: MetricEvent[] = Object.entries(values).map(([name, value]) => ({ step: result.step, name, value, wallMs }));
+  state.events.send({ type: 'metrics', events });
+  state.events.send({ type: 'samples', samples: result.samples.slice(0, 16) });
+  state.events.send({ type: 'step', step: result.step, stepsPerSecond: 1000 / (performance.now() - started) });
+  if (result.skipped) state.events.send({ type: 'error', message: `step ${result.step}: ${result.reason}` });
+  // Held-out figures every evalFreq steps, and after the last step of a task that evaluates before and after RL.
+  const end = result.step >= stepLimit(run) && stepLimit(run) > 0;
+  const evalFreq = config.run.evalFreq;
+  const afterRl = end && definition.warmStart?.beforeTraining;
+  if (afterRl || (evalFreq > 0 && result.step % evalFreq === 0)) {
+    const { result: evaluation } = await evaluateRun(state, run, definition.searches[0], config.run.evalSamples, afterRl ? 'after RL' : 'during RL');
+    if (afterRl) run.after = evaluation;
+  }
+}
+
+/**
+ * Saves the live run when it is due: called between steps, so the checkpoint is the step's; its
+ * write goes on in the background. On a GPU backend with saving off, the checkpoint is kept in
+ * memory alone, for the run to come back to if the device is lost.
+ */
+export async function keepRun(state: ServiceState, status: 'training' | 'paused' | 'stopped'): Promise<void> {
+  const { run, savedRuns } = state;
+  if (!run) return;
+  const step = run.runner.globalStep;
+  if (savedRuns.due(step, status)) {
+    const bytes = savedRuns.needsCheckpoint(step) ? await run.runner.saveCheckpoint() : null;
+    void savedRuns.save(status, step, bytes, run.config, state.weights.reference);
+  } else if (!savedRuns.autosave && onGpu(state) && step > 0 && step % AUTOSAVE_EVERY === 0) {
+    savedRuns.remember(step, await run.runner.saveCheckpoint());
+  }
+}
+
+/** What the status says when a run reaches its last step (with the figures before and after RL, when the task has them). */
+function finishedMessage(run: LiveRun, limit: number): string {
+  if (!run.before) return `reached ${limit} steps`;
+  const pct = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
+  const figures = Object.keys(run.before.metrics).map((name) => `${name.replace(/_/g, ' ')} ${pct(run.before!.metrics[name])} -> ${pct(run.after?.metrics[name])}`);
+  return `${run.definition.name} done after ${limit} RL steps: greedy ${figures.join(', ')}`;
+}
+
+export async function trainLoop(state: ServiceState): Promise<void> {
+  while (state.events.phase === 'training') {
+    try {
+      await serial(state, async () => {
+        await runStep(state);
+        await keepRun(state, 'training');
+      });
+    } catch (error) {
+      if (state.recovering) return; // the lost device's recovery says what happened
+      state.events.setPhase('error', `training stopped: ${(error as Error).message}`);
+      state.events.send({ type: 'error', message: (error as Error).message }, true);
+      return;
+    }
+    const limit = stepLimit(state.run);
+    if (limit > 0 && (state.run?.runner.globalStep ?? 0) >= limit) {
+      state.events.setPhase('stopped', finishedMessage(state.run!, limit));
+      await serial(state, () => keepRun(state, 'stopped'));
+    }
+    // Let pause/stop messages in between steps.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+const busy = (phase: RunPhase) => phase === 'training' || phase === 'pretraining';
+
+export async function train(state: ServiceState): Promise<void> {
+  const { events } = state;
+  if (busy(events.phase)) return;
+  if (state.warmStart) throw new Error('pretraining is in progress: let it finish or stop it first');
+  let run = requireRun(state);
+  // A run that reached its last step starts afresh.
+  if (stepLimit(run) > 0 && run.runner.globalStep >= stepLimit(run)) {
+    await serial(state, () => rebuild(state, run.config));
+    run = requireRun(state);
+  }
+  if (run.definition.data.kind === 'file' && (state.datasets.get(run.definition.name)?.train.length ?? 0) === 0) {
+    throw new Error(`no training ${run.definition.data.itemName} are loaded: drop a file, or pick a shipped one`);
+  }
+  if (!run.warmStarted) {
+    state.warmStart = startWarmStart(state, run, null, true);
+    events.setPhase('pretraining', `warm start ${state.warmStart.options.steps} steps, then RL`);
+    void warmStartLoop(state, () => void trainLoop(state));
+    return;
+  }
+  state.wallStart = performance.now();
+  events.setPhase('training', 'training');
+  void trainLoop(state);
+}
+
+export async function pause(state: ServiceState): Promise<void> {
+  const { events } = state;
+  if (events.phase === 'pretraining') {
+    state.pausedFrom = 'pretraining';
+    events.setPhase('paused', 'pausing pretraining after the step in flight');
+    await state.exclusive; // a step with a held-out evaluation can take seconds
+    if ((events.phase as RunPhase) === 'paused' && state.warmStart) events.setPhase('paused', `pretraining paused at step ${state.warmStart.step}`);
+    return;
+  }
+  if (events.phase !== 'training') return;
+  state.pausedFrom = 'training';
+  state.wallOffset += performance.now() - state.wallStart;
+  events.setPhase('paused', 'pausing after the step in flight');
+  await state.exclusive;
+  if ((events.phase as RunPhase) === 'paused') {
+    events.setPhase('paused', `paused at step ${state.run?.runner.globalStep ?? 0}`);
+    await serial(state, () => keepRun(state, 'paused'));
+  }
+}
+
+export async function resume(state: ServiceState): Promise<void> {
+  const { events } = state;
+  if (events.phase !== 'paused') return;
+  if (state.pausedFrom === 'pretraining' && state.warmStart) {
+    events.setPhase('pretraining', `pretraining from step ${state.warmStart.step}`);
+    void warmStartLoop(state, () => void trainLoop(state));
+    return;
+  }
+  state.wallStart = performance.now();
+  events.setPhase('training', 'training');
+  void trainLoop(state);
+}
+
+export async function stop(state: ServiceState): Promise<void> {
+  const { events } = state;
+  if (state.warmStart) {
+    const warm = state.warmStart;
+    events.setPhase('paused', `stopping pretraining at step ${warm.step}`); // ends the loop between steps
+    return serial(state, async () => {
+      if (state.warmStart !== warm) return;
+      state.warmStart = null;
+      warm.trainer.dispose();
+      await finishWarmStart(state, warm, 'stopped', () => undefined);
+    });
+  }
+  if (events.phase === 'training') state.wallOffset += performance.now() - state.wallStart;
+  events.setPhase('stopped', 'stopping after the step in flight');
+  await state.exclusive;
+  // Said once the step in flight is done, so the step named is the one a download holds.
+  if ((events.phase as RunPhase) === 'stopped') {
+    events.setPhase('stopped', `stopped at step ${state.run?.runner.globalStep ?? 0}`);
+    await serial(state, () => keepRun(state, 'stopped'));
+  }
+}
+
+export function step(state: ServiceState): Promise<void> {
+  if (state.events.phase === 'training') return Promise.reject(new Error('pause training to take single steps'));
+  if (state.warmStart) return Promise.reject(new Error('pretraining is in progress: stop it (its weights are kept) to take RL steps'));
+  return serial(state, async () => {
+    const run = requireRun(state);
+    if (!run.warmStarted) {
+      // A fresh run whose warm start comes first runs it to the end on its first Step, then the step.
+      const warm = startWarmStart(state, run, null, false);
+      try {
+        state.events.setPhase('pretraining', `warm start ${warm.options.steps} steps before the first RL step`);
+        while (warm.step < warm.options.steps) await warmStartStep(state, warm);
+      } finally {
+        warm.trainer.dispose();
+      }
+      await finishWarmStart(state, warm, 'done', () => undefined);
+    }
+    state.wallStart = performance.now();
+    await runStep(state);
+    state.wallOffset += performance.now() - state.wallStart;
+    // Single steps are saved at the same multiples as a training run's.
+    if (requireRun(state).runner.globalStep % AUTOSAVE_EVERY === 0) await keepRun(state, 'paused');
+    state.events.flush();
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * Files dropped on the page (or the shipped ones) as a task's training or held-out items: the
+ * task is the one whose definition recognises the file's first bytes (registry.ts), else the live
+ * run's. JSONL is parsed streaming with per-line errors; a whole-text format at once. A file that
+ * yields nothing leaves the set it would have replaced (a binary dropped by mistake must not
+ * empty the training set), and says why.
+ */
+import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
+import { allTasks, taskDefinition } from '../../core/registry';
+import type { TaskDefinition } from '../../core/task';
+import { CANCELLED, type DatasetSummary } from '../protocol';
+import { itemsOf, type ServiceState } from './state';
+
+/** Largest whole-text file the page reads (a JSON array is parsed whole). */
+const MAX_TEXT_BYTES = 64 << 20;
+
+/** The task a file's items belong to: the one that recognises its first 4 KB, else the live run's (or the first with files). */
+async function taskOf(state: ServiceState, file: Blob): Promise<TaskDefinition> {
+  const head = await file.slice(0, 4096).text();
+  const withFiles = allTasks().filter((task) => task.data.kind === 'file');
+  const sniffed = withFiles.find((task) => task.data.kind === 'file' && task.data.sniff(head));
+  if (sniffed) return sniffed;
+  const live = state.run ? taskDefinition(state.run.config.task.name) : null;
+  return live?.data.kind === 'file' ? live : withFiles[0];
+}
+
+/** Checks a progress report against Cancel: work the user cancelled ends here, with nothing half-done kept. */
+export function progress(state: ServiceState, task: string, done: number, total: number): void {
+  if (state.cancelRequested) {
+    state.cancelRequested = false;
+    throw new Error(CANCELLED);
+  }
+  state.events.send({ type: 'progress', task, done, total });
+}
+
+function noItems(name: string, role: 'train' | 'heldout', kept: number, what: string, first: string | undefined, rejected: number): Error {
+  const why = rejected ? `${rejected} rejected${first ? `, the first: ${first}` : ''}` : 'the file is empty';
+  const set = role === 'train' ? 'training' : 'held-out';
+  return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${kept} ${what})` : ''}`);
+}
+
+/** Parses a file into its task's training or held-out set, or throws leaving the set as it was. */
+export async function parseDataset(state: ServiceState, role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary> {
+  if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
+  const task = await taskOf(state, file);
+  const data = task.data;
+  if (data.kind !== 'file') throw new Error(`no task reads files like ${name}`);
+  const items = itemsOf(state, task.name);
+  let loaded: unknown[];
+  let summary: Pick<DatasetSummary, 'errorCount' | 'errors' | 'lines' | 'summary'>;
+  if (data.format === 'jsonl') {
+    const result = await loadJsonl(file.stream(), (value) => data.parseRecord!(value), { onProgress: (bytes) => progress(state, `parsing ${name}`, bytes, file.size) });
+    if (result.records.length === 0) {
+      const first = result.errors[0];
+      throw noItems(name, role, items[role].length, data.itemName, first && `line ${first.line}: ${first.reason}`, result.errorCount);
+    }
+    loaded = result.records;
+    summary = { errorCount: result.errorCount, errors: result.errors.slice(0, 200), lines: result.lines, summary: summarizeLoad(result) };
+  } else {
+    if (file.size > MAX_TEXT_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a ${data.itemName} file may have`);
+    const { items: parsed, errors } = data.parseText!(await file.text());
+    if (parsed.length === 0) throw noItems(name, role, items[role].length, data.itemName, errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length);
+    loaded = parsed;
+    summary = {
+      errorCount: errors.length,
+      errors: errors.slice(0, 200).map((error) => ({ line: error.index, byteOffset: 0, reason: `${error.where} ${error.index}: ${error.reason}`, snippet: '' })),
+      lines: parsed.length + errors.length,
+      summary: `${parsed.length} ${data.itemName} loaded${errors.length ? `, ${errors.length} rejected` : ''}`,
+    };
+  }
+  items[role] = loaded;
+  return {
+    name,
+    role,
+    task: task.name,
+    itemName: data.itemName,
+    records: loaded.length,
+    ...summary,
+    preview: loaded.slice(0, 10).map((item) => data.preview(item)),
+    bytes: file.size,
+    references: data.references?.(loaded),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Held-out evaluation of the live run with one of its task's searches: a phase of its own
+ * ('evaluating', with a progress bar from the start and a Cancel), then back to the phase before
+ * it; the result goes to the page as a table row and, as figures, beside the training metrics.
+ */
+import type { EvaluationRow } from '../../core/runnerTypes';
+import { searchOf } from '../../core/runner';
+import type { SearchSpec, TaskEvaluation } from '../../core/task';
+import { CANCELLED } from '../protocol';
+import { progress } from './datasets';
+import { requireRun, wallNow, type LiveRun, type ServiceState } from './state';
+
+/** Runs `work` as the 'evaluating' phase, saying whether it ended or was cancelled. */
+export async function asEvaluation<T>(state: ServiceState, message: string, total: number, work: () => Promise<T>): Promise<T> {
+  const previous = state.events.phase;
+  state.events.setPhase('evaluating', message);
+  state.events.send({ type: 'progress', task: 'evaluating', done: 0, total });
+  let ended = 'evaluation done';
+  try {
+    return await work();
+  } catch (error) {
+    if ((error as Error).message === CANCELLED) ended = 'evaluation cancelled';
+    throw error;
+  } finally {
+    state.events.setPhase(previous === 'training' ? 'paused' : previous, ended);
+  }
+}
+
+/** The live run's evaluation as a table row, sent to the page; `label` says when (after the warm start, during RL). */
+export async function evaluateRun(state: ServiceState, run: LiveRun, search: SearchSpec, limit: number, label?: string): Promise<{ row: EvaluationRow; result: TaskEvaluation }> {
+  const { runner, definition } = run;
+  const result = await runner.evaluate(run.heldout, { limit, search, onProgress: (done, total) => progress(state, 'evaluating', done, total) });
+  const step = runner.globalStep;
+  const row: EvaluationRow = {
+    label: `${search.name}${label ? ` (${label})` : ''} @ step ${step}`,
+    step,
+    task: definition.name,
+    search: search.name,
+    k: search.k,
+    n: result.n,
+    score: result.score,
+    metrics: result.metrics,
+    items: result.items,
+  };
+  const wallMs = wallNow(state);
+  state.events.send({ type: 'metrics', events: Object.entries(result.metrics).map(([name, value]) => ({ step, name: `eval_${name}`, value, wallMs })) });
+  state.events.send({ type: 'evaluation', row });
+  return { row, result };
+}
+
+/** Evaluate held-out: the run's task's search of that name on the first `limit` held-out items. */
+export async function evaluateHeldOut(state: ServiceState, limit: number, searchName: string): Promise<EvaluationRow> {
+  const run = requireRun(state);
+  if (run.heldout.length === 0) throw new Error(`no held-out ${run.definition.data.itemName} are loaded: drop a file as held-out, or pick a shipped one`);
+  const search = searchOf(run.definition, searchName);
+  const total = Math.min(limit, run.heldout.length);
+  return asEvaluation(state, `evaluating ${search.name} on ${total} held-out ${run.definition.data.itemName}`, total, async () => (await evaluateRun(state, run, search, limit)).row);
+}

@@ -1,0 +1,113 @@
+/**
+ * Making the live run: any task's runner from the registry (runner.ts) with its sandbox pool and
+ * generator workers, made aside and swapped in only when all of it worked, so a failure keeps
+ * the live run; a checkpoint loaded into a run made aside the same way; and what the run's
+ * weights are (where from, carried over to a new configuration of the same model).
+ */
+import { modelDifference } from '../../core/checkpoint';
+import type { LabConfig } from '../../core/config';
+import { GeneratorPool, inProcessGenerator } from '../../core/generators';
+import { taskDefinition } from '../../core/registry';
+import { createRunner, taskPreludes } from '../../core/runner';
+import { itemsOf, type LiveRun, type ServiceState, type Weights } from './state';
+
+/** The origin with the RL steps taken since. */
+export function weightsNow(state: ServiceState): string {
+  const steps = (state.run?.runner.globalStep ?? 0) - state.weights.atStep;
+  return steps > 0 ? `${state.weights.origin} + ${steps} RL step${steps > 1 ? 's' : ''}` : state.weights.origin;
+}
+
+export function setWeights(state: ServiceState, next: Weights): void {
+  state.weights = next;
+  state.events.send({ type: 'weights', origin: next.origin, trained: next.trained, atStep: next.atStep }, true);
+}
+
+/** Why a run of `next` cannot start from the live weights, or null when it can. */
+export function weightsMismatch(state: ServiceState, next: LabConfig): string | null {
+  if (!state.run) return 'there is no run yet';
+  return modelDifference(state.run.config, next);
+}
+
+/** The live run's trained weights for a new run of `next`, when its model is the same. */
+export async function carriedWeights(state: ServiceState, next: LabConfig): Promise<{ bytes: Uint8Array; origin: string; reference?: Uint8Array } | null> {
+  if (!state.run || !state.weights.trained || weightsMismatch(state, next)) return null;
+  return { bytes: await state.run.runner.saveCheckpoint(), origin: weightsNow(state), reference: state.weights.reference };
+}
+
+/** Makes a run of `next` without touching the live one; a failure leaves nothing behind. */
+export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: Uint8Array, referenceFrom?: Uint8Array): Promise<LiveRun> {
+  const definition = taskDefinition(next.task.name);
+  const items = itemsOf(state, definition.name);
+  const heldout = definition.data.kind === 'generated' ? definition.data.heldout(next) : items.heldout;
+  const parallel = definition.parallel?.(next);
+  const generators = parallel ? new GeneratorPool((state.platform.createGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(parallel.generators)) : null;
+  const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
+  const pool = definition.sandboxed ? state.platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes: taskPreludes() }) : null;
+  try {
+    const runner = await createRunner(next, { train: items.train, heldout }, {
+      pool: pool ?? unsandboxed,
+      initFrom,
+      referenceFrom,
+      ...(generators ? { generators: { pool: generators, overlap: parallel!.overlap } } : {}),
+      onLog: (text) => state.events.send({ type: 'error', message: text }),
+    });
+    return { config: next, definition, runner, pool, generators, heldout, warmStarted: Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0 };
+  } catch (error) {
+    generators?.close();
+    await pool?.close();
+    throw error;
+  }
+}
+
+/** A task that scores without the sandbox (the digit tasks) is given this pool, which it never calls. */
+const unsandboxed = {
+  evaluateBatch: () => Promise.reject(new Error('this task scores its programs without the sandbox')),
+  close: () => Promise.resolve(),
+} as unknown as NonNullable<LiveRun['pool']>;
+
+export async function disposeRun(run: LiveRun): Promise<void> {
+  run.runner.dispose();
+  await run.pool?.close();
+  run.generators?.close();
+}
+
+/** Puts a made run in place of the live one, which is disposed; a new run saves apart from the stored one (`newRun`). */
+export async function install(state: ServiceState, built: LiveRun, newRun = true): Promise<void> {
+  if (newRun) state.savedRuns.newRun();
+  state.warmStart?.trainer.dispose();
+  state.warmStart = null;
+  if (state.run) {
+    try {
+      await disposeRun(state.run);
+    } catch (error) {
+      // A lost GPU device may refuse to free what it held: the new run goes in all the same.
+      console.warn(`disposing the previous run: ${(error as Error).message}`);
+    }
+  }
+  state.run = built;
+  state.wallStart = performance.now();
+  state.wallOffset = 0;
+}
+
+/** A new run for `next` (from `initFrom`'s weights): made first, then swapped in, so a failure keeps the live run. */
+export async function rebuild(state: ServiceState, next: LabConfig, initFrom?: Uint8Array, referenceFrom?: Uint8Array): Promise<void> {
+  await install(state, await buildRun(state, next, initFrom, referenceFrom));
+}
+
+/**
+ * A run of `next` that continues from `checkpoint` (weights, optimizer, RNG, data cursor), made
+ * and loaded aside and swapped in only when all of it worked: a file that decodes but fails later
+ * (a missing tensor) leaves the live run be. `reference` is the reference it drifts from.
+ */
+export async function installCheckpoint(state: ServiceState, next: LabConfig, checkpoint: Uint8Array, { reference, newRun = true }: { reference?: Uint8Array; newRun?: boolean } = {}): Promise<void> {
+  // The reference is made at build from the weights given then: the checkpoint's, replaced by its load.
+  const built = await buildRun(state, next, reference ? checkpoint : undefined, reference);
+  try {
+    await built.runner.loadCheckpoint(checkpoint);
+  } catch (error) {
+    await disposeRun(built);
+    throw error;
+  }
+  built.warmStarted = true; // a checkpoint holds trained weights
+  await install(state, built, newRun);
+}

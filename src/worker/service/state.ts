@@ -1,0 +1,114 @@
+/**
+ * The trainer service's state (one per worker, made by `createServiceState`, so a test can make
+ * fresh ones): the platform it runs on, its events, the datasets it parsed, the live run and
+ * what its weights are, and the one queue every touch of the run goes through. The service's
+ * files (events.ts, datasets.ts, runs.ts, control.ts, warmStart.ts, evaluation.ts,
+ * checkpoints.ts, deviceRecovery.ts) each take this state.
+ */
+import type { LabConfig } from '../../core/config';
+import type { GeneratorHandle, GeneratorPool } from '../../core/generators';
+import type { Runner } from '../../core/runner';
+import type { SandboxLimits } from '../../core/sandbox/outcome';
+import type { SandboxPool } from '../../core/sandbox/pool';
+import type { Prelude } from '../../core/sandbox/prelude';
+import type { TaskDefinition, TaskEvaluation } from '../../core/task';
+import type { BackendInfo } from '../protocol';
+import type { SavedRuns } from '../savedRuns';
+import type { Events } from './events';
+import type { WarmStartRun } from './warmStart';
+
+export interface TrainerPlatform {
+  /** Starts the best tfjs backend, skipping those named in `skip` (one whose device was lost). */
+  initBackend(skip?: string[]): Promise<BackendInfo>;
+  /** Calls `handler` when the backend's GPU device is lost (WebGPU's device.lost, WebGL's context loss). */
+  onDeviceLost?(handler: (reason: string) => void): void;
+  createPool(options: { size: number; limits: SandboxLimits; preludes: Record<string, Prelude> }): SandboxPool;
+  /** Marks bytes for transfer (Comlink.transfer in a worker). */
+  transfer(bytes: Uint8Array): Uint8Array;
+  /** Generator workers, one handle each (Web Workers in the page); in-process when absent. */
+  createGenerators?(size: number): GeneratorHandle[];
+}
+
+/** A task's loaded items by role (files a user dropped, or the shipped ones). */
+export interface TaskItems {
+  train: unknown[];
+  heldout: unknown[];
+}
+
+/** The live run: its config, runner, sandbox pool, generators and held-out items. */
+export interface LiveRun {
+  config: LabConfig;
+  definition: TaskDefinition;
+  runner: Runner;
+  pool: SandboxPool | null;
+  generators: GeneratorPool | null;
+  heldout: unknown[];
+  /** Whether the task's warm start (one the page runs before RL) is done, or needs none. */
+  warmStarted: boolean;
+  /** Held-out evaluations after the warm start and after the last RL step (the digit recipe's before/after). */
+  before?: TaskEvaluation;
+  after?: TaskEvaluation;
+}
+
+/**
+ * What the live run's weights are, as the status says it ("weights: pretrained checkpoint, step
+ * 40000 + 12 RL steps"): where they came from, the RL step they came in at, whether they were
+ * trained at all (fresh random weights are not worth keeping), and the reference they drift
+ * from. A new configuration of the same model carries trained weights over.
+ */
+export interface Weights {
+  origin: string;
+  trained: boolean;
+  /** The run's step when the weights came: RL steps since are counted on top of the origin. */
+  atStep: number;
+  reference?: Uint8Array;
+}
+
+export interface ServiceState {
+  readonly platform: TrainerPlatform;
+  readonly events: Events;
+  readonly savedRuns: SavedRuns;
+  /** The backend tfjs runs on, and whether it has a GPU device to lose. */
+  backendName: string;
+  /** Set while the run recovers from a lost GPU device: the failing step is no error of its own. */
+  recovering: boolean;
+  /** Items per task, by the task's name. */
+  readonly datasets: Map<string, TaskItems>;
+  run: LiveRun | null;
+  weights: Weights;
+  /** Wall time of the live run: since `wallStart`, plus `wallOffset` before it. */
+  wallStart: number;
+  wallOffset: number;
+  /** Cancel of long work (an evaluation, a big file's parse), read where the work reports progress. */
+  cancelRequested: boolean;
+  /** The warm start in progress (also while paused). */
+  warmStart: WarmStartRun | null;
+  /** What Resume continues after a pause. */
+  pausedFrom: 'training' | 'pretraining';
+  /** The queue: a checkpoint is swapped in only between steps. */
+  exclusive: Promise<unknown>;
+}
+
+export const onGpu = (state: ServiceState) => state.backendName === 'webgpu' || state.backendName === 'webgl';
+
+/** Runs `task` after everything queued before it: the one way anything touches the live run. */
+export function serial<T>(state: ServiceState, task: () => Promise<T>): Promise<T> {
+  const next = state.exclusive.then(task, task);
+  state.exclusive = next.catch(() => undefined);
+  return next;
+}
+
+export function requireRun(state: ServiceState): LiveRun {
+  if (!state.run) throw new Error('no run is configured yet: load a dataset first');
+  return state.run;
+}
+
+/** The items of a task (made empty on first use). */
+export function itemsOf(state: ServiceState, task: string): TaskItems {
+  let items = state.datasets.get(task);
+  if (!items) state.datasets.set(task, (items = { train: [], heldout: [] }));
+  return items;
+}
+
+/** Milliseconds of the live run so far. */
+export const wallNow = (state: ServiceState) => state.wallOffset + performance.now() - state.wallStart;

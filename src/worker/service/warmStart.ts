@@ -1,0 +1,134 @@
+/**
+ * The page's supervised warm start, a step at a time so that Pause and Stop act on it: batches
+ * from the task's own generator (its definition's `warmStart`), with held-out figures every few
+ * steps. Pretrain starts it by hand; a task whose warm start comes before RL (the digit tasks)
+ * runs it on Train, then RL on the same run. When it ends the pretrained weights become the
+ * run's start at step 0 (and its reference), unless RL follows on the same run.
+ */
+import { SupervisedTrainer } from '../../core/algorithms/supervised';
+import { scheduledRate } from '../../core/model/schedule';
+import type { PretrainOptions } from '../protocol';
+import { evaluateRun } from './evaluation';
+import { rebuild, setWeights } from './runs';
+import { requireRun, serial, type LiveRun, type ServiceState } from './state';
+
+export interface WarmStartRun {
+  options: PretrainOptions;
+  trainer: SupervisedTrainer;
+  batch(size: number): { prompt: number[]; tokens: number[] }[];
+  rate(step: number): number;
+  heldoutPairs: { prompt: number[]; tokens: number[] }[];
+  /** The task's warm start that precedes RL (digits): RL follows on the same run. */
+  beforeTraining: boolean;
+  /** Train continues with RL when it ends. */
+  thenTrain: boolean;
+  step: number;
+  wallMs: number;
+  heldoutAccuracy?: number;
+}
+
+/** A warm start of the live run: `options.steps` supervised updates (Pretrain), or the task's own count before RL. */
+export function startWarmStart(state: ServiceState, run: LiveRun, options: PretrainOptions | null, thenTrain: boolean): WarmStartRun {
+  const warm = run.definition.warmStart;
+  if (!warm) throw new Error(`the ${run.definition.name} task has no warm start in the page (its CLI recipe has: npm run pretrain -- --task ${run.definition.name})`);
+  const config = run.config;
+  const steps = options?.steps ?? warm.steps?.(config) ?? 0;
+  const chosen = options ?? { steps, evalEvery: steps, evalLimit: config.run.evalSamples };
+  for (const [name, value] of Object.entries(chosen)) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`pretrain ${name}: expected a positive whole number, got ${value}`);
+  }
+  const learningRate = warm.learningRate(config);
+  const trainer = new SupervisedTrainer(run.runner.policy, run.runner.definition.createTask(config, run.heldout).grammar, { learningRate, gradClip: config.algorithm.gradClip });
+  const before = Boolean(warm.beforeTraining);
+  return {
+    options: chosen,
+    trainer,
+    batch: warm.batches(config, run.heldout),
+    // Pretrain: linear warm-up then cosine decay, as the CLI (a tenth of the steps, at most 50); before RL: the task's constant rate.
+    rate: (step) => (before ? learningRate : scheduledRate(learningRate, step, chosen.steps, Math.min(50, Math.floor(chosen.steps / 10)))),
+    heldoutPairs: before ? [] : (warm.heldoutPairs?.(config, run.heldout) ?? []),
+    beforeTraining: before,
+    thenTrain,
+    step: 0,
+    wallMs: 0,
+  };
+}
+
+/** One supervised update, and every evalEvery steps the held-out figures. */
+export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Promise<void> {
+  const run = requireRun(state);
+  const { steps, evalEvery } = warm.options;
+  const started = performance.now();
+  const step = warm.step + 1;
+  warm.trainer.optimizer.learningRate = warm.rate(step);
+  const result = await warm.trainer.step(warm.batch(run.config.algorithm.batchSize));
+  warm.step = step;
+  if (!state.weights.trained) setWeights(state, { ...state.weights, origin: `${state.weights.origin}, pretraining`, trained: true });
+  const values: Record<string, number> = { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, pretrain_learning_rate: warm.trainer.optimizer.learningRate };
+  if (result.skipped) state.events.send({ type: 'error', message: `pretrain step ${step}: update skipped (${result.reason})` });
+  if (!warm.beforeTraining && (step % evalEvery === 0 || step === steps) && run.heldout.length > 0) {
+    state.events.send({ type: 'progress', task: `pretraining ${step}/${steps}: held-out evaluation`, done: step, total: steps });
+    const evaluation = await run.runner.evaluate(run.heldout, { limit: warm.options.evalLimit });
+    warm.heldoutAccuracy = evaluation.score;
+    if (warm.heldoutPairs.length) values.heldout_loss = await warm.trainer.loss(warm.heldoutPairs);
+    values.heldout_accuracy = evaluation.score;
+    for (const [name, value] of Object.entries(evaluation.metrics)) if (name !== 'accuracy') values[`heldout_${name}`] = value;
+  }
+  const elapsed = performance.now() - started;
+  warm.wallMs += elapsed;
+  state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: warm.wallMs })) });
+  state.events.send({ type: 'progress', task: `${warm.beforeTraining ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s)`, done: step, total: steps });
+}
+
+/** Where the weights go when the warm start ends ('done') or is stopped. */
+export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, how: 'done' | 'stopped', train: () => void): Promise<void> {
+  const run = requireRun(state);
+  if (warm.beforeTraining) {
+    run.warmStarted = true;
+    setWeights(state, { origin: `${run.definition.name} warm start, ${warm.step} steps`, trained: true, atStep: 0 });
+    run.before = (await evaluateRun(state, run, run.definition.searches[0], run.config.run.evalSamples, 'warm start')).result;
+    state.wallStart = performance.now();
+    if (how === 'done' && warm.thenTrain) {
+      state.events.setPhase('training', `warm start done after ${warm.step} steps; RL follows`);
+      train();
+    } else {
+      state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `warm start ${how} after ${warm.step} steps; Train continues with RL from these weights`);
+    }
+    return;
+  }
+  // The pretrained weights become the run's starting point: step 0, fresh RL optimizer, reference.
+  const bytes = await run.runner.saveCheckpoint();
+  await rebuild(state, run.config, bytes);
+  setWeights(state, { origin: `pretrained here, ${warm.step} steps`, trained: true, atStep: 0, reference: bytes });
+  const heldout = warm.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${warm.heldoutAccuracy.toFixed(3)}`;
+  state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${warm.step} steps${heldout}; Train continues with RL from these weights`);
+}
+
+export function dropWarmStart(state: ServiceState): void {
+  state.warmStart?.trainer.dispose();
+  state.warmStart = null;
+}
+
+/** Runs the warm start step by step while the phase is 'pretraining'. */
+export async function warmStartLoop(state: ServiceState, train: () => void): Promise<void> {
+  while (state.events.phase === 'pretraining' && state.warmStart) {
+    const warm = state.warmStart;
+    try {
+      await serial(state, async () => {
+        if (state.events.phase !== 'pretraining' || state.warmStart !== warm) return; // paused or stopped while queued
+        await warmStartStep(state, warm);
+        if (warm.step >= warm.options.steps) {
+          state.warmStart = null;
+          warm.trainer.dispose();
+          await finishWarmStart(state, warm, 'done', train);
+        }
+      });
+    } catch (error) {
+      dropWarmStart(state);
+      state.events.setPhase('error', `pretraining stopped: ${(error as Error).message}`);
+      state.events.send({ type: 'error', message: (error as Error).message }, true);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
