@@ -1,10 +1,17 @@
-// Lint keeps the layering of DESIGN.md: core is pure TypeScript (no DOM, React, zustand or ui),
-// cli and worker never import ui.
+// Lint keeps the layering of docs/architecture.md: core is pure TypeScript (no DOM, React, zustand
+// or ui), cli and worker never import ui; src/core's generic files import no task folder (they look
+// tasks up in registry.ts, the one place that lists them); and no module imports itself back
+// through others (import-x/no-cycle).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const uiOnly = ['react', 'react-dom', 'react-dom/*', 'zustand', 'zustand/*', 'recharts'];
+/** The task folders of src/core: only they, and registry.ts, know a task by its code. */
+const taskFolders = ['kolmogorov', 'functions', 'digits'];
+const layers = { group: ['**/ui/**', '**/worker/**', '**/cli/**', 'react-dom/*', 'zustand/*'], message: 'Imports go one way: ui -> worker -> core; cli -> core.' };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'runs/**', 'scratch/**', 'test-results/**', 'playwright-report/**', 'e2e/artifacts/**'] },
@@ -22,12 +29,30 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: uiOnly.filter((p) => !p.includes('*')).map((name) => ({ name, message: 'src/core stays free of React and UI state.' })),
-        patterns: [
-          { group: ['**/ui/**', '**/worker/**', '**/cli/**', 'react-dom/*', 'zustand/*'], message: 'Imports go one way: ui -> worker -> core; cli -> core.' },
-        ],
+        patterns: [layers],
       }],
       'no-restricted-globals': ['error', 'window', 'document', 'navigator', 'localStorage', 'HTMLElement'],
     },
+  },
+  {
+    // Generic core code looks a task up by name (registry.ts) and imports none: a new task touches its own folder and registry.ts.
+    files: ['src/core/**/*.ts'],
+    ignores: [...taskFolders.map((folder) => `src/core/${folder}/**`), 'src/core/registry.ts', 'src/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: uiOnly.filter((p) => !p.includes('*')).map((name) => ({ name, message: 'src/core stays free of React and UI state.' })),
+        patterns: [layers, { group: taskFolders.flatMap((folder) => [`./${folder}/*`, `../${folder}/*`, `../../${folder}/*`]), message: 'Generic core code imports no task folder: look the task up in registry.ts.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['src/cli/**/*.ts', 'src/worker/**/*.ts'],

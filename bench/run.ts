@@ -23,7 +23,8 @@ import { generateProgram } from '../src/core/kolmogorov/generator';
 import { REF0, VALUE0, isValue, programToTokens, tokensToProgram } from '../src/core/kolmogorov/grammar';
 import { printProgram } from '../src/core/kolmogorov/program';
 import { oneEditAway } from '../src/core/kolmogorov/repair';
-import { kolmogorovPolicyConfig, preludes } from '../src/core/runner';
+import { kolmogorovPolicyConfig } from '../src/core/kolmogorov/task';
+import { taskPreludes } from '../src/core/runner';
 import { generateProblems } from '../src/core/functions/generator';
 import { functionsTask } from '../src/core/functions/task';
 import { createTrainingLoop } from '../src/core/loop';
@@ -173,7 +174,7 @@ function cpuFigure(evaluations: number, since: NodeJS.CpuUsage): { evals_per_cpu
 async function sandboxFigures(runs: number): Promise<void> {
   const warmupMs = 1500;
   const preludes = { kolmogorov: kolmogorovPreludeModules };
-  const sandbox = await Sandbox.create({ limits, preludes });
+  const sandbox = await Sandbox.create({ limits, preludes: taskPreludes() });
   const perRun = 2000;
   const notOkInThread: Record<string, number> = {};
   const inThread = () => {
@@ -191,7 +192,7 @@ async function sandboxFigures(runs: number): Promise<void> {
   report(rate('sandbox_evals_per_s/one_worker', 'evals/s', perRun, single, { fresh_state_per_program: true, in_thread: true, warmup_ms: warmupMs, ...cpuFigure(perRun * runs, cpu), not_ok: notOkInThread }));
   sandbox.dispose();
   for (const size of [1, 2]) {
-    const pool = createNodeSandboxPool({ size, limits, preludes, chunkSize: 64 });
+    const pool = createNodeSandboxPool({ size, limits, preludes: taskPreludes(), chunkSize: 64 });
     const batch = Array.from({ length: 2000 }, () => shortProgram);
     const notOk: Record<string, number> = {};
     const evaluate = async () => {
@@ -364,7 +365,7 @@ async function soakFigures(steps: number): Promise<void> {
   config.task.name = 'functions';
   config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 160, maxProgramTokens: 24 };
   config.algorithm = { ...config.algorithm, batchSize: 8 };
-  const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes });
+  const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes: taskPreludes() });
   const problems = generateProblems(200, 5).map((made) => made.problem);
   let loop = await createTrainingLoop(config, functionsTask(config), problems, { pool });
   const first = tf.getBackend();

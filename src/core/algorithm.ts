@@ -6,13 +6,33 @@
  * whole contract a new algorithm has to meet.
  */
 import type { z } from 'zod';
-import type { Episode } from './algorithms/reinforce';
-import type { TokenPair } from './algorithms/dpo';
 import type { BaseConfig } from './configSections';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
 import type { TransformerPolicy, WeightArray } from './model/transformer';
-import type { ChartSpec } from './task';
+import type { ChartSpec } from './runnerTypes';
+
+/** One sampled (or demonstrated) program as an update sees it. */
+export interface Episode {
+  prompt: number[];
+  tokens: number[];
+  /** Indices into tokens of the tokens that end a line. */
+  lineEnds: number[];
+  reward: number;
+  /** Episodes of one group share a prompt (group sampling). */
+  group?: number;
+  /** Whether the task judged the program correct (DPO's chosen program must be). */
+  correct?: boolean;
+  /** Per-token log-probabilities under the weights that sampled `tokens` (importance weights of stale samples). */
+  behaviourLogProbs?: readonly number[];
+}
+
+/** A preference pair in tokens: a prompt, the chosen program and the rejected one. */
+export interface TokenPair {
+  prompt: readonly number[];
+  chosen: readonly number[];
+  rejected: readonly number[];
+}
 
 /** An update's statistics: its loss and gradient norm, and the figures it reports under their own names. */
 export interface PolicyUpdate {

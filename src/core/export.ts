@@ -13,32 +13,20 @@
  */
 import type { CheckpointMeta } from './checkpoint';
 import type { LabConfig } from './config';
-import { digitPolicyConfig } from './digits/task';
-import { digitTokens } from './digits/vocab';
-import { functionsPolicyConfig } from './functions/task';
-import { tokenText as functionsTokenText } from './functions/language';
-import { kolmogorovPolicyConfig } from './kolmogorov/task';
-import { tokenText as kolmogorovTokenText } from './kolmogorov/vocab';
 import type { PolicyConfig, WeightArray } from './model/transformer';
+import { taskDefinition } from './registry';
 import { encodeSafetensors } from './safetensors';
 
 /** The policy shape a run of `config` builds, whatever its task. */
 export function policyConfigOf(config: LabConfig): PolicyConfig {
-  switch (config.task.name) {
-    case 'kolmogorov':
-      return kolmogorovPolicyConfig(config);
-    case 'functions':
-      return functionsPolicyConfig(config);
-    default:
-      return digitPolicyConfig(config);
-  }
+  return taskDefinition(config.task.name).policyConfig(config);
 }
 
 /** Each token's text in the task's vocabulary, by id. */
 export function vocabularyOf(config: LabConfig): string[] {
   const size = policyConfigOf(config).vocabSize;
-  const text = config.task.name === 'kolmogorov' ? kolmogorovTokenText : config.task.name === 'functions' ? functionsTokenText : (token: number) => digitTokens[token];
-  return Array.from({ length: size }, (_, token) => text(token));
+  const { tokenText } = taskDefinition(config.task.name);
+  return Array.from({ length: size }, (_, token) => tokenText(token));
 }
 
 /** The exported folder's files, by name: `modelingPy` is the text of modeling_prl.py. */

@@ -106,3 +106,15 @@ export interface EvaluationRow {
   /** Each held-out item's kept program beside its target. */
   items?: EvaluatedItem[];
 }
+
+/** A chart the page draws of a metric a run reports (ui/components/Charts.tsx draws them). */
+export interface ChartSpec {
+  name: string;
+  title: string;
+  /** What the curve means, in a sentence under the chart. */
+  caption: string;
+  /** Draw the dataset's gzip and LZMA rates beside it. */
+  references?: boolean;
+  /** Shown only once the metric has points (figures some runs report). */
+  optional?: boolean;
+}

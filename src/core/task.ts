@@ -13,14 +13,13 @@
 import type { z } from 'zod';
 import type { BaseConfig } from './configSections';
 import type { Grammar } from './grammar';
-import type { Episode } from './algorithms/reinforce';
-import type { TokenPair } from './algorithms/dpo';
+import type { Episode, TokenPair } from './algorithm';
 import type { PreferenceRecord } from './data/records';
 import type { SampledSequence } from './model/sampler';
 import type { PolicyConfig } from './model/transformer';
-import type { EvaluatedItem, SampleRecord } from './runnerTypes';
+import type { ChartSpec, EvaluatedItem, SampleRecord } from './runnerTypes';
 
-export type { EvaluatedItem };
+export type { ChartSpec, EvaluatedItem };
 import type { SandboxPool } from './sandbox/pool';
 import type { OutcomeKind } from './sandbox/outcome';
 import type { Prelude } from './sandbox/prelude';
@@ -101,17 +100,6 @@ export interface Task<Item, S extends Scored = Scored> {
 /** A task's grammar as a message can carry it (to generator workers): the task's name and its grammar's parameters. */
 export type GrammarSpec = { task: string } & Record<string, string | number | boolean>;
 
-/** A chart the page draws of a metric a run reports (ui/components/Charts.tsx draws them). */
-export interface ChartSpec {
-  name: string;
-  title: string;
-  /** What the curve means, in a sentence under the chart. */
-  caption: string;
-  /** Draw the dataset's gzip and LZMA rates beside it. */
-  references?: boolean;
-  /** Shown only once the metric has points (figures some runs report). */
-  optional?: boolean;
-}
 
 /** A search an evaluation can run: its name in the page and the CLI, and what the task does for it. */
 export interface SearchSpec {

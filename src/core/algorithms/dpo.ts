@@ -23,7 +23,9 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import type { AlgorithmDefinition, PolicyUpdate } from '../algorithm';
+import type { AlgorithmDefinition, PolicyUpdate, TokenPair } from '../algorithm';
+
+export type { TokenPair };
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { AdamAlgorithm } from './adamAlgorithm';
@@ -40,11 +42,6 @@ export type DpoConfig = Pick<AlgorithmCommonConfig & Infer<typeof dpoFields>, 'l
 export type DpoLossType = DpoConfig['dpoLossType'];
 
 /** One preference pair in tokens: the prompt and two programs for it. */
-export interface TokenPair {
-  prompt: readonly number[];
-  chosen: readonly number[];
-  rejected: readonly number[];
-}
 
 /** TRL's DPO metrics, means over the pairs of a batch. */
 export interface PreferenceMetrics {

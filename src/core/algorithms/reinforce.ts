@@ -13,7 +13,9 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { asPolicyAlgorithm, type AlgorithmDefinition } from '../algorithm';
+import { asPolicyAlgorithm, type AlgorithmDefinition, type Episode } from '../algorithm';
+
+export type { Episode };
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
@@ -36,19 +38,6 @@ export const defaultReinforceConfig: ReinforceConfig = {
   learningRate: 3e-4, gamma: 0.99, normalizeReturns: true, baselineMomentum: 0.9, entropyCoef: 0.001, klCoef: 0, groupSize: 1, temperature: 1, gradClip: 1, gradientAccumulationSteps: 1,
 };
 
-export interface Episode {
-  prompt: number[];
-  tokens: number[];
-  /** Indices into tokens of the tokens that end a line. */
-  lineEnds: number[];
-  reward: number;
-  /** Episodes of one group share a prompt (group sampling). */
-  group?: number;
-  /** Whether the task judged the program correct (DPO's chosen program must be). */
-  correct?: boolean;
-  /** Per-token log-probabilities under the weights that sampled `tokens` (importance weights of stale samples). */
-  behaviourLogProbs?: readonly number[];
-}
 
 export interface ReinforceStats {
   loss: number;

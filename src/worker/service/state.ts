@@ -12,10 +12,10 @@ import type { SandboxLimits } from '../../core/sandbox/outcome';
 import type { SandboxPool } from '../../core/sandbox/pool';
 import type { Prelude } from '../../core/sandbox/prelude';
 import type { TaskDefinition, TaskEvaluation } from '../../core/task';
-import type { BackendInfo } from '../protocol';
+import type { SupervisedTrainer } from '../../core/algorithms/supervised';
+import type { BackendInfo, PretrainOptions } from '../protocol';
 import type { SavedRuns } from '../savedRuns';
 import type { Events } from './events';
-import type { WarmStartRun } from './warmStart';
 
 export interface TrainerPlatform {
   /** Starts the best tfjs backend, skipping those named in `skip` (one whose device was lost). */
@@ -62,6 +62,22 @@ export interface Weights {
   /** The run's step when the weights came: RL steps since are counted on top of the origin. */
   atStep: number;
   reference?: Uint8Array;
+}
+
+/** The page's warm start in progress (warmStart.ts). */
+export interface WarmStartRun {
+  options: PretrainOptions;
+  trainer: SupervisedTrainer;
+  batch(size: number): { prompt: number[]; tokens: number[] }[];
+  rate(step: number): number;
+  heldoutPairs: { prompt: number[]; tokens: number[] }[];
+  /** The task's warm start that precedes RL (digits): RL follows on the same run. */
+  beforeTraining: boolean;
+  /** Train continues with RL when it ends. */
+  thenTrain: boolean;
+  step: number;
+  wallMs: number;
+  heldoutAccuracy?: number;
 }
 
 export interface ServiceState {

@@ -7,25 +7,13 @@
  */
 import { SupervisedTrainer } from '../../core/algorithms/supervised';
 import { scheduledRate } from '../../core/model/schedule';
-import type { PretrainOptions } from '../protocol';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
-import { requireRun, serial, type LiveRun, type ServiceState } from './state';
+import type { PretrainOptions } from '../protocol';
+import { requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
 
-export interface WarmStartRun {
-  options: PretrainOptions;
-  trainer: SupervisedTrainer;
-  batch(size: number): { prompt: number[]; tokens: number[] }[];
-  rate(step: number): number;
-  heldoutPairs: { prompt: number[]; tokens: number[] }[];
-  /** The task's warm start that precedes RL (digits): RL follows on the same run. */
-  beforeTraining: boolean;
-  /** Train continues with RL when it ends. */
-  thenTrain: boolean;
-  step: number;
-  wallMs: number;
-  heldoutAccuracy?: number;
-}
+export type { WarmStartRun };
+
 
 /** A warm start of the live run: `options.steps` supervised updates (Pretrain), or the task's own count before RL. */
 export function startWarmStart(state: ServiceState, run: LiveRun, options: PretrainOptions | null, thenTrain: boolean): WarmStartRun {

@@ -1,0 +1,36 @@
+/**
+ * The import structure docs/architecture.md describes, checked: no module imports itself back
+ * through others (types included, which ESLint's import-x/no-cycle does not count), generic core
+ * code imports no task folder (ESLint's no-restricted-imports says where; this says it holds for
+ * the whole tree), and no hand-written file grows past 500 lines.
+ */
+import { readFileSync } from 'node:fs';
+import madge from 'madge';
+import { describe, expect, it } from 'vitest';
+
+const taskFolders = ['kolmogorov', 'functions', 'digits'];
+
+describe('architecture', () => {
+  it('has no import cycle, type imports included, and generic core code imports no task folder', async () => {
+    const graph = await madge('src', {
+      fileExtensions: ['ts', 'tsx'],
+      tsConfig: 'tsconfig.json',
+      detectiveOptions: { ts: { skipTypeImports: false }, tsx: { skipTypeImports: false } },
+    });
+    expect(graph.circular()).toEqual([]);
+    const generic = (file: string) => file.startsWith('core/') && !taskFolders.some((folder) => file.startsWith(`core/${folder}/`)) && file !== 'core/registry.ts' && !file.endsWith('.test.ts');
+    const offending = Object.entries(graph.obj()).flatMap(([file, imports]) =>
+      generic(file) ? imports.filter((target) => taskFolders.some((folder) => target.startsWith(`core/${folder}/`))).map((target) => `${file} -> ${target}`) : [],
+    );
+    expect(offending).toEqual([]);
+  }, 60_000);
+
+  it('keeps every hand-written source file under 500 lines (generated kernels aside)', async () => {
+    const graph = await madge('src', { fileExtensions: ['ts', 'tsx'], tsConfig: 'tsconfig.json' });
+    const long = Object.keys(graph.obj())
+      .filter((file) => !file.includes('.generated.'))
+      .map((file) => ({ file, lines: readFileSync(`src/${file}`, 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > 500);
+    expect(long).toEqual([]);
+  }, 60_000);
+});
