@@ -6,6 +6,7 @@
  * sections, or the Q-language system's flat keys); flags override it.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { configFields, configFromFlags, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
 
@@ -113,6 +114,12 @@ export function positiveFlag(name: string, text: unknown, integer = false): numb
   const value = Number(text);
   if (!(value > 0) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
   return value;
+}
+
+/** Whether this module is the process's entry (`node --import tsx src/cli/x.ts`), not imported by a test or another command. */
+export function isEntry(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && moduleUrl === pathToFileURL(entry).href;
 }
 
 /** Runs a command's main with readable errors and exit codes. */

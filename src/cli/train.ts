@@ -26,7 +26,7 @@ import { taskDefinition, taskNames } from '../core/registry';
 import type { SearchSpec, TaskDefinition, TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
-import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
+import { isEntry, parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadItemsFile, loadPreferencesFile, readCheckpointFile, writeAtomic } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -80,7 +80,8 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
     `step ${result.step}/${total}`,
     `reward ${m.avg_reward.toFixed(3)}`,
     `acc ${m.accuracy.toFixed(3)}`,
-    m.compression_rate !== undefined ? `comp ${m.compression_rate.toFixed(3)}` : `tests ${m.tests_passed.toFixed(3)}`,
+    m.compression_rate !== undefined ? `comp ${m.compression_rate.toFixed(3)}` : '',
+    m.tests_passed !== undefined ? `tests ${m.tests_passed.toFixed(3)}` : '',
     `loss ${m.policy_loss.toFixed(4)}`,
     m['rewards/margins'] !== undefined ? `pairs ${m.pairs}  margin ${m['rewards/margins'].toFixed(4)}` : '',
     // Each algorithm reports what it has: entropy (reinforce), KL and the clipped share (grpo, rloo).
@@ -89,7 +90,7 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
     m.clip_ratio !== undefined ? `clipped ${m.clip_ratio.toFixed(3)}` : '',
     m['charts/epsilon'] !== undefined ? `eps ${m['charts/epsilon'].toFixed(3)}` : '',
     m['losses/td_loss'] !== undefined ? `td ${m['losses/td_loss'].toFixed(4)}  Q ${m['losses/q_values'].toFixed(3)}` : '',
-    m.program_bits !== undefined ? `bits ${m.program_bits.toFixed(1)}` : `tokens ${m.program_tokens.toFixed(1)}`,
+    m.program_bits !== undefined ? `bits ${m.program_bits.toFixed(1)}` : m.program_tokens !== undefined ? `tokens ${m.program_tokens.toFixed(1)}` : '',
     `tok/s ${m.tokens_per_s.toFixed(0)}`,
     `evals/s ${m.evals_per_s.toFixed(0)}`,
     `${secondsPerStep.toFixed(2)} s/step`,
@@ -98,8 +99,8 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
   ].filter(Boolean).join('  ');
 }
 
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+/** `npm run train -- ARGS`, also called in-process by tests (the signal handlers are removed when it returns). */
+export async function trainCommand(argv: string[]): Promise<void> {
   // A task that warms up before RL on generated items (the digit tasks) has its own recipe and command (src/cli/digits.ts).
   const task = argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
   if (task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining) return (await import('./digits')).digitsMain(argv);
@@ -409,4 +410,4 @@ async function taskData(definition: TaskDefinition, config: LabConfig, extra: Re
   return { train, heldout, note };
 }
 
-runMain(main);
+if (isEntry(import.meta.url)) runMain(() => trainCommand(process.argv.slice(2)));
