@@ -73,7 +73,7 @@ test('a file with no valid record keeps the training set; a drop on the right ha
   await lab.open();
   const noise = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));
   await lab.dropFile('photo.png', noise);
-  await expect(page.getByTestId('errors')).toContainText('photo.png holds no valid record');
+  await expect(page.getByTestId('errors')).toContainText('photo.png holds no valid sequences');
   await expect(page.getByTestId('errors')).toContainText('the training set is unchanged (10000 records)');
   await expect(page.getByTestId('dataset-summary-train')).toContainText('train.jsonl: 10000 records loaded');
 

@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig, type LabConfig } from '../core/config';
+import { configFromSearchParams, defaultConfig, type LabConfig } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { createKolmogorovRunner as createRunner } from '../core/kolmogorov/runner';
 import { bestOfK, kolmogorovReward, trainingRecords } from '../core/kolmogorov/task';
@@ -29,7 +29,7 @@ afterAll(() => pool.close());
 describe('trainingRecords (task.maxTrainLength)', () => {
   it('keeps the sequences within the limit, all with 0, and says so when none is short enough', () => {
     const records = [3, 10, 64, 65, 200].map((length, i) => ({ id: `r${i}`, sequence: Array.from({ length }, (_, j) => j) }));
-    const config = defaultConfig();
+    const config = configFromSearchParams('max-train-length=0&train-pieces=0');
     expect(trainingRecords(config, records)).toBe(records);
     config.task.maxTrainLength = 64;
     expect(trainingRecords(config, records).map((r) => r.sequence.length)).toEqual([3, 10, 64]);
@@ -39,8 +39,7 @@ describe('trainingRecords (task.maxTrainLength)', () => {
 
   it('adds pieces of the longer sequences, cut where split search cuts, within the limit', () => {
     const records = [3, 10, 64, 65, 200].map((length, i) => ({ id: `r${i}`, sequence: Array.from({ length }, (_, j) => (j * 7) % 256) }));
-    const config = defaultConfig();
-    config.task.trainPieces = 3;
+    const config = configFromSearchParams('max-train-length=0&train-pieces=3');
     expect(() => trainingRecords(config, records)).toThrow(/trainPieces needs task.maxTrainLength/);
     config.task.maxTrainLength = 32;
     const kept = trainingRecords(config, records);

@@ -13,8 +13,8 @@ beforeAll(async () => {
 });
 
 const policyConfig = { vocabSize: digitVocabSize, layers: 1, dModel: 16, heads: 2, context: 40 };
-const init: GeneratorInit = { type: 'init', id: 0, policy: policyConfig, grammar: { task: 'digits', maxResponseTokens: 6 }, maxTokens: 6, temperature: 1, seed: 9 };
-const start = { policy: policyConfig, grammar: { task: 'digits', maxResponseTokens: 6 } as const, maxTokens: 6, temperature: 1, seed: 4 };
+const init: GeneratorInit = { type: 'init', id: 0, policy: policyConfig, grammar: { task: 'sum_digits', maxResponseTokens: 6 }, maxTokens: 6, temperature: 1, seed: 9 };
+const start = { policy: policyConfig, grammar: { task: 'sum_digits', maxResponseTokens: 6 } as const, maxTokens: 6, temperature: 1, seed: 4 };
 
 /** Prompts of `count` digit questions, each `groupSize` times in a row. */
 function prompts(count: number, groupSize = 1, seed = 1): number[][] {

@@ -170,7 +170,7 @@ describe('trainer protocol', () => {
     expect(await weightsOf()).toEqual(trained);
     // A file with no valid record keeps the training set it would have replaced.
     const binary = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
-    await expect(api.loadDataset('train', 'photo.png', new Blob([binary]))).rejects.toThrow(/photo.png holds no valid record \(\d+ rejected, the first: line 1: .*\); the training set is unchanged \(12 records\)/);
+    await expect(api.loadDataset('train', 'photo.png', new Blob([binary]))).rejects.toThrow(/photo.png holds no valid sequences \(\d+ rejected, the first: line 1: .*\); the training set is unchanged \(12 sequences\)/);
     await expect.poll(() => events.filter((e) => e.type === 'phase').at(-1)).toMatchObject({ phase: 'idle', message: 'photo.png was not loaded' });
     await api.step();
     await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);

@@ -82,7 +82,9 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
         await runs.rebuild(state, next, carried?.bytes, carried?.reference);
         runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
         if (carried) state.run!.warmStarted = true;
-        events.setPhase('idle', carried ? `ready to train; the weights carry over (${carried.origin})` : 'ready to train');
+        const { task, algorithm, model } = next;
+        const ready = `ready to train ${task.name} with ${algorithm.name}: policy d_model ${model.dModel} x ${model.layers} layers, batch ${algorithm.batchSize}`;
+        events.setPhase('idle', carried ? `${ready}; the weights carry over (${carried.origin})` : ready);
         return { weightsKept: Boolean(carried) };
       });
     },

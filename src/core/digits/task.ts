@@ -38,7 +38,7 @@ export function digitTask(config: DigitsConfig, excluded: ReadonlySet<string>): 
   return {
     vocab: { name: 'digits', size: digitVocabSize },
     grammar: new DigitGrammar(maxResponseTokens),
-    grammarSpec: { task: 'digits', maxResponseTokens },
+    grammarSpec: { task: config.task.name, maxResponseTokens },
     padToken: SPECIAL.PAD,
     maxTokens: maxResponseTokens,
     policyConfig: () => digitPolicyConfig(config),
