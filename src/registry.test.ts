@@ -110,11 +110,12 @@ const toyAlgorithm: AlgorithmDefinition = {
         dispose: () => trainer.dispose(),
         step: async (episodes) => {
           const kept = episodes.filter((e) => e.correct);
-          if (kept.length === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no correct program', kept: 0 };
-          return { ...(await trainer.step(kept.map((e) => ({ prompt: e.prompt, tokens: e.tokens })))), kept: kept.length };
+          if (kept.length === 0) return { loss: NaN, skipped: true, reason: 'no correct program', kept: 0 };
+          const { loss, skipped, reason } = await trainer.step(kept.map((e) => ({ prompt: e.prompt, tokens: e.tokens })));
+          return { loss, skipped, reason, kept: kept.length };
         },
       },
-      ({ loss, gradNorm, skipped, reason, kept }) => ({ loss, gradNorm, skipped, reason, metrics: { kept } }),
+      ({ loss, skipped, reason, kept }) => ({ loss, gradNorm: NaN, skipped, reason, metrics: { kept } }),
     );
   },
 };

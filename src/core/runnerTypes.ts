@@ -89,6 +89,10 @@ export interface EvaluatedItem {
   correct: boolean;
   /** How the program did beyond right or wrong (bits and search, tests passed, the question). */
   detail: string;
+  /** The kept program in the policy's tokens, when it is one the policy could write (expert iteration learns from these). */
+  tokens?: number[];
+  /** Its length as the task measures it (Kolmogorov: prior bits): lower is better among correct programs. */
+  cost?: number;
 }
 
 /** A held-out evaluation as the page lists it and a stored run keeps it: any task's figures under their names. */

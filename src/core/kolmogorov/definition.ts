@@ -9,7 +9,9 @@ import { parseKolmogorovRecord, type KolmogorovRecord } from '../data/records';
 import type { TaskDefinition } from '../task';
 import { kolmogorovFields, type KolmogorovConfig } from './config';
 import { evaluateKolmogorov } from './evaluate';
-import { KolmogorovGrammar } from './grammar';
+import { grammarProblem } from '../grammar';
+import { encodePrompt, KolmogorovGrammar, programToTokens } from './grammar';
+import { parseProgram } from './program';
 import { gzipBits, lzmaBits, sequencesText } from './metrics';
 import { PairStream, sequenceKey, toPair, type Pair } from './pairs';
 import { repairSearch } from './repair';
@@ -27,6 +29,19 @@ function referenceRates(records: readonly KolmogorovRecord[]): Record<string, nu
   if (rawBits === 0) return {};
   const text = sequencesText(sequences);
   return { gzipRate: gzipBits(text) / rawBits, lzmaRate: lzmaBits(text) / rawBits };
+}
+
+const grammar = new KolmogorovGrammar();
+
+/** A program's tokens when the policy could write it for this sequence (within the token budget and the grammar), else undefined. */
+function writable(config: KolmogorovConfig, sequence: readonly number[], text: string): number[] | undefined {
+  try {
+    const tokens = programToTokens(parseProgram(text));
+    if (tokens.length > config.model.maxProgramTokens) return undefined;
+    return grammarProblem(grammar, encodePrompt(sequence, config.task.maxSequenceLength), tokens) ? undefined : tokens;
+  } catch {
+    return undefined; // a split-joined program past the grammar's limits
+  }
 }
 
 const rewardCaption = 'Mean reward of the programs sampled at each step; it should rise as the policy learns.';
@@ -103,6 +118,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
         program: r.program ?? '',
         correct: r.outcome === 'ok',
         detail: r.program ? `${r.bits.toFixed(1)} bits, found by ${r.foundBy}` : r.outcome,
+        ...(r.outcome === 'ok' && r.program ? { tokens: writable(config, records[index].sequence, r.program), cost: r.bits } : {}),
       })),
       json: { ...metrics, by_length: result.byLength, searches: result.searches },
       summary: `accuracy ${result.accuracy.toFixed(3)}  compression ${result.compressionRate.toFixed(3)}`,
