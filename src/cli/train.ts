@@ -22,7 +22,7 @@ import { RewardModel } from '../core/algorithms/rewardModel';
 import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import { configToYaml } from '../core/configFile';
 import { isSafetensors } from '../core/safetensors';
-import { taskDefinition, taskNames } from '../core/registry';
+import { algorithmDefinition, taskDefinition, taskNames } from '../core/registry';
 import type { SearchSpec, TaskDefinition, TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
@@ -192,9 +192,11 @@ export async function trainCommand(argv: string[]): Promise<void> {
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
 
-    const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / config.algorithm.groupSize));
+    const algorithm = algorithmDefinition(config.algorithm.name);
+    const groupSize = algorithm.groupSize?.(config) ?? config.algorithm.groupSize;
+    const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
     const epochSteps = Math.ceil((preferences?.length ?? data.train.length) / groups);
-    const total = config.run.maxSteps > 0 ? config.run.maxSteps : config.run.numEpochs * epochSteps;
+    const total = config.run.maxSteps || algorithm.stepLimit?.(config) || config.run.numEpochs * epochSteps;
     const started = performance.now();
     const startStep = runner.globalStep;
 
@@ -226,7 +228,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     const timeLimit = extra['time-limit'] === undefined ? Infinity : positiveFlag('time-limit', extra['time-limit']);
     while (runner.globalStep < total && !interrupted && (performance.now() - started) / 1000 < timeLimit) {
       await new Promise((resolve) => setImmediate(resolve)); // lets a signal's handler run between steps
-      const result = await runner.step();
+      const result = await runner.step({ shouldStop: () => interrupted });
       const wallMs = wallOffset + performance.now() - started;
       record(result.step, result.metrics, wallMs);
       const secondsPerStep = (wallMs - wallOffset) / 1000 / (runner.globalStep - startStep);

@@ -10,7 +10,7 @@ import type { BaseConfig } from './configSections';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
 import type { TransformerPolicy, WeightArray } from './model/transformer';
-import type { ChartSpec } from './runnerTypes';
+import type { ChartSpec, SearchSpec } from './runnerTypes';
 
 /** One sampled (or demonstrated) program as an update sees it. */
 export interface Episode {
@@ -25,6 +25,10 @@ export interface Episode {
   correct?: boolean;
   /** Per-token log-probabilities under the weights that sampled `tokens` (importance weights of stale samples). */
   behaviourLogProbs?: readonly number[];
+  /** The program's length as the task measures it (Kolmogorov: prior bits), when the task does. */
+  cost?: number;
+  /** Found by the task's search rather than sampled (no sampling probability). */
+  searched?: boolean;
 }
 
 /** A preference pair in tokens: a prompt, the chosen program and the rejected one. */
@@ -57,6 +61,13 @@ export interface PolicyAlgorithm {
   updatePairs?(pairs: readonly TokenPair[]): Promise<PolicyUpdate>;
   /** How the next batch is sampled, when not from the policy's softmax at the run's temperature. */
   sampling?(): Sampling;
+  /**
+   * The task's search (one of its evaluation searches) the loop runs on the items none of the
+   * batch's samples solved, its solutions joining the episodes (expert iteration); null for none.
+   */
+  search?(): SearchSpec | null;
+  /** Training items the loop evaluates greedily at every step, a fixed slice (the policy alone's progress); 0 for none. */
+  probe?(): number;
   readonly optimizer: Adam;
   readonly baseline: number | undefined;
   setBaseline(value: number): void;
@@ -99,6 +110,10 @@ export interface AlgorithmDefinition<C extends BaseConfig = any> {
   readonly accumulates: boolean;
   /** Whether it samples on the trainer's thread (the generator workers stay idle). */
   readonly samplesOnTrainer?: boolean;
+  /** Programs sampled per prompt when the algorithm sets it (expert iteration's numSamples); else algorithm.groupSize. */
+  groupSize?(config: C): number;
+  /** Steps a run takes when the algorithm says (expert iteration's rounds); else run.maxSteps. */
+  stepLimit?(config: C): number;
   /** The charts of what it reports (beyond the loss), in order. */
   readonly charts?: readonly ChartSpec[];
   /** Whether a run of `config` needs a frozen reference policy (a KL term, DPO's implicit reward). */

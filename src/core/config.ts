@@ -219,7 +219,8 @@ export function configFields(config?: LabConfig): ConfigField[] {
         section,
         key,
         flag: flagOverrides[`${section}.${key}`] ?? kebab(key),
-        ...fieldKind(fieldSchema),
+        // The names are any registered task's or algorithm's: a choice among those the registry has now.
+        ...(key === 'name' && section === 'task' ? { kind: 'enum' as const, options: taskNames() } : key === 'name' && section === 'algorithm' ? { kind: 'enum' as const, options: algorithmNames() } : fieldKind(fieldSchema)),
         defaultValue: (defaults[section] as Record<string, unknown>)[key],
         doc: fieldSchema.description ?? '',
         cliOnly: cliOnlyFields.has(`${section}.${key}`),

@@ -20,9 +20,7 @@
  * are not the program's fault: they stay out of the update and are counted apart
  * (docs/reliability.md), instead of being rewarded like a wrong program.
  */
-import type { PolicyAlgorithm, PolicyUpdate } from './algorithm';
-import type { Episode } from './algorithms/reinforce';
-import type { TokenPair } from './algorithms/dpo';
+import type { Episode, PolicyAlgorithm, PolicyUpdate, TokenPair } from './algorithm';
 import type { RewardModel } from './algorithms/rewardModel';
 import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, MAX_WEIGHT, tensorArrays, type NamedTensor } from './checkpoint';
 import { configProblem, type LabConfig } from './config';
@@ -31,13 +29,13 @@ import { ItemOrder } from './itemOrder';
 import { checkUpdateFits } from './model/memory';
 import { sampleBatch, type SampledSequence } from './model/sampler';
 import { TransformerPolicy, type WeightArray } from './model/transformer';
-import { algorithmDefinition } from './registry';
+import { algorithmDefinition, taskDefinition } from './registry';
 import { Rng, type RngState } from './rng';
 import type { StepResult } from './runnerTypes';
 import { isSafetensors, safetensorsWeights } from './safetensors';
 import type { SandboxPool } from './sandbox/pool';
 import { stepMetrics, stepSamples } from './stepReport';
-import type { Scored, Task } from './task';
+import type { Scored, SearchSpec, Task, TaskContext } from './task';
 
 export type { PolicyAlgorithm, PolicyUpdate };
 
@@ -69,11 +67,17 @@ export interface LoopDeps {
   rewardModel?: { model: RewardModel; weight: number; alone: boolean };
 }
 
+/** What a caller can tell a step while it runs. */
+export interface StepOptions {
+  /** Asked between the items of a long search: true ends the search there (Pause and Stop act within a second or so). */
+  shouldStop?: () => boolean;
+}
+
 export interface TrainingLoop {
   readonly config: LabConfig;
   readonly globalStep: number;
   readonly policy: TransformerPolicy;
-  step(): Promise<StepResult>;
+  step(options?: StepOptions): Promise<StepResult>;
   /** Sets the learning rate of the next updates (schedules). */
   setLearningRate(rate: number): void;
   saveCheckpoint(): Promise<Uint8Array>;
@@ -162,6 +166,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
   const { grammar } = task;
   const definition = algorithmDefinition(config.algorithm.name);
   const maxTokens = task.maxTokens ?? config.model.maxProgramTokens;
+  // Programs sampled per prompt: the algorithm's own count (expert iteration's numSamples), else algorithm.groupSize.
+  const groupSize = definition.groupSize?.(config) ?? config.algorithm.groupSize;
   // Refused before anything is made: a batch past the heap aborts inside wasm with no word of why.
   checkUpdateFits(task.policyConfig(config), maxTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const preferences = deps.preferences;
@@ -169,8 +175,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
   const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog);
   if (preferences && !algorithm.updatePairs) throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
   if (preferences?.length === 0) throw new Error('the preference file holds no valid pair');
-  if (config.algorithm.name === 'dpo' && !preferences && config.algorithm.groupSize < 2) {
-    throw new Error(`algorithm.groupSize (${config.algorithm.groupSize}) must be at least 2 for dpo on its own samples: a pair is two programs sampled for one prompt (or give a preference file)`);
+  if (config.algorithm.name === 'dpo' && !preferences && groupSize < 2) {
+    throw new Error(`algorithm.groupSize (${groupSize}) must be at least 2 for dpo on its own samples: a pair is two programs sampled for one prompt (or give a preference file)`);
   }
   let rng = new Rng(config.run.seed);
   // Generated items (task.sampleItems) come from a stream of their own, so the sampler's stays as it was.
@@ -197,7 +203,6 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
   /** The next batch's items and their sampled programs. */
   async function draw(): Promise<Drawn<Item>> {
-    const groupSize = config.algorithm.groupSize;
     const groups = Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
     let itemIndices: number[];
     let batch: Item[];
@@ -261,11 +266,41 @@ export async function createTrainingLoop<Item, S extends Scored>(
     };
   }
 
-  async function step(): Promise<StepResult> {
+  /**
+   * The task's search (its evaluation search `spec`) on the items of the groups none of whose
+   * samples is correct, one item at a time so that a stop request ends it between items; each
+   * program found is scored again as the task scores samples, and joins the episodes.
+   */
+  async function searchUnsolved(spec: SearchSpec, batch: readonly Item[], prompts: readonly number[][], scored: readonly S[], context: TaskContext, shouldStop?: () => boolean): Promise<Episode[]> {
+    const found: Episode[] = [];
+    const taskDef = taskDefinition(config.task.name);
+    for (let g = 0; g * groupSize < scored.length; g++) {
+      if (shouldStop?.()) break;
+      if (scored.slice(g * groupSize, (g + 1) * groupSize).some((s) => s.correct)) continue;
+      const item = batch[g * groupSize];
+      const result = await taskDef.evaluate({ policy, config, pool: deps.pool }, [item], { search: spec });
+      const tokens = result.items[0]?.correct ? result.items[0].tokens : undefined;
+      if (!tokens) continue;
+      const sample: SampledSequence = { tokens, logProbs: tokens.map(() => 0), lineEnds: tokens.flatMap((token, i) => (grammar.endsLine(token) ? [i] : [])), complete: true };
+      const [judged] = await task.score([item], [sample], context);
+      if (!judged.correct) continue; // the search's program must hold up as a sample would
+      found.push({ prompt: prompts[g * groupSize], tokens, lineEnds: sample.lineEnds, reward: judged.reward, correct: true, cost: judged.cost, group: g, searched: true });
+    }
+    return found;
+  }
+
+  /** The policy alone, greedily, on a fixed slice of the training items: the share it solves. */
+  async function probeGreedy(count: number): Promise<number> {
+    const slice = items.slice(0, count);
+    if (slice.length === 0) return NaN;
+    const taskDef = taskDefinition(config.task.name);
+    return (await taskDef.evaluate({ policy, config, pool: deps.pool }, slice, { search: taskDef.searches[0] })).score;
+  }
+
+  async function step(options: StepOptions = {}): Promise<StepResult> {
     if (preferences) return preferenceStep(preferences);
     if (items.length === 0 && !task.sampleItems) throw new Error('the training set is empty: load a dataset with at least one valid record');
     const stepStart = performance.now();
-    const groupSize = config.algorithm.groupSize;
     const drawn = await (pending ?? draw());
     pending = null;
     // A request still in flight when the run stops must not surface as an unhandled rejection.
@@ -281,10 +316,15 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
     const judged = scored.map((s) => s.outcome !== 'infra_error');
     const episodes: Episode[] = samples.flatMap((sample, i) =>
-      judged[i] ? [{ prompt: prompts[i], tokens: sample.tokens, lineEnds: sample.lineEnds, reward: scored[i].reward, correct: scored[i].correct, group: Math.floor(i / groupSize), behaviourLogProbs: sample.logProbs }] : [],
+      judged[i] ? [{ prompt: prompts[i], tokens: sample.tokens, lineEnds: sample.lineEnds, reward: scored[i].reward, correct: scored[i].correct, cost: scored[i].cost, group: Math.floor(i / groupSize), behaviourLogProbs: sample.logProbs }] : [],
     );
     const demos = task.demonstrations ? await task.demonstrations(batch, prompts, samples, scored, groupSize, context) : [];
     episodes.push(...demos);
+    const searchSpec = algorithm.search?.();
+    const searchStart = performance.now();
+    const found = searchSpec ? await searchUnsolved(searchSpec, batch, prompts, scored, context, options.shouldStop) : [];
+    episodes.push(...found);
+    const searchMs = performance.now() - searchStart;
     const updateStart = performance.now();
     const update: PolicyUpdate = episodes.length ? await algorithm.update(episodes) : { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no episode to learn from', metrics: {} };
     const updateMs = performance.now() - updateStart;
@@ -293,6 +333,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
     const successRate = scored.filter((s) => s.correct).length / scored.length;
     order.observe(successRate);
+    const probe = algorithm.probe?.() ?? 0;
+    const probed = probe > 0 ? { policy_solved: await probeGreedy(probe) } : {};
     const metrics = stepMetrics({
       task, batch, scored, judged, groupSize, update, learned, demos: task.demonstrations && (task.sampleAlternatives?.() ?? 0) > 0 ? demos.length : undefined,
       curriculumPool: order.curriculum ? order.pool : undefined,
@@ -301,6 +343,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       timing: { samples, sampleMs: drawn.sampleMs, evalMs, updateMs, stepMs: performance.now() - stepStart },
       epoch: order.epoch,
     });
+    Object.assign(metrics, probed, searchSpec ? { search_found: found.length, search_ms: searchMs } : {});
     if (metrics.outcome_infra_error > 0) deps.onLog?.(`step ${globalStep}: ${metrics.outcome_infra_error} sandbox failures (infra_error) kept out of the update`);
     if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
     return {

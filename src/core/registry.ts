@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { AlgorithmDefinition } from './algorithm';
 import { dpo, dpoFields } from './algorithms/dpo';
 import { dqn, dqnFields } from './algorithms/dqn';
+import { expertIteration, expertIterationFields } from './algorithms/expertIteration';
 import { grpo, grpoFields } from './algorithms/grpo';
 import { reinforce, reinforceFields } from './algorithms/reinforce';
 import { rloo } from './algorithms/rloo';
@@ -28,7 +29,7 @@ import type { TaskDefinition } from './task';
 
 const tasks = new Map<string, TaskDefinition>([kolmogorov, functions, sumDigits, reverseDigits].map((task) => [task.name, task as TaskDefinition]));
 const algorithms = new Map<string, AlgorithmDefinition>(
-  [reinforce, reinforceMonarch, grpo, rloo, dpo, dqn].map((algorithm) => [algorithm.name, algorithm as AlgorithmDefinition]),
+  [reinforce, reinforceMonarch, grpo, rloo, dpo, dqn, expertIteration].map((algorithm) => [algorithm.name, algorithm as AlgorithmDefinition]),
 );
 
 /** The whole config: every section, with every task's and algorithm's own fields. */
@@ -43,6 +44,7 @@ export const sectionSchemas = {
     ...grpoFields,
     ...dpoFields,
     ...dqnFields,
+    ...expertIterationFields,
   }),
   sandbox: z.object(sandboxFields),
   run: z.object(runFields),

@@ -122,3 +122,12 @@ export interface ChartSpec {
   /** Shown only once the metric has points (figures some runs report). */
   optional?: boolean;
 }
+
+/** A search an evaluation can run: its name in the page and the CLI, and what the task does for it. */
+export interface SearchSpec {
+  name: string;
+  /** Programs sampled per item (1: greedy). */
+  k: number;
+  /** The task's own options of this search (Kolmogorov: repair, split). */
+  options?: Record<string, number | boolean>;
+}

@@ -17,9 +17,9 @@ import type { Episode, TokenPair } from './algorithm';
 import type { PreferenceRecord } from './data/records';
 import type { SampledSequence } from './model/sampler';
 import type { PolicyConfig } from './model/transformer';
-import type { ChartSpec, EvaluatedItem, SampleRecord } from './runnerTypes';
+import type { ChartSpec, EvaluatedItem, SampleRecord, SearchSpec } from './runnerTypes';
 
-export type { ChartSpec, EvaluatedItem };
+export type { ChartSpec, EvaluatedItem, SearchSpec };
 import type { SandboxPool } from './sandbox/pool';
 import type { OutcomeKind } from './sandbox/outcome';
 import type { Prelude } from './sandbox/prelude';
@@ -35,6 +35,8 @@ export interface Scored {
   reward: number;
   /** Solved: the task's own notion (the sequence reproduced, every test passed). */
   correct: boolean;
+  /** The program's length as the task measures it (Kolmogorov: prior bits), when the task does. */
+  cost?: number;
 }
 
 /** What scoring may use: the sandbox pool and the seed of the guest's Math.random. */
@@ -101,14 +103,6 @@ export interface Task<Item, S extends Scored = Scored> {
 export type GrammarSpec = { task: string } & Record<string, string | number | boolean>;
 
 
-/** A search an evaluation can run: its name in the page and the CLI, and what the task does for it. */
-export interface SearchSpec {
-  name: string;
-  /** Programs sampled per item (1: greedy). */
-  k: number;
-  /** The task's own options of this search (Kolmogorov: repair, split). */
-  options?: Record<string, number | boolean>;
-}
 
 
 /** A task's held-out evaluation of a policy, in terms every tool reads. */

@@ -224,6 +224,7 @@ export function kolmogorovTask(config: KolmogorovConfig): Task<KolmogorovRecord,
         outcome: outcome.kind, // a program cut off by the token budget is output_invalid, as the sandbox would say
         reward: kolmogorovReward(config.algorithm, outcome, candidates[i].bits, records[i].sequence),
         correct: outcome.kind === 'ok',
+        cost: candidates[i].bits,
         candidate: candidates[i],
         sandbox: outcome,
       }));

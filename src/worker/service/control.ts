@@ -6,6 +6,7 @@
  */
 import type { RunPhase } from '../../core/runnerTypes';
 import type { MetricEvent } from '../../core/runnerTypes';
+import { algorithmDefinition } from '../../core/registry';
 import { AUTOSAVE_EVERY } from '../savedRuns';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
@@ -15,16 +16,17 @@ import { finishWarmStart, startWarmStart, warmStartLoop, warmStartStep } from '.
 /** The RL steps the run takes: the task's own limit (the digit recipe's), else run.maxSteps (0: no limit). */
 export function stepLimit(run: LiveRun | null): number {
   if (!run) return 0;
-  return run.definition.stepLimit?.(run.config) ?? run.config.run.maxSteps;
+  return run.definition.stepLimit?.(run.config) ?? (run.config.run.maxSteps || algorithmDefinition(run.config.algorithm.name).stepLimit?.(run.config) || 0);
 }
 
-async function runStep(state: ServiceState): Promise<void> {
+/** One RL step; `shouldStop` ends a long search inside it (Pause, Stop). */
+async function runStep(state: ServiceState, shouldStop?: () => boolean): Promise<void> {
   const run = requireRun(state);
   const { runner, config, definition } = run;
   const started = performance.now();
   const rate = definition.learningRate?.(config, runner.globalStep + 1);
   if (rate !== undefined) runner.setLearningRate(rate);
-  const result = await runner.step();
+  const result = await runner.step({ shouldStop });
   if (!state.weights.trained) setWeights(state, { ...state.weights, trained: true });
   const wallMs = wallNow(state);
   const values: Record<string, number> = { ...result.metrics };
@@ -73,7 +75,7 @@ export async function trainLoop(state: ServiceState): Promise<void> {
   while (state.events.phase === 'training') {
     try {
       await serial(state, async () => {
-        await runStep(state);
+        await runStep(state, () => state.events.phase !== 'training');
         await keepRun(state, 'training');
       });
     } catch (error) {
