@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 
-// Debian's chromium, never a downloaded browser (DEVELOPERS brief); flags from STACK-NOTES.
+// Debian's chromium, never a downloaded browser (docs/architecture.md): a browser download cannot work here.
 export const chromiumArgs = [
   '--no-sandbox',
   '--enable-unsafe-webgpu',

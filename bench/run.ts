@@ -353,7 +353,7 @@ async function supervisedStepDurations(config: PolicyConfig, grammar: ShardGramm
 }
 
 /**
- * The leak soak (RELIABILITY.md): 1,000 training steps of the one loop (the functions task, a
+ * The leak soak (docs/reliability.md): 1,000 training steps of the one loop (the functions task, a
  * tiny policy, the real sandbox pool) with a checkpoint saved every 20 steps and loaded back every
  * 100, and two backend switches as a lost GPU device makes them (trainerService's recovery): at
  * the half the run is saved, disposed and rebuilt from its checkpoint on the cpu backend, and at

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every check of the repository in one command (CONVENTIONS 10): typecheck, lint,
+// `npm test`: every check of the repository in one command (docs/architecture.md): typecheck, lint,
 // unit tests (vitest) and end-to-end tests (Playwright on Debian's chromium). Each suite's
 // counts are summed into one closing line `N passed, N failed` that CI reads.
 // Flags: --skip-e2e, --only=typecheck,lint,unit,e2e

@@ -1,6 +1,6 @@
 /**
  * The functions task end to end with the real sandbox pool: the harness's outcomes on hostile
- * functions (RELIABILITY.md), the generator's expected outputs agreeing with the sandbox, the
+ * functions (docs/reliability.md), the generator's expected outputs agreeing with the sandbox, the
  * task against the loop's contract, a smoke run of the one loop with every reward type, the
  * curriculum widening its pool, and infra errors kept out of the update.
  */

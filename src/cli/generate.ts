@@ -1,6 +1,6 @@
 /**
  * `npm run generate -- --count N --seed S --out FILE [--exclude FILE]`: synthetic
- * (sequence, program) pairs from the task's generator (KOLMOGOROV.md's distribution), one JSON
+ * (sequence, program) pairs from the task's generator (docs/kolmogorov-spec.md's distribution), one JSON
  * object per line. `--exclude` drops every sequence that appears in another JSONL file, so a
  * training file never contains a held-out sequence.
  */

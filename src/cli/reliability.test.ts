@@ -1,5 +1,5 @@
 /**
- * What the probe of the lab broke, kept fixed (issue 23, RELIABILITY.md): files are sized before
+ * What the probe of the lab broke, kept fixed (issue 23, docs/reliability.md): files are sized before
  * they are read, devices and directories are refused by name, a config file's unknown keys are
  * named, and an output folder that does not exist yet is made.
  */

@@ -1,5 +1,5 @@
 /**
- * The lab's one-file checkpoint (DESIGN.md): everything needed to resume or evaluate a run.
+ * The lab's one-file checkpoint (docs/architecture.md, docs/persistence.md): everything needed to resume or evaluate a run.
  *
  *   bytes 0..7    magic "PRLCKPT\0"
  *   bytes 8..11   format version (uint32 LE)

@@ -1,5 +1,5 @@
 /**
- * The one typed config object of a run (CONVENTIONS.md 2, in docs/architecture.md): every field
+ * The one typed config object of a run (docs/architecture.md): every field
  * has a default and a one-line doc; the CLI flags, the page's form, the URL hash and the
  * checkpoint header all derive from it, so a run is reproducible from its config and seed.
  *

@@ -51,7 +51,7 @@ export interface StepResult {
   versions?: number[];
 }
 
-/** KT metrics of a dataset (KOLMOGOROV.md, names as specified). */
+/** KT metrics of a dataset (docs/kolmogorov-spec.md, names as specified). */
 export interface KtMetrics {
   n: number;
   accuracy: number;

@@ -1,5 +1,5 @@
 /**
- * The page's one zustand store, split into typed slices (CONVENTIONS 7): run status, datasets,
+ * The page's one zustand store, split into typed slices (docs/architecture.md): run status, datasets,
  * config, metrics, samples, evaluations. Worker events call the module-level actions at the
  * bottom; components select the narrowest value they need.
  */

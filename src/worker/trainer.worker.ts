@@ -19,7 +19,7 @@ import { createBrowserSandboxPool } from './sandboxHost';
 import { createTrainerService } from './trainerService';
 
 setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
-// Vite's minifier breaks tfjs-wasm's threaded build (STACK-NOTES): use the single-threaded one.
+// Vite's minifier breaks tfjs-wasm's threaded build (docs/architecture.md): use the single-threaded one.
 tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
 
 async function softwareWebGpu(): Promise<string | null> {

@@ -1,5 +1,5 @@
 /**
- * Streaming JSONL loading with per-line validation (RELIABILITY.md, "Datasets"). Reads any
+ * Streaming JSONL loading with per-line validation (docs/reliability.md, "Datasets"). Reads any
  * stream of byte chunks (a Node file stream, a browser File.stream()), splits lines on the
  * bytes so a multi-byte character split across chunks is never broken, decodes each line as
  * strict UTF-8, and keeps every good record while reporting each bad line with its number,

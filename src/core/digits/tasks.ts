@@ -1,12 +1,12 @@
 /**
- * The two digit tasks of the Monarch RL example (DESIGN.md, "Monarch RL example"):
+ * The two digit tasks of the Monarch RL example (docs/digits.md):
  *
  * - sum_digits: 2 to 4 integers from 10 to 999; the answer is the total digit sum of all of
  *   them ("What is the total digit sum of [123, 45, 67]?" -> 28).
  * - reverse_digits: one integer from 100000 to 9999999; the answer is its digits reversed,
  *   leading zeros dropped (1200 -> 21).
  *
- * A task is tiny (CONVENTIONS 3): it samples an item and knows its question and answer; it
+ * A task is tiny (docs/architecture.md): it samples an item and knows its question and answer; it
  * never touches tensors. Held-out prompts come from a fixed seed and training items equal to
  * one of them are dropped, so evaluation never sees a question trained on.
  */

@@ -1,5 +1,5 @@
 /**
- * The functions task (FUNCTIONS.md: the DQN code-generation project and the Q-language RL
+ * The functions task (docs/functions.md: the DQN code-generation project and the Q-language RL
  * system) as the one training loop sees it (task.ts): an item is a problem (docstring and test
  * cases), its prompt the signature, the docstring's words and the shown tests; the policy
  * writes the function body under the typed grammar (grammar.ts); the sandbox runs it on every

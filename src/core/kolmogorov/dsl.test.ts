@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dsl } from './dsl';
 
-// Expected values computed by hand with Python semantics (KOLMOGOROV.md).
+// Expected values computed by hand with Python semantics (docs/kolmogorov-spec.md).
 describe('DSL functions', () => {
   it('build ranges, repeats and literal lists', () => {
     expect(dsl.range_func_up(3, 7)).toEqual([3, 4, 5, 6, 7]);

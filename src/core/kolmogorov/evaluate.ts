@@ -1,5 +1,5 @@
 /**
- * Evaluation of the Kolmogorov task with its searches (KOLMOGOROV.md's protocol): per
+ * Evaluation of the Kolmogorov task with its searches (docs/kolmogorov-spec.md's protocol): per
  * sequence the greedy program and k - 1 samples (best-of-k keeps the shortest correct one),
  * then, for sequences still unsolved, repair around the closest programs (repair.ts) and split
  * search (split.ts). Each narrower search is scored from the same programs, so one evaluation

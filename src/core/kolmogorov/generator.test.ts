@@ -62,7 +62,7 @@ describe('synthetic generator', () => {
     expect(new Set(data.map((e) => e.sequence.join(','))).size).toBe(1000);
     const bits = data.reduce((sum, e) => sum + programBits(parseProgram(e.program), 'kt'), 0);
     const values = data.reduce((sum, e) => sum + e.sequence.length, 0);
-    // KOLMOGOROV.md: ground-truth programs cost about 0.32 of the raw bits.
+    // docs/kolmogorov-spec.md: ground-truth programs cost about 0.32 of the raw bits.
     // Measured 0.33 on 2,000 examples (seeds 7 and 8).
     expect(bits / (8 * values)).toBeGreaterThan(0.27);
     expect(bits / (8 * values)).toBeLessThan(0.38);

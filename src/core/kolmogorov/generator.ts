@@ -1,6 +1,6 @@
 /**
  * Seeded synthetic (sequence, program) pairs following the KoLMogorov Test generator's
- * default distribution (KOLMOGOROV.md, "The synthetic distribution"; public repository
+ * default distribution (docs/kolmogorov-spec.md, "The synthetic distribution"; public repository
  * facebookresearch/KoLMogorov, src/synthetic_data_generation/generate_data.py, read for the
  * order of the passes where the specification is terse). The passes, in order:
  *

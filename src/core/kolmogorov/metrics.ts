@@ -1,5 +1,5 @@
 /**
- * The KT metrics of KOLMOGOROV.md, with its names and definitions, and the gzip and LZMA
+ * The KT metrics of docs/kolmogorov-spec.md, with its names and definitions, and the gzip and LZMA
  * baselines of the same data.
  *
  * Text form of sequences for the compressors, as the public KoLMogorov evaluator builds it: one

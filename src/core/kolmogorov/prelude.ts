@@ -1,5 +1,5 @@
 /**
- * The 24 DSL functions of the Kolmogorov task (KOLMOGOROV.md) as plain JavaScript, the
+ * The 24 DSL functions of the Kolmogorov task (docs/kolmogorov-spec.md) as plain JavaScript, the
  * single source of truth for their semantics: QuickJS evaluates this text before every
  * program, and dsl.ts builds the host-side functions from the same text, so sandbox and
  * host cannot drift. Python semantics: modulo takes the sign of the divisor, slices are

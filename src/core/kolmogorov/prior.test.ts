@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseProgram } from './program';
 import { lineBits, programBits } from './prior';
 
-// Worked by hand from KOLMOGOROV.md: F = 24 functions, so naming one costs log2(25) = 4.6439
+// Worked by hand from docs/kolmogorov-spec.md: F = 24 functions, so naming one costs log2(25) = 4.6439
 // bits; a value 8 bits; a small argument log2(8) = 3; a repeat count log2(20) = 4.3219; a
 // reference on line i (0-based) log2(i + 1); the output line only its name.
 const name = Math.log2(25);

@@ -1,5 +1,5 @@
 /**
- * Encoded length of a program under the uniform prior, in bits (KOLMOGOROV.md). `kt` matches
+ * Encoded length of a program under the uniform prior, in bits (docs/kolmogorov-spec.md). `kt` matches
  * the public KoLMogorov Test exactly, including its two simplifications: filter does not pay
  * for its predicate and concatenate pays for two references whatever its arity. `strict`
  * pays for both: log2(3) bits for the predicate, one reference per concatenated sequence and

@@ -1,10 +1,10 @@
 /**
- * The Kolmogorov task (KOLMOGOROV.md) as the one training loop sees it (task.ts): an item is a
+ * The Kolmogorov task (docs/kolmogorov-spec.md) as the one training loop sees it (task.ts): an item is a
  * sequence, its prompt the sequence's values, a program the DSL lines the grammar allows; the
  * sandbox runs each program with the DSL prelude and the reward is
  * rewardConstant - lengthPenalty * bits when the output equals the sequence, 0 otherwise (or,
  * with prefixCredit, partial credit for the prefix a wrong output gets right). Bits come from
- * the prior (KOLMOGOROV.md), not from characters.
+ * the prior (docs/kolmogorov-spec.md), not from characters.
  *
  * Also here, because both training (repair demonstrations) and evaluation (evaluate.ts) use
  * them: turning sampled tokens into sandbox jobs, and the repair search run in the sandbox.

@@ -16,7 +16,7 @@
  * place: inputs at their memoryOffset, the output from backend.makeOutput, packing scratch from
  * the backend's _malloc. If that memory cannot be found (another tfjs build), or this engine
  * lacks WebAssembly SIMD, nothing is replaced and the returned status says why.
- * Deliberate simplifications: one thread (tfjs-wasm runs one here, STACK-NOTES); the scratch
+ * Deliberate simplifications: one thread (tfjs-wasm runs one here, docs/architecture.md); the scratch
  * buffer only grows (to ~5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]).
  */
 import * as tf from '@tensorflow/tfjs';

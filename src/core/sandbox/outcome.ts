@@ -1,6 +1,6 @@
 /**
  * The sandbox's typed contract: what a job asks for and what comes back. Every generated
- * program is hostile (RELIABILITY.md); the outcome classes below are the only things the
+ * program is hostile (docs/reliability.md); the outcome classes below are the only things the
  * trainer ever sees of it.
  */
 

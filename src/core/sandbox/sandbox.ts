@@ -3,7 +3,7 @@
  * outcome. It runs inside a sandbox worker (pool.ts keeps the host watchdog that can kill a
  * worker QuickJS itself cannot stop).
  *
- * Isolation contract (RELIABILITY.md): every program starts from the same pristine state: its
+ * Isolation contract (docs/reliability.md): every program starts from the same pristine state: its
  * own global object and builtins (nothing one run sets is visible to the next), no Date, no I/O
  * (QuickJS has no fetch, require or module loader here), a seeded Math.random, a deadline
  * interrupt that covers compile, run, pending promise jobs and the serialisation of the result,
