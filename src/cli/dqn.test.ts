@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 
 const tsx = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', ...args], { encoding: 'utf8' });
-const dqn = ['--algorithm', 'dqn', '--learning-starts', '16', '--train-frequency', '16', '--dqn-batch-size', '8', '--target-network-frequency', '2', '--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--eval-samples', '2', '--checkpoint-freq', '0'];
+const dqn = ['--algorithm', 'dqn', '--exploration', 'epsilon', '--learning-starts', '4', '--train-frequency', '4', '--dqn-batch-size', '8', '--target-network-frequency', '2', '--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--eval-samples', '2', '--checkpoint-freq', '0'];
 
 describe('DQN from the CLI', () => {
   it('trains on the functions task, logging td loss, Q-values and epsilon; its checkpoint holds the target network and resumes at its counters', async () => {
@@ -31,7 +31,7 @@ describe('DQN from the CLI', () => {
     const resumed = tsx(['src/cli/train.ts', ...flags, '--max-steps', '5', '--output-dir', out, '--resume', join(out, 'latest.prl')]);
     expect(resumed.status, resumed.stderr).toBe(0);
     const after = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { step: number; name: string; value: number });
-    // The episode count came back with the checkpoint: epsilon goes on from 16 episodes, not from 0.
+    // The program count came back with the checkpoint: epsilon goes on from 16 programs, not from 0.
     expect(after.find((e) => e.step === 5 && e.name === 'charts/epsilon')!.value).toBeCloseTo(0.995 ** 20, 9);
   }, 120_000);
 
@@ -46,7 +46,7 @@ describe('DQN from the CLI', () => {
   }, 120_000);
 
   it('runs on the digit tasks too, sampling in the trainer (the generator workers stay idle)', () => {
-    const run = tsx(['src/cli/digits.ts', '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '16', '--train-frequency', '32', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40']);
+    const run = tsx(['src/cli/digits.ts', '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '8', '--train-frequency', '8', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40']);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/step 3\/3 .*loss \d/);
     expect(run.stdout).toContain('after RL');

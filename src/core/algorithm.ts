@@ -60,7 +60,7 @@ export interface PolicyAlgorithm {
   /** An update on given preference pairs (dpo with a pair file). */
   updatePairs?(pairs: readonly TokenPair[]): Promise<PolicyUpdate>;
   /** How the next batch is sampled, when not from the policy's softmax at the run's temperature. */
-  sampling?(): Sampling;
+  sampling?(): Sampling | undefined;
   /**
    * The task's search (one of its evaluation searches) the loop runs on the items none of the
    * batch's samples solved, its solutions joining the episodes (expert iteration); null for none.

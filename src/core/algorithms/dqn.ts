@@ -1,122 +1,107 @@
 /**
  * DQN that writes programs token by token, as the DQN code-generation seed specifies and with
- * CleanRL's dqn.py (and tfjs-examples' snake-dqn) as the standard of how: a state is the prompt
- * plus the program so far, an action is the next token among those the task's grammar allows, the
- * reward is the task's, given at the program's last token. An episode ends with the program
- * (terminal) or at the token budget (a truncation: its last transition bootstraps).
+ * CleanRL's dqn.py as the standard of how: a state is the prompt plus the program so far, an
+ * action the next token among those the task's grammar allows, the reward the task's, paid at the
+ * program's last token. Programs sit whole in a replay buffer; an update draws a batch of them and
+ * takes every transition of each in one pass of the network (a causal transformer's position t is
+ * the state before token t), with the target network's values from one more pass.
  *
- * The Q-network is the policy itself: its token head gives one value per token at the last
- * position of the state. With `dueling` a value head on the same hidden state joins it,
- * Q = V + A - mean(A over the allowed tokens); argmax Q is argmax A, so the policy's greedy
- * sampler acts greedily with respect to Q. Targets: r + gamma^n Q_target(s', a'), a' the argmax
- * of the online network (`doubleDqn`) or of the target network, both masked to the tokens the
- * grammar allows in s'. The target network is synced every `targetNetworkFrequency` updates
- * (copied, or Polyak-averaged with `tau` < 1). Transitions sit in a replay buffer, drawn uniformly
- * or by priority (|TD error|^alpha, importance weights with beta annealed to 1). Exploration is
- * epsilon-greedy over the allowed tokens, on the seed's schedule (x decay per episode) or
- * CleanRL's straight line.
+ * Two forms of Q on the policy's own token head (`qForm`):
+ * - `soft` (the default): soft Q-learning (Haarnoja et al. 2017) with a value head,
+ *   Q(s, a) = V(s) + alpha log pi(a | s), pi the grammar-masked softmax of the logits. The soft
+ *   value of a state, alpha log sum exp(Q / alpha), is then V(s) itself, so the soft Bellman target
+ *   of Q(s_t, a_t) is r + gamma V_target(s_t+1) (n-step: with the -alpha log pi terms of the
+ *   steps between; Nachum et al. 2017's path consistency). A warm start is already the soft-greedy
+ *   policy of its own Q, with V started at zero: the update moves it only where returns disagree,
+ *   instead of turning log-odds into Q-values (which scrambled the warm start: docs/algorithms.md).
+ * - `hard`: Q is the token head itself, or with `dueling` V + A - mean(A over the allowed tokens);
+ *   targets r + gamma^n Q_target(s', a'), a' the online network's argmax (`doubleDqn`) or the
+ *   target's, both masked to the grammar.
  *
- * The loop samples with epsilon (`samplingEpsilon`), hands over whole episodes, and this class
- * cuts them into transitions; its target network and value head travel in the checkpoint beside
- * the optimizer's state (`target/...`, `dueling/...`).
+ * Exploration (`exploration`): Boltzmann, sampling from the policy's softmax (softmax(Q / alpha)
+ * in the soft form: a warm start explores as it writes), or epsilon-greedy over the allowed tokens
+ * on the seed's schedule (x decay per program) or CleanRL's straight line.
+ *
+ * The target network is synced every `targetNetworkFrequency` updates (copied, or Polyak-averaged
+ * with `tau` < 1). Programs are drawn uniformly, or by priority (their mean |TD error|^alpha, with
+ * importance weights whose beta anneals to 1). The buffer holds at most `bufferSize` transitions
+ * (tokens), the oldest programs leaving first, and travels in checkpoints with the target network,
+ * the value heads and the counters, so a resume continues what it was doing.
+ *
+ * Deliberate simplification: a program cut at the token budget ends its episode like a finished
+ * one (its reward is what the task gives an incomplete program), rather than bootstrapping from
+ * the state after its last token.
  */
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
 import { variableFrom } from '../model/variable';
-import type { AlgorithmDefinition } from '../algorithm';
+import type { AlgorithmDefinition, Episode, Sampling } from '../algorithm';
 import { int, type AlgorithmCommonConfig, type BaseConfig, type Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { leftPad } from '../model/sampler';
-import { applyClipped } from '../model/training';
+import { applyClipped, buildSequenceBatch, disposeBatch, type SequenceBatch } from '../model/training';
 import { TransformerPolicy, type WeightArray } from '../model/transformer';
-import { Rng } from '../rng';
-import type { Episode } from './reinforce';
+import { Rng, type RngState } from '../rng';
+import { ReplayBuffer, type StoredProgram } from './replay';
+
+export { ReplayBuffer, type StoredProgram };
 
 /** dqn's own fields (the DQN seed's and CleanRL's names); it also reads the shared gamma. */
 export const dqnFields = {
-  bufferSize: int(16, 1_000_000).default(20_000).describe('dqn: replay buffer capacity, in transitions (one per token written).'),
-  learningStarts: int(0, 1_000_000).default(500).describe('dqn: transitions in the buffer before the first update.'),
-  trainFrequency: int(1, 100_000).default(64).describe('dqn: one update per this many transitions added (CleanRL\'s train_frequency; a batch of 32 ten-token programs is 320).'),
-  dqnBatchSize: int(1, 1024).default(32).describe('dqn: transitions per update.'),
-  targetNetworkFrequency: int(1, 100_000).default(100).describe('dqn: updates between target-network syncs.'),
+  qForm: z.enum(['soft', 'hard']).default('soft').describe('dqn: soft (Q = V + alpha log pi with a value head: soft Q-learning, which keeps a warm start\'s policy as its own soft-greedy one) or hard (Q is the token head, or the dueling V + A; classic DQN).'),
+  softAlpha: z.number().positive().max(10).default(0.1).describe('dqn, soft form: the temperature alpha: how much a token\'s log-probability counts in its Q-value, in reward units.'),
+  exploration: z.enum(['boltzmann', 'epsilon']).default('boltzmann').describe('dqn: sample from the policy\'s softmax (boltzmann; softmax(Q / alpha) in the soft form) or act greedily with epsilon-random tokens (epsilon, the seed\'s).'),
+  bufferSize: int(16, 1_000_000).default(20_000).describe('dqn: replay buffer capacity, in transitions (one per token written); whole programs leave, oldest first.'),
+  learningStarts: int(0, 1_000_000).default(64).describe('dqn: programs in the buffer before the first update.'),
+  trainFrequency: int(1, 100_000).default(32).describe('dqn: one update per this many programs added (CleanRL\'s train_frequency, counted in programs: 32 is one update per step of 32).'),
+  dqnBatchSize: int(1, 1024).default(32).describe('dqn: programs per update (each brings all its transitions).'),
+  targetNetworkFrequency: int(1, 100_000).default(50).describe('dqn: updates between target-network syncs.'),
   tau: z.number().min(0).max(1).default(1).describe('dqn: target sync weight (1 = copy, CleanRL\'s hard update; below 1 = Polyak averaging at every sync).'),
-  doubleDqn: z.boolean().default(true).describe('dqn: the online network picks the next action, the target network values it (van Hasselt et al. 2016).'),
-  dueling: z.boolean().default(true).describe('dqn: Q = V + A - mean of A over the allowed tokens (Wang et al. 2016), a value head beside the token head.'),
+  doubleDqn: z.boolean().default(true).describe('dqn, hard form: the online network picks the next action, the target network values it (van Hasselt et al. 2016).'),
+  dueling: z.boolean().default(true).describe('dqn, hard form: Q = V + A - mean of A over the allowed tokens (Wang et al. 2016), a value head beside the token head.'),
   tdLoss: z.enum(['huber', 'mse']).default('huber').describe('dqn: loss of the TD error.'),
-  epsilonSchedule: z.enum(['exponential', 'linear']).default('exponential').describe('dqn: epsilon x epsilonDecay per episode (the seed\'s), or a straight line over explorationSteps transitions (CleanRL\'s).'),
-  epsilonStart: z.number().min(0).max(1).default(1).describe('dqn: exploration rate at the start.'),
-  epsilonEnd: z.number().min(0).max(1).default(0.01).describe('dqn: the lowest exploration rate.'),
-  epsilonDecay: z.number().min(0).max(1).default(0.995).describe('dqn, exponential schedule: epsilon is multiplied by this per episode (program).'),
+  epsilonSchedule: z.enum(['exponential', 'linear']).default('exponential').describe('dqn, epsilon exploration: epsilon x epsilonDecay per program (the seed\'s), or a straight line over explorationSteps transitions (CleanRL\'s).'),
+  epsilonStart: z.number().min(0).max(1).default(1).describe('dqn, epsilon exploration: the rate at the start.'),
+  epsilonEnd: z.number().min(0).max(1).default(0.01).describe('dqn, epsilon exploration: the lowest rate.'),
+  epsilonDecay: z.number().min(0).max(1).default(0.995).describe('dqn, exponential schedule: epsilon is multiplied by this per program.'),
   explorationSteps: int(1, 10_000_000).default(20_000).describe('dqn, linear schedule: transitions over which epsilon goes from start to end.'),
-  prioritized: z.boolean().default(false).describe('dqn: prioritized replay (Schaul et al. 2016): transitions drawn by |TD error|^alpha, updates weighted by importance.'),
+  prioritized: z.boolean().default(false).describe('dqn: prioritized replay (Schaul et al. 2016): programs drawn by their mean |TD error|^alpha, updates weighted by importance.'),
   priorityAlpha: z.number().min(0).max(1).default(0.6).describe('dqn, prioritized: how much priorities count (0 = uniform).'),
   priorityBeta: z.number().min(0).max(1).default(0.4).describe('dqn, prioritized: importance-weight exponent at the start, annealed to 1 over priorityBetaUpdates.'),
   priorityBetaUpdates: int(1, 10_000_000).default(2_000).describe('dqn, prioritized: updates over which beta reaches 1.'),
   nStep: int(1, 16).default(1).describe('dqn: n-step returns (rewards over n tokens, then the bootstrapped value).'),
 };
 
-export type DqnConfig = Pick<
-  AlgorithmCommonConfig & Infer<typeof dqnFields>,
-  | 'learningRate' | 'gradClip' | 'gamma' | 'bufferSize' | 'learningStarts' | 'trainFrequency' | 'dqnBatchSize' | 'targetNetworkFrequency' | 'tau'
-  | 'doubleDqn' | 'dueling' | 'tdLoss' | 'epsilonSchedule' | 'epsilonStart' | 'epsilonEnd' | 'epsilonDecay' | 'explorationSteps'
-  | 'prioritized' | 'priorityAlpha' | 'priorityBeta' | 'priorityBetaUpdates' | 'nStep'
->;
-
-/** One step of an episode: the state is prompt + tokens[0..t), the action tokens[t]. */
-export interface Transition {
-  prompt: readonly number[];
-  tokens: readonly number[];
-  t: number;
-  /** The episode's reward, paid at its last token. */
-  reward: number;
-  /** Whether the episode ended with a complete program (else it was cut at the token budget). */
-  complete: boolean;
-}
-
-/** The n-step return from transition t and where it bootstraps: the state index, or null when the program ended. */
-export function nStepTarget(transition: Transition, n: number, gamma: number): { ret: number; next: number | null; discount: number } {
-  const last = transition.tokens.length - 1;
-  const steps = Math.min(n, last - transition.t + 1);
-  const ends = transition.t + steps - 1 === last;
-  const ret = ends ? gamma ** (steps - 1) * transition.reward : 0;
-  if (ends && transition.complete) return { ret, next: null, discount: 0 };
-  return { ret, next: transition.t + steps, discount: gamma ** steps };
-}
+export type DqnConfig = Pick<AlgorithmCommonConfig, 'learningRate' | 'gradClip' | 'gamma' | 'temperature'> & Infer<typeof dqnFields>;
 
 /**
- * Double-DQN (or plain) targets from host arrays: per row the reward, the discount (0 when
- * terminal), the next state's Q-values of the online and the target network [B x V] and its
- * allowed-token mask.
+ * The target of Q(s_t, a_t) for every token t of one program of `length` tokens whose reward is
+ * paid at its last: the n-step return, discounted from the program's end when it ends within n
+ * tokens, else bootstrapped with `value(t + n)` (the target network's value of the state before
+ * token t + n); `between(i)` adds the soft form's -alpha log pi of each action in between.
  */
-export function dqnTargets(
-  returns: readonly number[],
-  discounts: readonly number[],
-  nextOnline: Float32Array,
-  nextTarget: Float32Array,
-  nextMask: Uint8Array,
-  vocab: number,
-  double: boolean,
-): number[] {
-  return returns.map((ret, b) => {
-    if (discounts[b] === 0) return ret;
-    const chooser = double ? nextOnline : nextTarget;
-    let best = -1;
-    for (let v = 0; v < vocab; v++) {
-      if (!nextMask[b * vocab + v]) continue;
-      if (best < 0 || chooser[b * vocab + v] > chooser[b * vocab + best]) best = v;
-    }
-    if (best < 0) return ret; // no token allowed: nothing to bootstrap from
-    return ret + discounts[b] * nextTarget[b * vocab + best];
+export function programTargets(length: number, reward: number, n: number, gamma: number, value: (t: number) => number, between: (t: number) => number = () => 0): number[] {
+  return Array.from({ length }, (_, t) => {
+    const steps = Math.min(n, length - t);
+    let y = 0;
+    for (let i = 1; i < steps; i++) y += gamma ** i * between(t + i);
+    return t + steps === length ? y + gamma ** (steps - 1) * reward : y + gamma ** steps * value(t + steps);
   });
 }
 
-/** Q = V + A - mean(A over the allowed tokens): the dueling combination, [B, V]. */
-export function duelingQ(value: tf.Tensor2D, advantages: tf.Tensor2D, mask: tf.Tensor2D): tf.Tensor2D {
+/** The hard form's bootstrap value at one state: Q_target of the action the chooser (online for double DQN) ranks first among the allowed. */
+export function hardValue(chooser: ArrayLike<number>, target: ArrayLike<number>, allowed: ArrayLike<number>): number {
+  let best = -1;
+  for (let v = 0; v < allowed.length; v++) if (allowed[v] === 0 && (best < 0 || chooser[v] > chooser[best])) best = v;
+  return best < 0 ? 0 : target[best];
+}
+
+/** Q = V + A - mean(A over the allowed tokens): the dueling combination, [..., V] with the value broadcast. */
+export function duelingQ(value: tf.Tensor, advantages: tf.Tensor, allowedMask: tf.Tensor): tf.Tensor {
   return tf.tidy(() => {
-    const allowed = tf.maximum(mask.sum(1, true), 1);
-    const meanAdvantage = advantages.mul(mask).sum(1, true).div(allowed);
-    return value.add(advantages).sub(meanAdvantage) as tf.Tensor2D;
+    const count = tf.maximum(allowedMask.sum(-1, true), 1);
+    const meanAdvantage = advantages.mul(allowedMask).sum(-1, true).div(count);
+    return value.add(advantages).sub(meanAdvantage);
   });
 }
 
@@ -125,77 +110,6 @@ export function epsilonAt(config: Pick<DqnConfig, 'epsilonSchedule' | 'epsilonSt
   const { epsilonStart: start, epsilonEnd: end } = config;
   if (config.epsilonSchedule === 'exponential') return Math.max(end, start * config.epsilonDecay ** episodes);
   return Math.max(end, start + ((end - start) * transitions) / config.explorationSteps);
-}
-
-/** A ring buffer of transitions drawn uniformly, or by priority through a sum tree. */
-export class ReplayBuffer {
-  private readonly items: Transition[] = [];
-  private next = 0;
-  /** Sum tree over priorities^alpha: leaves at [capacity, 2 capacity). */
-  private readonly tree: Float64Array | null;
-  private maxPriority = 1;
-
-  constructor(readonly capacity: number, private readonly prioritized = false, private readonly alpha = 0.6) {
-    this.tree = prioritized ? new Float64Array(2 * capacity) : null;
-  }
-
-  get size(): number {
-    return this.items.length;
-  }
-
-  add(transition: Transition): void {
-    const index = this.next;
-    if (this.items.length < this.capacity) this.items.push(transition);
-    else this.items[index] = transition;
-    this.next = (index + 1) % this.capacity;
-    if (this.tree) this.setPriority(index, this.maxPriority);
-  }
-
-  at(index: number): Transition {
-    return this.items[index];
-  }
-
-  /** `count` indices, uniformly or by priority, with their importance weights (1 when uniform; max-normalised). */
-  sample(count: number, rng: Rng, beta = 1): { indices: number[]; weights: number[] } {
-    if (this.items.length === 0) throw new Error('the replay buffer is empty');
-    if (!this.tree) {
-      const indices = Array.from({ length: count }, () => rng.int(0, this.items.length - 1));
-      return { indices, weights: indices.map(() => 1) };
-    }
-    const total = this.tree[1];
-    const indices: number[] = [];
-    // Stratified: one draw from each of `count` equal slices of the total, as Schaul et al.
-    for (let i = 0; i < count; i++) indices.push(this.find(((i + rng.next()) / count) * total));
-    const n = this.items.length;
-    const probabilities = indices.map((index) => this.tree![this.capacity + index] / total);
-    const raw = probabilities.map((p) => (n * p) ** -beta);
-    const max = Math.max(...raw);
-    return { indices, weights: raw.map((w) => w / max) };
-  }
-
-  /** Sets a transition's priority (|TD error| + a small constant, before alpha). */
-  setPriority(index: number, priority: number): void {
-    if (!this.tree) return;
-    this.maxPriority = Math.max(this.maxPriority, priority);
-    let node = this.capacity + index;
-    this.tree[node] = priority ** this.alpha;
-    for (node >>= 1; node >= 1; node >>= 1) this.tree[node] = this.tree[2 * node] + this.tree[2 * node + 1];
-  }
-
-  /** The leaf whose prefix sum range holds `mass`. */
-  private find(mass: number): number {
-    const tree = this.tree!;
-    let node = 1;
-    while (node < this.capacity) {
-      const left = 2 * node;
-      if (mass <= tree[left] || tree[left + 1] === 0) node = left;
-      else {
-        mass -= tree[left];
-        node = left + 1;
-      }
-    }
-    return Math.min(node - this.capacity, this.items.length - 1);
-  }
 }
 
 export interface DqnStats {
@@ -207,20 +121,26 @@ export interface DqnStats {
   named: Record<string, number>;
 }
 
+/** One network's view of a batch of programs: per program position, its value and the Q of the token taken, or every Q. */
+interface NetworkOutputs {
+  value: tf.Tensor2D; // [B, P]
+  /** Soft: log pi of every token [B, P, V]; hard: Q of every token [B, P, V]. */
+  perToken: tf.Tensor3D;
+}
+
 export class Dqn<S = unknown> {
   readonly optimizer: Adam;
   readonly baseline = undefined;
   readonly buffer: ReplayBuffer;
   private readonly target: TransformerPolicy;
-  private readonly valueW: tf.Variable | null;
-  private readonly valueB: tf.Variable | null;
-  /** The target network's value head (dueling). */
-  private readonly targetValue: [tf.Variable, tf.Variable] | null;
-  private readonly rng: Rng;
+  private readonly valueW: tf.Variable;
+  private readonly valueB: tf.Variable;
+  private readonly targetValue: [tf.Variable, tf.Variable];
+  private rng: Rng;
   private episodes = 0;
   private transitions = 0;
   private updates = 0;
-  /** Transitions added since the last update, toward the next one (trainFrequency). */
+  /** Programs added since the last update, toward the next one (trainFrequency). */
   private pending = 0;
 
   constructor(
@@ -234,71 +154,71 @@ export class Dqn<S = unknown> {
     this.target = new TransformerPolicy(policy.config, seed);
     this.target.setWeights(policy.getWeights());
     const d = policy.config.dModel;
-    this.valueW = config.dueling ? variableFrom(tf.zeros([d, 1]), true, `${policy.prefix}/dueling/w`) : null;
-    this.valueB = config.dueling ? variableFrom(tf.zeros([1]), true, `${policy.prefix}/dueling/b`) : null;
-    this.targetValue = config.dueling ? [variableFrom(tf.zeros([d, 1]), false), variableFrom(tf.zeros([1]), false)] : null;
+    // The value head starts at zero: Q is then alpha log pi (soft) or the advantages (hard), a warm start's own ranking.
+    this.valueW = variableFrom(tf.zeros([d, 1]), true, `${policy.prefix}/dueling/w`);
+    this.valueB = variableFrom(tf.zeros([1]), true, `${policy.prefix}/dueling/b`);
+    this.targetValue = [variableFrom(tf.zeros([d, 1]), false), variableFrom(tf.zeros([1]), false)];
     this.optimizer = new Adam(this.trainable, { learningRate: config.learningRate });
   }
 
+  /** The hard form without dueling has no value head to train. */
+  private get usesValue(): boolean {
+    return this.config.qForm === 'soft' || this.config.dueling;
+  }
+
   private get trainable(): tf.Variable[] {
-    return [...this.policy.variables, ...(this.valueW ? [this.valueW, this.valueB!] : [])];
+    return [...this.policy.variables, ...(this.usesValue ? [this.valueW, this.valueB] : [])];
   }
 
-  /** The exploration rate the loop samples the next batch with. */
+  /** How the loop samples the next batch: from the softmax (Boltzmann), or greedily with epsilon. */
+  sampling(): Sampling | undefined {
+    return this.config.exploration === 'epsilon' ? { greedy: true, epsilon: this.samplingEpsilon() } : undefined;
+  }
+
+  /** The exploration rate of epsilon-greedy sampling (0 under Boltzmann exploration). */
   samplingEpsilon(): number {
-    return epsilonAt(this.config, this.episodes, this.transitions);
+    return this.config.exploration === 'epsilon' ? epsilonAt(this.config, this.episodes, this.transitions) : 0;
   }
 
-  /** Q-values at the last position of each state [B, V] (masked entries are left as they are). */
-  private qValues(network: TransformerPolicy, value: [tf.Variable, tf.Variable] | null, input: tf.Tensor2D, starts: number[], mask: tf.Tensor2D): tf.Tensor2D {
-    const [B, T] = input.shape;
-    const V = network.config.vocabSize;
-    if (!value) {
-      const logits = network.forward(input, starts);
-      return logits.slice([0, T - 1, 0], [B, 1, V]).reshape([B, V]);
-    }
-    const { logits, hidden } = network.forwardWithHidden(input, starts);
-    const advantages = logits.slice([0, T - 1, 0], [B, 1, V]).reshape([B, V]) as tf.Tensor2D;
-    const last = hidden.slice([0, T - 1, 0], [B, 1, network.config.dModel]).reshape([B, network.config.dModel]) as tf.Tensor2D;
-    return duelingQ(tf.matMul(last, value[0]).add(value[1]) as tf.Tensor2D, advantages, mask);
+  /** Per position of each program in `batch`: V and, per token, log pi (soft) or Q (hard). */
+  private outputs(network: TransformerPolicy, value: readonly [tf.Variable, tf.Variable], batch: SequenceBatch): NetworkOutputs {
+    const { logits, hidden } = network.forwardWithHidden(batch.input, batch.starts); // [B, T, V], [B, T, d]
+    const [B, , V] = logits.shape;
+    const d = network.config.dModel;
+    const P = batch.programLength;
+    const programLogits = logits.slice([0, batch.first, 0], [B, P, V]); // [B, P, V]
+    const programHidden = hidden.slice([0, batch.first, 0], [B, P, d]).reshape([B * P, d]); // [B P, d]
+    const v = tf.matMul(programHidden, value[0]).add(value[1]).reshape([B, P]) as tf.Tensor2D; // [B, P]
+    if (this.config.qForm === 'soft') return { value: v, perToken: tf.logSoftmax(programLogits.add(batch.allowed)) as tf.Tensor3D };
+    if (!this.config.dueling) return { value: v, perToken: programLogits as tf.Tensor3D };
+    const allowedMask = batch.allowed.equal(0).cast('float32'); // [B, P, V]
+    return { value: v, perToken: duelingQ(v.expandDims(2), programLogits, allowedMask) as tf.Tensor3D };
   }
 
-  /** Left-padded states and the grammar's mask in each: states[i] = prompt + tokens[0..t). */
-  private states(rows: readonly { prompt: readonly number[]; tokens: readonly number[]; t: number }[]): { input: tf.Tensor2D; starts: number[]; mask: Uint8Array } {
-    const V = this.grammar.vocabSize;
-    const mask = new Uint8Array(rows.length * V);
-    const row = new Uint8Array(V);
-    rows.forEach(({ prompt, tokens, t }, b) => {
-      let state = this.grammar.initial(prompt);
-      for (let i = 0; i < t; i++) state = this.grammar.advance(state, tokens[i]);
-      if (!this.grammar.isDone(state)) {
-        this.grammar.allowed(state, row);
-        mask.set(row, b * V);
-      }
-    });
-    const { data, length, starts } = leftPad(rows.map(({ prompt, tokens, t }) => [...prompt, ...tokens.slice(0, t)]));
-    return { input: tf.tensor2d(data, [rows.length, length], 'int32'), starts, mask };
+  /** Q(s_t, a_t) of each program position [B, P] from a network's outputs. */
+  private takenQ(out: NetworkOutputs, batch: SequenceBatch): tf.Tensor2D {
+    const taken = out.perToken.mul(tf.oneHot(batch.targets, out.perToken.shape[2])).sum(2) as tf.Tensor2D; // [B, P]
+    return this.config.qForm === 'soft' ? (out.value.add(taken.mul(this.config.softAlpha)) as tf.Tensor2D) : taken;
   }
 
-  /** Adds the batch's episodes to the buffer and takes the updates they are owed. */
+  /** Adds the batch's programs to the buffer and takes the updates they are owed. */
   async step(episodes: readonly Episode[]): Promise<DqnStats> {
     const usable = episodes.filter((e) => e.tokens.length > 0);
     if (usable.some((e) => !Number.isFinite(e.reward))) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'non-finite reward; nothing stored', named: {} };
     for (const e of usable) {
-      const complete = this.grammarDone(e);
-      for (let t = 0; t < e.tokens.length; t++) this.buffer.add({ prompt: e.prompt, tokens: e.tokens, t, reward: e.reward, complete });
+      this.buffer.add({ prompt: [...e.prompt], tokens: [...e.tokens], reward: e.reward });
       this.episodes += 1;
       this.transitions += e.tokens.length;
-      this.pending += e.tokens.length;
+      this.pending += 1;
     }
     const named: Record<string, number> = {
       'charts/epsilon': this.samplingEpsilon(),
       'charts/episodic_return': usable.reduce((sum, e) => sum + e.reward, 0) / Math.max(1, usable.length),
-      'charts/buffer_size': this.buffer.size,
+      'charts/buffer_size': this.buffer.transitions,
     };
     if (this.buffer.size < Math.max(this.config.learningStarts, 1)) {
       this.pending = 0;
-      return { loss: NaN, gradNorm: NaN, skipped: true, reason: `filling the replay buffer (${this.buffer.size} of ${this.config.learningStarts} transitions before learning starts)`, named };
+      return { loss: NaN, gradNorm: NaN, skipped: true, reason: `filling the replay buffer (${this.buffer.size} of ${this.config.learningStarts} programs before learning starts)`, named };
     }
     const owed = Math.floor(this.pending / this.config.trainFrequency);
     this.pending -= owed * this.config.trainFrequency;
@@ -318,73 +238,87 @@ export class Dqn<S = unknown> {
     return { loss: loss / done, gradNorm: gradNorm / done, skipped: false, named: { ...named, 'losses/td_loss': loss / done, 'losses/q_values': q / done, updates: this.updates } };
   }
 
-  /** Whether the episode's program was complete (a terminal state) rather than cut at the budget. */
-  private grammarDone(e: Episode): boolean {
-    let state = this.grammar.initial(e.prompt);
-    for (const token of e.tokens) state = this.grammar.advance(state, token);
-    return this.grammar.isDone(state);
+  /** The targets of every transition of the drawn programs [B, P], from the target network's pass (and the online one's for double DQN). */
+  private async targets(programs: readonly StoredProgram[], batch: SequenceBatch): Promise<Float32Array> {
+    const { gamma, nStep: n, qForm, softAlpha } = this.config;
+    const B = programs.length;
+    const P = batch.programLength;
+    const V = this.grammar.vocabSize;
+    const soft = qForm === 'soft';
+    const [targetValue, targetPerToken, onlinePerToken, allowed] = tf.tidy(() => {
+      const target = this.outputs(this.target, this.targetValue, batch);
+      const online = !soft && this.config.doubleDqn ? this.outputs(this.policy, [this.valueW, this.valueB], batch).perToken : null;
+      return [target.value, soft ? target.perToken.mul(tf.oneHot(batch.targets, V)).sum(2) : target.perToken, online, soft ? null : batch.allowed];
+    });
+    const [tv, tp, op, al] = await Promise.all([targetValue.data(), targetPerToken.data(), onlinePerToken?.data(), allowed?.data()]);
+    tf.dispose([targetValue, targetPerToken, ...(onlinePerToken ? [onlinePerToken] : [])]);
+    const y = new Float32Array(B * P);
+    programs.forEach((program, b) => {
+      const value = soft
+        ? (t: number) => tv[b * P + t]
+        : (t: number) => {
+            const at = (b * P + t) * V;
+            const targetQ = tp.subarray(at, at + V);
+            return hardValue(op ? op.subarray(at, at + V) : targetQ, targetQ, al!.subarray(at, at + V));
+          };
+      const between = soft ? (t: number) => -softAlpha * tp[b * P + t] : undefined;
+      y.set(programTargets(program.tokens.length, program.reward, n, gamma, value, between), b * P);
+    });
+    return y;
   }
 
-  /** One gradient step on a minibatch from the buffer. */
+  /** One gradient step on a batch of programs from the buffer: every transition of each, in one pass. */
   async update(): Promise<{ loss: number; q: number; gradNorm: number; skipped: boolean; reason?: string }> {
-    const { dqnBatchSize: B, gamma, nStep } = this.config;
     const beta = Math.min(1, this.config.priorityBeta + ((1 - this.config.priorityBeta) * this.updates) / this.config.priorityBetaUpdates);
-    const { indices, weights } = this.buffer.sample(B, this.rng, beta);
-    const batch = indices.map((i) => this.buffer.at(i));
-    const V = this.grammar.vocabSize;
-    const targets = batch.map((tr) => nStepTarget(tr, nStep, gamma));
-    // Next states: a terminal row still needs a state to stack; its value is never used (discount 0).
-    const next = this.states(batch.map((tr, b) => ({ prompt: tr.prompt, tokens: tr.tokens, t: targets[b].next ?? tr.t })));
-    const current = this.states(batch);
-    const nextMaskTensor = tf.tensor2d(Float32Array.from(next.mask), [B, V]);
-    const currentMaskTensor = tf.tensor2d(Float32Array.from(current.mask), [B, V]);
+    const { indices, weights } = this.buffer.sample(this.config.dqnBatchSize, this.rng, beta);
+    const programs = indices.map((i) => this.buffer.at(i));
+    const batch = buildSequenceBatch(programs, this.grammar, this.policy.config.context);
+    const B = programs.length;
+    const P = batch.programLength;
     try {
-      const [online, target] = tf.tidy(() => [
-        this.config.doubleDqn ? this.qValues(this.policy, this.valueW ? [this.valueW, this.valueB!] : null, next.input, next.starts, nextMaskTensor) : tf.zeros([B, V]),
-        this.qValues(this.target, this.targetValue, next.input, next.starts, nextMaskTensor),
-      ]);
-      const [onlineData, targetData] = await Promise.all([online.data() as Promise<Float32Array>, target.data() as Promise<Float32Array>]);
-      tf.dispose([online, target]);
-      const y = dqnTargets(targets.map((t) => t.ret), targets.map((t) => t.discount), onlineData, targetData, next.mask, V, this.config.doubleDqn);
-      const yTensor = tf.tensor1d(y);
-      const actions = tf.tensor1d(batch.map((tr) => tr.tokens[tr.t]), 'int32');
-      const weightTensor = tf.tensor1d(weights);
-      try {
-        let tdErrors: tf.Tensor1D | null = null;
-        let qTaken: tf.Scalar | null = null;
-        const { value, grads } = tf.variableGrads(() => {
-          const qs = this.qValues(this.policy, this.valueW ? [this.valueW, this.valueB!] : null, current.input, current.starts, currentMaskTensor);
-          const taken = qs.mul(tf.oneHot(actions, V)).sum(1) as tf.Tensor1D;
-          const errors = taken.sub(yTensor) as tf.Tensor1D;
-          tdErrors = tf.keep(errors.abs() as tf.Tensor1D);
-          qTaken = tf.keep(taken.mean() as tf.Scalar);
-          const perRow = this.config.tdLoss === 'huber' ? tf.losses.huberLoss(yTensor, taken, undefined, 1, tf.Reduction.NONE) : errors.square();
-          return perRow.mul(weightTensor).mean() as tf.Scalar;
-        }, this.trainable);
-        const [lossValue, qValue, errors] = await Promise.all([value.data(), qTaken!.data(), tdErrors!.data()]);
-        tf.dispose([value, qTaken!, tdErrors!]);
-        const ordered = this.trainable.map((v) => grads[v.name]);
-        const applied = await applyClipped(this.optimizer, ordered, lossValue[0], this.config.gradClip);
-        tf.dispose(Object.values(grads));
-        if (applied.skipped) return { loss: lossValue[0], q: qValue[0], ...applied };
-        indices.forEach((index, b) => this.buffer.setPriority(index, errors[b] + 1e-6));
-        this.updates += 1;
-        if (this.updates % this.config.targetNetworkFrequency === 0) this.syncTarget();
-        return { loss: lossValue[0], q: qValue[0], gradNorm: applied.gradNorm, skipped: false };
-      } finally {
-        tf.dispose([yTensor, actions, weightTensor]);
-      }
+      const y = tf.tensor2d(await this.targets(programs, batch), [B, P]);
+      // Each program counts once (its mean over its tokens), weighted by importance.
+      const rowWeight = tf.tensor2d(weights.map((w, b) => w / programs[b].tokens.length), [B, 1]);
+      let errors: tf.Tensor2D | null = null;
+      let qTaken: tf.Scalar | null = null;
+      const { value, grads } = tf.variableGrads(() => {
+        const taken = this.takenQ(this.outputs(this.policy, [this.valueW, this.valueB], batch), batch); // [B, P]
+        const delta = taken.sub(y).mul(batch.tokenMask) as tf.Tensor2D;
+        errors = tf.keep(delta.abs() as tf.Tensor2D);
+        qTaken = tf.keep(taken.mul(batch.tokenMask).sum().div(batch.tokenCount) as tf.Scalar);
+        const perToken = this.config.tdLoss === 'huber' ? tf.losses.huberLoss(y, taken, batch.tokenMask, 1, tf.Reduction.NONE) : delta.square();
+        return perToken.mul(batch.tokenMask).mul(rowWeight).sum().div(B) as tf.Scalar;
+      }, this.trainable);
+      const [lossValue, qValue, errorData] = await Promise.all([value.data(), qTaken!.data(), errors!.data()]);
+      tf.dispose([value, qTaken!, errors!, y, rowWeight]);
+      const ordered = this.trainable.map((v) => grads[v.name]);
+      const applied = await applyClipped(this.optimizer, ordered, lossValue[0], this.config.gradClip);
+      tf.dispose(Object.values(grads));
+      if (applied.skipped) return { loss: lossValue[0], q: qValue[0], ...applied };
+      indices.forEach((index, b) => {
+        const length = programs[b].tokens.length;
+        let sum = 0;
+        for (let t = 0; t < length; t++) sum += errorData[b * P + t];
+        this.buffer.setPriority(index, sum / length + 1e-6);
+      });
+      this.updates += 1;
+      if (this.updates % this.config.targetNetworkFrequency === 0) this.syncTarget();
+      return { loss: lossValue[0], q: qValue[0], gradNorm: applied.gradNorm, skipped: false };
     } finally {
-      tf.dispose([next.input, current.input, nextMaskTensor, currentMaskTensor]);
+      disposeBatch(batch);
     }
   }
 
-  /** Target <- tau online + (1 - tau) target (tau 1: an exact copy). */
+  /** The target network (and its value head) follows the online one: a copy, or a Polyak step with tau. */
   syncTarget(): void {
     const tau = this.config.tau;
-    const pairs: [tf.Variable, tf.Variable][] = this.policy.variables.map((v, i) => [this.target.variables[i], v]);
-    if (this.valueW && this.targetValue) pairs.push([this.targetValue[0], this.valueW], [this.targetValue[1], this.valueB!]);
-    for (const [to, from] of pairs) tf.tidy(() => to.assign(tau === 1 ? from.clone() : from.mul(tau).add(to.mul(1 - tau))));
+    const blend = (online: readonly WeightArray[], target: readonly WeightArray[]) =>
+      tau >= 1 ? online : online.map((w, i) => ({ ...w, data: w.data.map((x, j) => tau * x + (1 - tau) * target[i].data[j]) }));
+    this.target.setWeights(blend(this.policy.getWeights(), this.target.getWeights()));
+    tf.tidy(() => {
+      this.targetValue[0].assign(tau >= 1 ? this.valueW : this.valueW.mul(tau).add(this.targetValue[0].mul(1 - tau)));
+      this.targetValue[1].assign(tau >= 1 ? this.valueB : this.valueB.mul(tau).add(this.targetValue[1].mul(1 - tau)));
+    });
   }
 
   /** The target network's weights (tests, checkpoints). */
@@ -392,34 +326,49 @@ export class Dqn<S = unknown> {
     return this.target.getWeights();
   }
 
-  /** Adam's state, the target network and the value heads: what resumes the run exactly. */
+  /** Adam's state, the target network, the value heads, the counters and the replay buffer: what resumes the run exactly. */
   optimizerWeights(): WeightArray[] {
-    const names = [...this.policy.weightNames(), ...(this.valueW ? ['dueling/w', 'dueling/b'] : [])];
+    const heads = [...this.policy.weightNames(), ...(this.usesValue ? ['dueling/w', 'dueling/b'] : [])];
     const extra = (name: string, v: tf.Variable): WeightArray => ({ name, shape: [...v.shape], data: v.dataSync() as Float32Array });
     return [
-      ...this.optimizer.getState(names),
+      ...this.optimizer.getState(heads),
       ...this.target.getWeights().map((w) => ({ ...w, name: `target/${w.name}` })),
-      ...(this.valueW ? [extra('dueling/w', this.valueW), extra('dueling/b', this.valueB!), extra('target/dueling/w', this.targetValue![0]), extra('target/dueling/b', this.targetValue![1])] : []),
-      { name: 'dqn/counters', shape: [3], data: new Float32Array([this.episodes, this.transitions, this.updates]) },
+      extra('dueling/w', this.valueW),
+      extra('dueling/b', this.valueB),
+      extra('target/dueling/w', this.targetValue[0]),
+      extra('target/dueling/b', this.targetValue[1]),
+      { name: 'dqn/counters', shape: [4], data: new Float32Array([this.episodes, this.transitions, this.updates, this.pending]) },
+      ...this.buffer.toWeights(),
     ];
   }
 
   setOptimizerWeights(state: readonly WeightArray[]): void {
     const byName = new Map(state.map((w) => [w.name, w]));
-    const names = [...this.policy.weightNames(), ...(this.valueW ? ['dueling/w', 'dueling/b'] : [])];
-    this.optimizer.setState(state.filter((w) => w.name.startsWith('adam/')), names);
+    const heads = [...this.policy.weightNames(), ...(this.usesValue ? ['dueling/w', 'dueling/b'] : [])];
+    this.optimizer.setState(state.filter((w) => w.name.startsWith('adam/')), heads);
     const target = state.filter((w) => w.name.startsWith('target/') && !w.name.startsWith('target/dueling/')).map((w) => ({ ...w, name: w.name.slice('target/'.length) }));
     if (target.length) this.target.setWeights(target);
-    const assign = (v: tf.Variable | null, name: string) => {
+    const assign = (v: tf.Variable, name: string) => {
       const w = byName.get(name);
-      if (v && w) tf.tidy(() => v.assign(tf.tensor(w.data, w.shape)));
+      if (w) tf.tidy(() => v.assign(tf.tensor(w.data, w.shape)));
     };
     assign(this.valueW, 'dueling/w');
     assign(this.valueB, 'dueling/b');
-    assign(this.targetValue?.[0] ?? null, 'target/dueling/w');
-    assign(this.targetValue?.[1] ?? null, 'target/dueling/b');
+    assign(this.targetValue[0], 'target/dueling/w');
+    assign(this.targetValue[1], 'target/dueling/b');
     const counters = byName.get('dqn/counters');
-    if (counters) [this.episodes, this.transitions, this.updates] = [...counters.data];
+    if (counters) [this.episodes, this.transitions, this.updates, this.pending = 0] = [...counters.data];
+    this.buffer.fromWeights(state);
+  }
+
+  /** The replay draws' RNG, for an exact resume. */
+  state(): { rng: RngState } {
+    return { rng: this.rng.state() };
+  }
+
+  restore(state: unknown): void {
+    const saved = state as { rng?: unknown };
+    if (Array.isArray(saved?.rng)) this.rng = new Rng(saved.rng as RngState);
   }
 
   setBaseline(): void {
@@ -429,7 +378,7 @@ export class Dqn<S = unknown> {
   dispose(): void {
     this.optimizer.dispose();
     this.target.dispose();
-    tf.dispose([...(this.valueW ? [this.valueW, this.valueB!] : []), ...(this.targetValue ?? [])]);
+    tf.dispose([this.valueW, this.valueB, ...this.targetValue]);
   }
 }
 
@@ -437,15 +386,15 @@ type DqnRun = BaseConfig & { algorithm: DqnConfig };
 
 export const dqn: AlgorithmDefinition<DqnRun> = {
   name: 'dqn',
-  doc: 'DQN over tokens (the DQN code-generation seed, CleanRL\'s dqn.py): double, dueling, replay (uniform or prioritized), n-step, a target network, epsilon-greedy.',
+  doc: 'DQN over tokens (the DQN code-generation seed, CleanRL\'s dqn.py): soft Q-learning on the policy with a value head (or classic hard Q, double, dueling), whole programs replayed (uniform or prioritized), n-step, a target network, Boltzmann or epsilon-greedy exploration.',
   fields: dqnFields,
   reads: ['gamma'],
   accumulates: false,
   samplesOnTrainer: true,
   charts: [
-    { name: 'losses/td_loss', title: 'losses/td_loss (dqn)', optional: true, caption: 'The Q-network\'s TD error loss (Huber or squared) on replayed transitions; it need not fall steadily, as the targets move with the network.' },
-    { name: 'losses/q_values', title: 'losses/q_values (dqn)', optional: true, caption: 'Mean Q-value of the tokens taken in the replayed transitions: it should approach the discounted reward the programs earn.' },
-    { name: 'charts/epsilon', title: 'charts/epsilon (dqn)', optional: true, caption: 'The exploration rate: the share of tokens drawn at random instead of the Q-network\'s best.' },
+    { name: 'losses/td_loss', title: 'losses/td_loss (dqn)', optional: true, caption: 'The TD error loss (Huber or squared) on replayed programs; it need not fall steadily, as the targets move with the network.' },
+    { name: 'losses/q_values', title: 'losses/q_values (dqn)', optional: true, caption: 'Mean Q-value of the tokens taken in the replayed programs: it should approach the discounted reward the programs earn.' },
+    { name: 'charts/epsilon', title: 'charts/epsilon (dqn)', optional: true, caption: 'The exploration rate of epsilon-greedy sampling: the share of tokens drawn at random (0 under Boltzmann exploration).' },
     { name: 'charts/episodic_return', title: 'charts/episodic_return (dqn)', optional: true, caption: 'Mean reward of the programs written at each step, exploration included.' },
   ],
   needsReference: () => false,
@@ -457,13 +406,14 @@ export const dqn: AlgorithmDefinition<DqnRun> = {
       setBaseline: () => undefined,
       optimizerWeights: () => algorithm.optimizerWeights(),
       setOptimizerWeights: (state) => algorithm.setOptimizerWeights(state),
+      state: () => algorithm.state(),
+      restore: (state) => algorithm.restore(state),
       dispose: () => algorithm.dispose(),
       update: async (episodes) => {
         const { loss, gradNorm, skipped, reason, named } = await algorithm.step(episodes);
         return { loss, gradNorm, skipped, reason, metrics: named };
       },
-      // It acts epsilon-greedily on its Q-values (the policy's logits).
-      sampling: () => ({ greedy: true, epsilon: algorithm.samplingEpsilon() }),
+      sampling: () => algorithm.sampling(),
     };
   },
 };
