@@ -11,18 +11,18 @@ test('the functions task: its problems load from the link, Train steps with rewa
   await expect(page.getByTestId('dataset-summary-train')).toContainText('functions/train.jsonl: 4000 problems loaded', { timeout: 60_000 });
   await expect(page.getByTestId('dataset-summary-heldout')).toContainText('functions/heldout.jsonl: 40 problems loaded');
   await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
-  await expect(page.getByTestId('problem-preview')).toBeVisible();
+  await expect(page.getByTestId('preview')).toBeVisible();
   await lab.button('Train').click();
   await lab.waitForPoints(2, 'tests_passed');
   await lab.button('Pause').click();
   await expect(page.getByTestId('phase')).toHaveText('paused');
   await expect(lab.chart('reward: correctness')).toBeVisible();
-  await expect(page.getByTestId('function-samples')).toContainText('tests');
+  await expect(page.getByTestId('sample-table')).toContainText('tests');
   await lab.button('Evaluate held-out').click();
-  const rows = page.getByTestId('per-problem').locator('tbody tr');
+  const rows = page.getByTestId('per-item').locator('tbody tr');
   await expect(rows).toHaveCount(40, { timeout: 90_000 });
   await expect(rows.first()).toContainText('sum_of_evens');
-  await expect(page.getByTestId('function-evaluations')).toContainText('greedy @ step');
+  await expect(page.getByTestId('evaluations-functions')).toContainText('greedy @ step');
   await page.screenshot({ path: 'test-results/e2e/functions-page.png', fullPage: true });
 });
 

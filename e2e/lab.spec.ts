@@ -226,7 +226,7 @@ test('the default pretrained checkpoint: the shipped one loads; missing means a 
 test('a digit task (sum_digits) trains from the link with generator workers; accuracy and format-compliance charts get points', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open(tinyDigitRun);
-  await expect(page.getByTestId('digit-data')).toContainText('prompts are generated');
+  await expect(page.getByTestId('generated-data')).toContainText('questions are generated');
   await lab.button('Train').click();
   await lab.waitForPoints(2, 'accuracy');
   await lab.waitForPoints(2, 'format_compliance');
@@ -238,5 +238,5 @@ test('a digit task (sum_digits) trains from the link with generator workers; acc
   await lab.button('Pause').click();
   await expect(page.getByTestId('phase')).toHaveText('paused');
   await lab.button('Evaluate held-out').click();
-  await expect(page.getByTestId('digit-evaluations')).toContainText('greedy @ step');
+  await expect(page.getByTestId('evaluations-sum_digits')).toContainText('greedy @ step');
 });

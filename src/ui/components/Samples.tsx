@@ -21,7 +21,7 @@ function Values({ values, against }: { values: readonly number[]; against?: read
 }
 
 /** A sequence's numbers, when the text is one (targets and outputs of the Kolmogorov task). */
-const numbers = (text: string | null) => (text !== null && /^-?\d+( -?\d+)*$/.test(text) ? text.split(' ').map(Number) : null);
+const numbers = (text: string | null) => (text === '' ? [] : text !== null && /^-?\d+( -?\d+)*$/.test(text) ? text.split(' ').map(Number) : null);
 
 /** The held-out items of the latest evaluation that has them: target, program, output (wrong values marked), and how. */
 function EvaluatedItems({ items, label }: { items: readonly EvaluatedItem[]; label: string }) {

@@ -8,7 +8,7 @@ import { searchOf } from '../../core/runner';
 import type { SearchSpec, TaskEvaluation } from '../../core/task';
 import { CANCELLED } from '../protocol';
 import { progress } from './datasets';
-import { requireRun, wallNow, type LiveRun, type ServiceState } from './state';
+import { heldoutOf, requireRun, wallNow, type LiveRun, type ServiceState } from './state';
 
 /** Runs `work` as the 'evaluating' phase, saying whether it ended or was cancelled. */
 export async function asEvaluation<T>(state: ServiceState, message: string, total: number, work: () => Promise<T>): Promise<T> {
@@ -29,7 +29,7 @@ export async function asEvaluation<T>(state: ServiceState, message: string, tota
 /** The live run's evaluation as a table row, sent to the page; `label` says when (after the warm start, during RL). */
 export async function evaluateRun(state: ServiceState, run: LiveRun, search: SearchSpec, limit: number, label?: string): Promise<{ row: EvaluationRow; result: TaskEvaluation }> {
   const { runner, definition } = run;
-  const result = await runner.evaluate(run.heldout, { limit, search, onProgress: (done, total) => progress(state, 'evaluating', done, total) });
+  const result = await runner.evaluate(heldoutOf(state, run), { limit, search, onProgress: (done, total) => progress(state, 'evaluating', done, total) });
   const step = runner.globalStep;
   const row: EvaluationRow = {
     label: `${search.name}${label ? ` (${label})` : ''} @ step ${step}`,
@@ -51,8 +51,9 @@ export async function evaluateRun(state: ServiceState, run: LiveRun, search: Sea
 /** Evaluate held-out: the run's task's search of that name on the first `limit` held-out items. */
 export async function evaluateHeldOut(state: ServiceState, limit: number, searchName: string): Promise<EvaluationRow> {
   const run = requireRun(state);
-  if (run.heldout.length === 0) throw new Error(`no held-out ${run.definition.data.itemName} are loaded: drop a file as held-out, or pick a shipped one`);
+  const heldout = heldoutOf(state, run);
+  if (heldout.length === 0) throw new Error(`no held-out ${run.definition.data.itemName} are loaded: drop a file as held-out, or pick a shipped one`);
   const search = searchOf(run.definition, searchName);
-  const total = Math.min(limit, run.heldout.length);
+  const total = Math.min(limit, heldout.length);
   return asEvaluation(state, `evaluating ${search.name} on ${total} held-out ${run.definition.data.itemName}`, total, async () => (await evaluateRun(state, run, search, limit)).row);
 }

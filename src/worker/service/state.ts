@@ -42,6 +42,7 @@ export interface LiveRun {
   runner: Runner;
   pool: SandboxPool | null;
   generators: GeneratorPool | null;
+  /** Held-out items made with the run (a generated task's); a file task reads its loaded ones (`heldoutOf`). */
   heldout: unknown[];
   /** Whether the task's warm start (one the page runs before RL) is done, or needs none. */
   warmStarted: boolean;
@@ -124,6 +125,11 @@ export function itemsOf(state: ServiceState, task: string): TaskItems {
   let items = state.datasets.get(task);
   if (!items) state.datasets.set(task, (items = { train: [], heldout: [] }));
   return items;
+}
+
+/** The run's held-out items now: a file task's as last loaded (a held-out drop needs no new run), a generated task's its own. */
+export function heldoutOf(state: ServiceState, run: LiveRun): unknown[] {
+  return run.definition.data.kind === 'file' ? itemsOf(state, run.definition.name).heldout : run.heldout;
 }
 
 /** Milliseconds of the live run so far. */

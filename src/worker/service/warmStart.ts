@@ -10,7 +10,7 @@ import { scheduledRate } from '../../core/model/schedule';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
 import type { PretrainOptions } from '../protocol';
-import { requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
+import { heldoutOf, requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
 
 export type { WarmStartRun };
 
@@ -31,10 +31,10 @@ export function startWarmStart(state: ServiceState, run: LiveRun, options: Pretr
   return {
     options: chosen,
     trainer,
-    batch: warm.batches(config, run.heldout),
+    batch: warm.batches(config, heldoutOf(state, run)),
     // Pretrain: linear warm-up then cosine decay, as the CLI (a tenth of the steps, at most 50); before RL: the task's constant rate.
     rate: (step) => (before ? learningRate : scheduledRate(learningRate, step, chosen.steps, Math.min(50, Math.floor(chosen.steps / 10)))),
-    heldoutPairs: before ? [] : (warm.heldoutPairs?.(config, run.heldout) ?? []),
+    heldoutPairs: before ? [] : (warm.heldoutPairs?.(config, heldoutOf(state, run)) ?? []),
     beforeTraining: before,
     thenTrain,
     step: 0,
@@ -54,9 +54,10 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   if (!state.weights.trained) setWeights(state, { ...state.weights, origin: `${state.weights.origin}, pretraining`, trained: true });
   const values: Record<string, number> = { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, pretrain_learning_rate: warm.trainer.optimizer.learningRate };
   if (result.skipped) state.events.send({ type: 'error', message: `pretrain step ${step}: update skipped (${result.reason})` });
-  if (!warm.beforeTraining && (step % evalEvery === 0 || step === steps) && run.heldout.length > 0) {
+  const heldout = heldoutOf(state, run);
+  if (!warm.beforeTraining && (step % evalEvery === 0 || step === steps) && heldout.length > 0) {
     state.events.send({ type: 'progress', task: `pretraining ${step}/${steps}: held-out evaluation`, done: step, total: steps });
-    const evaluation = await run.runner.evaluate(run.heldout, { limit: warm.options.evalLimit });
+    const evaluation = await run.runner.evaluate(heldout, { limit: warm.options.evalLimit });
     warm.heldoutAccuracy = evaluation.score;
     if (warm.heldoutPairs.length) values.heldout_loss = await warm.trainer.loss(warm.heldoutPairs);
     values.heldout_accuracy = evaluation.score;
