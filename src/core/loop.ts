@@ -35,7 +35,7 @@ import type { StepResult } from './runnerTypes';
 import { isSafetensors, safetensorsWeights } from './safetensors';
 import type { SandboxPool } from './sandbox/pool';
 import { stepMetrics, stepSamples } from './stepReport';
-import type { Scored, SearchSpec, Task, TaskContext } from './task';
+import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskContext } from './task';
 
 export type { PolicyAlgorithm, PolicyUpdate };
 
@@ -129,6 +129,9 @@ interface Drawn<Item> {
   generationsPerSecond?: number;
   sampleMs: number;
 }
+
+/** Items per call of the task's search on the unsolved items of a batch. */
+const SEARCH_CHUNK = 8;
 
 const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
 
@@ -274,17 +277,26 @@ export async function createTrainingLoop<Item, S extends Scored>(
   async function searchUnsolved(spec: SearchSpec, batch: readonly Item[], prompts: readonly number[][], scored: readonly S[], context: TaskContext, shouldStop?: () => boolean): Promise<Episode[]> {
     const found: Episode[] = [];
     const taskDef = taskDefinition(config.task.name);
-    for (let g = 0; g * groupSize < scored.length; g++) {
-      if (shouldStop?.()) break;
-      if (scored.slice(g * groupSize, (g + 1) * groupSize).some((s) => s.correct)) continue;
-      const item = batch[g * groupSize];
-      const result = await taskDef.evaluate({ policy, config, pool: deps.pool }, [item], { search: spec });
-      const tokens = result.items[0]?.correct ? result.items[0].tokens : undefined;
-      if (!tokens) continue;
-      const sample: SampledSequence = { tokens, logProbs: tokens.map(() => 0), lineEnds: tokens.flatMap((token, i) => (grammar.endsLine(token) ? [i] : [])), complete: true };
-      const [judged] = await task.score([item], [sample], context);
-      if (!judged.correct) continue; // the search's program must hold up as a sample would
-      found.push({ prompt: prompts[g * groupSize], tokens, lineEnds: sample.lineEnds, reward: judged.reward, correct: true, cost: judged.cost, group: g, searched: true });
+    const groups = Array.from({ length: scored.length / groupSize }, (_, g) => g).filter((g) => !scored.slice(g * groupSize, (g + 1) * groupSize).some((s) => s.correct));
+    // A few items per search call: batched enough to be quick, few enough that a stop request ends it soon.
+    for (let at = 0; at < groups.length && !shouldStop?.(); at += SEARCH_CHUNK) {
+      const chunk = groups.slice(at, at + SEARCH_CHUNK);
+      let result: Awaited<ReturnType<typeof taskDef.evaluate>>;
+      try {
+        result = await taskDef.evaluate({ policy, config, pool: deps.pool, shouldStop }, chunk.map((g) => batch[g * groupSize]), { search: spec });
+      } catch (error) {
+        if (error instanceof SearchStopped) break;
+        throw error;
+      }
+      for (const [j, g] of chunk.entries()) {
+        const tokens = result.items[j]?.correct ? result.items[j].tokens : undefined;
+        if (!tokens) continue;
+        const item = batch[g * groupSize];
+        const sample: SampledSequence = { tokens, logProbs: tokens.map(() => 0), lineEnds: tokens.flatMap((token, i) => (grammar.endsLine(token) ? [i] : [])), complete: true };
+        const [judged] = await task.score([item], [sample], context);
+        if (!judged.correct) continue; // the search's program must hold up as a sample would
+        found.push({ prompt: prompts[g * groupSize], tokens, lineEnds: sample.lineEnds, reward: judged.reward, correct: true, cost: judged.cost, group: g, searched: true });
+      }
     }
     return found;
   }

@@ -125,6 +125,15 @@ export interface EvaluationContext<C extends BaseConfig = BaseConfig> {
   pool: SandboxPool;
   /** Items done of the total, for a progress bar; it may throw to cancel. */
   onProgress?: (done: number, total: number) => void;
+  /** Asked inside a long search (between its rounds): true ends it by throwing SearchStopped. */
+  shouldStop?: () => boolean;
+}
+
+/** What a search throws when asked to stop (EvaluationContext.shouldStop): the caller keeps what it had. */
+export class SearchStopped extends Error {
+  constructor() {
+    super('search stopped');
+  }
 }
 
 /** Where a task's items come from: files a user gives (parsed on any platform), or a generator. */

@@ -90,8 +90,8 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     { name: 'best-of-8 + repair', k: 8, options: { repair: true } },
     { name: 'best-of-8 + repair + split', k: 8, options: { repair: true, split: true } },
   ],
-  async evaluate({ policy, config, pool, onProgress }, records, { limit, search }) {
-    const result = await evaluateKolmogorov({ policy, config, pool }, records, {
+  async evaluate({ policy, config, pool, onProgress, shouldStop }, records, { limit, search }) {
+    const result = await evaluateKolmogorov({ policy, config, pool, shouldStop }, records, {
       limit,
       k: search.k,
       ...(search.options?.repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),

@@ -6,6 +6,7 @@
  * gives greedy, best-of-k, + repair and + split figures at once. Sandbox work of one chunk
  * overlaps nothing else; chunks are sized so that k programs per sequence make ~64 rows.
  */
+import { SearchStopped } from '../task';
 import type { KolmogorovConfig } from './config';
 import type { KolmogorovRecord } from '../data/records';
 import { sampleBatch } from '../model/sampler';
@@ -25,6 +26,8 @@ export interface EvaluationSetup {
   policy: TransformerPolicy;
   config: KolmogorovConfig;
   pool: SandboxPool;
+  /** Asked before each round of pieces: true ends the search (SearchStopped). */
+  shouldStop?: () => boolean;
 }
 
 export interface EvaluateOptions {
@@ -83,7 +86,8 @@ type PieceCache = Map<string, WrittenPiece>;
  * same segment of another search, or an interleave's rest sharing its tail with the end-to-end
  * search) is not written again.
  */
-async function writePieces({ policy, config, pool }: EvaluationSetup, pieces: readonly (readonly number[])[], cache: PieceCache): Promise<WrittenPiece[]> {
+async function writePieces({ policy, config, pool, shouldStop }: EvaluationSetup, pieces: readonly (readonly number[])[], cache: PieceCache): Promise<WrittenPiece[]> {
+  if (shouldStop?.()) throw new SearchStopped();
   const grammar = new KolmogorovGrammar();
   const keys = pieces.map((piece) => piece.join(','));
   const fresh = [...new Map(keys.flatMap((key, j) => (cache.has(key) ? [] : [[key, pieces[j]] as const]))).entries()];
