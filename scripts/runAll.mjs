@@ -1,15 +1,20 @@
 #!/usr/bin/env node
-// `npm test`: every check of the repository in one command (docs/architecture.md): typecheck, lint,
+// `npm test`: every check of the repository in one command (docs/architecture.md), on a fresh
+// machine too (the system packages the suites need are installed when missing): typecheck, lint,
 // unit tests (vitest) and end-to-end tests (Playwright on Debian's chromium). Each suite's
 // counts are summed into one closing line `N passed, N failed` that CI reads.
 // Flags: --skip-e2e, --only=typecheck,lint,unit,e2e
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { ensureSystemDeps } from './systemDeps.mjs';
 
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const wanted = (name) => (only ? only.includes(name) : !(name === 'e2e' && args.includes('--skip-e2e')));
 mkdirSync('test-results', { recursive: true });
+
+// What the suites need beside node_modules, installed when missing (root and apt-get), as on a fresh machine.
+ensureSystemDeps([...(wanted('e2e') ? ['chromium'] : []), ...(wanted('unit') ? ['torch'] : [])]);
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const lines = [];
