@@ -129,5 +129,5 @@ export interface SearchSpec {
   /** Programs sampled per item (1: greedy). */
   k: number;
   /** The task's own options of this search (Kolmogorov: repair, split). */
-  options?: Record<string, number | boolean>;
+  options?: Record<string, number | boolean | string>;
 }

@@ -8,6 +8,7 @@ import { Rng } from '../rng';
 import type { TaskDefinition } from '../task';
 import { functionsFields, type FunctionsConfig } from './config';
 import { evaluateFunctions } from './evaluate';
+import { searchFunctions, type Selection } from './search';
 import { defaultGeneratorOptions, generateProblem, problemKey } from './generator';
 import { FunctionGrammar } from './grammar';
 import { functionsPrelude } from './harness';
@@ -53,8 +54,30 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
   searches: [
     { name: 'greedy', k: 1 },
     { name: 'best-of-8', k: 8 },
+    // Up to k programs, each problem stopping once 8 distinct ones pass its shown tests; the largest group agreeing on extra inputs wins.
+    { name: 'search-64, cluster', k: 64, options: { selection: 'cluster' } },
+    { name: 'search-256, cluster', k: 256, options: { selection: 'cluster' } },
   ],
   async evaluate({ policy, config, pool, onProgress }, problems, { limit, search }) {
+    if (search.options?.selection) {
+      const result = await searchFunctions({ policy, config, pool }, problems, { k: search.k, selection: search.options.selection as Selection, limit, onProgress });
+      return {
+        n: result.n,
+        score: result.solved,
+        metrics: { solved: result.solved, ...Object.fromEntries(result.solved_at.map(({ k, solved }) => [`solved@${k}`, solved])), mean_drawn: result.mean_drawn } as Record<string, number>,
+        items: result.per_problem.map((row, index) => ({
+          index,
+          target: row.function_name,
+          output: null,
+          program: row.program,
+          correct: row.solved,
+          detail: `${row.drawn} drawn, ${row.passing} passing the shown tests${row.suspect_test ? `; shown test ${row.suspect_test.index + 1} looks wrong: ${row.suspect_test.reason}` : ''}`,
+          ...(row.tokens && row.solved ? { tokens: row.tokens } : {}),
+        })),
+        json: { ...result },
+        summary: `solved ${result.solved.toFixed(3)} (${result.selection}, k ${result.k})  ${result.solved_at.map(({ k, solved }) => `@${k} ${solved.toFixed(2)}`).join(' ')}`,
+      };
+    }
     const result = await evaluateFunctions({ policy, config, pool }, problems, { limit, k: search.k, onProgress });
     return {
       n: result.n,

@@ -1,0 +1,82 @@
+/**
+ * The search that uses the shown tests: its choice rules and its report of a wrong test on
+ * hand-made candidates, its extra inputs, and early stopping with the shipped functions policy.
+ */
+import { readFileSync } from 'node:fs';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeSandboxPool } from './sandboxHost';
+import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
+import { TransformerPolicy } from '../core/model/transformer';
+import { Rng } from '../core/rng';
+import { taskPreludes } from '../core/runner';
+import type { FunctionsConfig } from '../core/functions/config';
+import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
+import { choose, extraInputs, searchFunctions, suspectTest, type Candidate } from '../core/functions/search';
+import { functionsPolicyConfig } from '../core/functions/task';
+
+const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
+afterAll(() => pool.close());
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+const [problem] = parseProblemsText(JSON.stringify({ function_name: 'double_all', docstring: 'Double each number.', test_cases: [[[[1, 2]], [2, 4]], [[[5]], [10]], [[[]], []]], starter_code: 'def double_all(xs):\n    pass' })).problems;
+const candidate = (index: number, text: string, tokens: number, passed = [true, true, true], outputs: Candidate['outputs'] = []): Candidate => ({ index, text, tokens: Array(tokens).fill(0), passed, outputs });
+
+describe('the choice among programs that pass the shown tests', () => {
+  const doubling = 'function double_all(xs) { return xs.map((x) => x * 2); }';
+  const doublingLonger = 'function double_all(xs) { const out = []; for (const x of xs) out.push(x + x); return out; }';
+  // Passes the three shown tests, but only by the lengths it was shown.
+  const lookup = 'function double_all(xs) { return xs.length === 2 ? [2, 4] : xs.length === 1 ? [10] : []; }';
+
+  it('first takes the first drawn, shortest the fewest tokens', async () => {
+    const passing = [candidate(0, lookup, 30), candidate(3, doubling, 12), candidate(5, doublingLonger, 20)];
+    expect((await choose(passing, problem, 'first', pool, 1)).index).toBe(0);
+    expect((await choose(passing, problem, 'shortest', pool, 1)).index).toBe(3);
+  });
+
+  it('cluster runs them on extra inputs and takes the largest group that agrees, then its shortest', async () => {
+    const passing = [candidate(0, lookup, 8), candidate(3, doublingLonger, 20), candidate(5, doubling, 12)];
+    // The two real doublings agree on every extra input; the lookup, alone, loses despite being shortest and first.
+    expect((await choose(passing, problem, 'cluster', pool, 1)).index).toBe(5);
+  });
+
+  it('extra inputs change the shown ones a little, keeping their types', () => {
+    const extra = extraInputs(problem.tests, 8, new Rng(2));
+    expect(extra).toHaveLength(8);
+    for (const test of extra) expect(Array.isArray(test.args[0]) && (test.args[0] as number[]).every(Number.isInteger)).toBe(true);
+    expect(extra.some((test, j) => JSON.stringify(test.args) !== JSON.stringify(problem.tests[j % 3].args))).toBe(true);
+  });
+
+  it('a shown test that several different programs agree against is reported with why', () => {
+    const wrongTest = problem.tests[1];
+    const against = [0, 1, 2].map((i) => candidate(i, `p${i}`, 10, [true, false, true], [[2, 4], [10 + 0 * i], []]));
+    expect(suspectTest(against, { ...problem, tests: [problem.tests[0], { ...wrongTest, expected: [11] }, problem.tests[2]] })).toMatchObject({ index: 1, reason: expect.stringContaining('3 different programs pass every other shown test and all return [10] here, where the test expects [11]') });
+    expect(suspectTest(against.slice(0, 2), problem)).toBeUndefined(); // two are not enough
+  });
+});
+
+describe('search with the shipped functions policy', () => {
+  it('stops drawing for a problem once enough programs pass its shown tests, and reports solved@k', async () => {
+    const bytes = new Uint8Array(readFileSync('public/functions.prl'));
+    const { meta, tensors } = await decodeCheckpoint(bytes);
+    const config = meta.config as unknown as FunctionsConfig;
+    const policy = new TransformerPolicy(functionsPolicyConfig(config), 1);
+    policy.setWeights(tensorArrays(tensors, 'weights'));
+    const seed = parseProblemsText(readFileSync('datasets/functions/training_problems.json', 'utf8')).problems as FunctionProblem[];
+    try {
+      const result = await searchFunctions({ policy, config, pool }, seed, { k: 64, selection: 'first', batch: 4 });
+      // The shipped policy solves the seed problems greedily: one round of 4 each, never 64.
+      expect(result.per_problem.every((row) => row.drawn === 4)).toBe(true);
+      expect(result.solved).toBe(1);
+      expect(result.solved_at.map((at) => at.k)).toEqual([1, 2, 4, 8, 16, 32, 64]);
+      expect(result.solved_at[0].solved).toBe(1);
+      const clustered = await searchFunctions({ policy, config, pool }, seed.slice(0, 3), { k: 16, selection: 'cluster', enough: 4, batch: 8 });
+      for (const row of clustered.per_problem) expect(row.drawn).toBeLessThanOrEqual(16);
+    } finally {
+      policy.dispose();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,222 @@
+/**
+ * Search that uses the shown tests: up to k programs per problem, sampled in rounds across the
+ * problems (the first one greedy), each run on the problem's shown tests only; a problem stops
+ * drawing once `enough` distinct programs pass every shown test, or at k. Among the passing
+ * ones the choice follows a stated rule:
+ * - `first`: the first drawn (what best-of-k did);
+ * - `shortest`: the fewest tokens;
+ * - `cluster` (AlphaCode's): the passing programs are run on extra inputs made from the shown
+ *   ones (small changes to their numbers and lists); the largest group that agrees on every
+ *   extra output wins, and its shortest program is chosen.
+ * The chosen program is then scored on every test, shown and hidden. Also reported: solved@k for
+ * each power of two up to k (the first rule truncated at that many samples: whether the first
+ * program to pass the shown tests within k samples passes them all), and, for a problem that
+ * nothing solves, a shown test that looks wrong: several different programs agree on all the
+ * other shown tests and all give the same other output for it.
+ */
+import type { SampledSequence } from '../model/sampler';
+import { sampleBatch } from '../model/sampler';
+import type { TransformerPolicy } from '../model/transformer';
+import { Rng } from '../rng';
+import type { SandboxOutcome } from '../sandbox/outcome';
+import type { SandboxPool } from '../sandbox/pool';
+import type { FunctionsConfig } from './config';
+import { decodeResults, testJob } from './harness';
+import type { Value } from './language';
+import type { FunctionProblem, TestCase } from './problems';
+import { allTests, encodeProblemPrompt, functionsTask, judgeSamples, promptBudget } from './task';
+
+export type Selection = 'first' | 'shortest' | 'cluster';
+
+export interface SearchOptions {
+  /** Most programs drawn per problem. */
+  k: number;
+  selection: Selection;
+  /** Distinct programs passing the shown tests after which a problem stops drawing (1 for `first`). */
+  enough?: number;
+  /** Programs drawn per problem in one round. */
+  batch?: number;
+  temperature?: number;
+  limit?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ProblemSearch {
+  function_name: string;
+  solved: boolean;
+  /** Programs drawn for it, and distinct ones that passed every shown test. */
+  drawn: number;
+  passing: number;
+  /** The sample index of the first program to pass the shown tests, and whether it passes every test; null when none did. */
+  first_pass_at: number | null;
+  first_solves: boolean;
+  program: string;
+  tokens?: number[];
+  /** A shown test that looks wrong, with why (only for a problem nothing solves). */
+  suspect_test?: { index: number; reason: string };
+}
+
+export interface SearchResult {
+  n: number;
+  k: number;
+  selection: Selection;
+  solved: number;
+  /** solved@k for k = 1, 2, 4, ... up to the budget: the first passing program within k samples solves the problem. */
+  solved_at: { k: number; solved: number }[];
+  mean_drawn: number;
+  per_problem: ProblemSearch[];
+}
+
+export interface Candidate {
+  tokens: number[];
+  text: string;
+  index: number;
+  /** Per shown test: passed, and the value returned (null when it threw or returned no value). */
+  passed: boolean[];
+  outputs: (Value | null)[];
+}
+
+/** Extra inputs for clustering: each shown test's arguments with one number nudged or one list item changed. */
+export function extraInputs(tests: readonly TestCase[], count: number, rng: Rng): TestCase[] {
+  const nudge = (value: Value): Value => {
+    if (typeof value === 'number') return value + (rng.chance(0.5) ? 1 : -1) * rng.int(1, 3);
+    if (typeof value === 'boolean') return !value;
+    const list = [...(value as Value[])];
+    if (list.length === 0) return [rng.int(-5, 9)];
+    const i = rng.int(0, list.length - 1);
+    list[i] = nudge(list[i]);
+    if (rng.chance(0.3)) list.push(typeof list[0] === 'boolean' ? rng.chance(0.5) : rng.int(-5, 9));
+    return list;
+  };
+  return Array.from({ length: count }, (_, j) => {
+    const base = tests[j % tests.length];
+    const args = [...base.args];
+    const at = rng.int(0, args.length - 1);
+    args[at] = nudge(args[at]);
+    return { args, expected: base.expected };
+  });
+}
+
+/** The values a program returned per test (null where it threw or returned none), from its sandbox outcome. */
+function valuesOf(outcome: SandboxOutcome, tests: number): (Value | null)[] {
+  const results = outcome.kind === 'ok' && outcome.output ? decodeResults(outcome.output, tests) : null;
+  return Array.from({ length: tests }, (_, t) => (results?.[t]?.kind === 'value' ? (results[t] as { value: Value }).value : null));
+}
+
+/** Runs each program on `tests` and returns its outputs (null per test that threw or gave no value). */
+async function outputsOn(programs: readonly string[], problem: FunctionProblem, tests: readonly TestCase[], pool: SandboxPool, seed: number): Promise<(Value | null)[][]> {
+  if (programs.length === 0) return [];
+  const outcomes = await pool.evaluateBatch(programs.map((text) => testJob(text, problem.functionName, tests, seed)));
+  return outcomes.map((outcome) => valuesOf(outcome, tests.length));
+}
+
+/** The chosen candidate among those passing the shown tests, by the rule. */
+export async function choose(passing: readonly Candidate[], problem: FunctionProblem, selection: Selection, pool: SandboxPool, seed: number): Promise<Candidate> {
+  if (selection === 'first' || passing.length === 1) return passing[0];
+  const shortest = (group: readonly Candidate[]) => group.reduce((best, c) => (c.tokens.length < best.tokens.length ? c : best));
+  if (selection === 'shortest') return shortest(passing);
+  const extra = extraInputs(problem.tests, 8, new Rng(seed ^ 0xc105));
+  const outputs = await outputsOn(passing.map((c) => c.text), problem, extra, pool, seed);
+  const groups = new Map<string, Candidate[]>();
+  passing.forEach((candidate, i) => {
+    const key = JSON.stringify(outputs[i]);
+    groups.set(key, [...(groups.get(key) ?? []), candidate]);
+  });
+  // The largest group; ties go to the group whose first member was drawn first.
+  const largest = [...groups.values()].reduce((best, group) => (group.length > best.length || (group.length === best.length && group[0].index < best[0].index) ? group : best));
+  return shortest(largest);
+}
+
+/** A shown test several different programs agree against: they pass every other shown test and all give the same other output for it. */
+export function suspectTest(candidates: readonly Candidate[], problem: FunctionProblem): ProblemSearch['suspect_test'] {
+  for (let t = 0; t < problem.tests.length; t++) {
+    const agreeing = candidates.filter((c) => !c.passed[t] && c.passed.every((ok, u) => u === t || ok) && c.outputs[t] !== null);
+    const byOutput = new Map<string, number>();
+    for (const c of agreeing) byOutput.set(JSON.stringify(c.outputs[t]), (byOutput.get(JSON.stringify(c.outputs[t])) ?? 0) + 1);
+    for (const [output, count] of byOutput) {
+      if (count >= 3) return { index: t, reason: `${count} different programs pass every other shown test and all return ${output} here, where the test expects ${JSON.stringify(problem.tests[t].expected)}` };
+    }
+  }
+  return undefined;
+}
+
+export async function searchFunctions(setup: { policy: TransformerPolicy; config: FunctionsConfig; pool: SandboxPool }, problems: readonly FunctionProblem[], options: SearchOptions): Promise<SearchResult> {
+  const { policy, config, pool } = setup;
+  const task = functionsTask(config);
+  const selected = problems.slice(0, options.limit ?? problems.length);
+  const k = Math.max(1, options.k);
+  const enough = options.selection === 'first' ? 1 : Math.max(1, options.enough ?? 8);
+  const batch = Math.max(1, Math.min(options.batch ?? 32, k));
+  const rng = new Rng(config.run.seed ^ 0x5ea4c);
+  const prompts = selected.map((problem) => encodeProblemPrompt(problem, config.functions.promptTests, promptBudget(config)));
+  const state = selected.map(() => ({ drawn: 0, seen: new Set<string>(), candidates: [] as Candidate[], passing: [] as Candidate[] }));
+  const open = () => selected.flatMap((_, p) => (state[p].drawn < k && state[p].passing.length < enough ? [p] : []));
+  // Rounds across the problems, at most this many programs sampled at once.
+  const rows = Math.max(batch, 256);
+  for (let round = open(); round.length > 0; round = open()) {
+    for (let at = 0; at < round.length; at += Math.max(1, Math.floor(rows / batch))) {
+      const part = round.slice(at, at + Math.max(1, Math.floor(rows / batch)));
+      const draws = part.flatMap((p) => Array.from({ length: Math.min(batch, k - state[p].drawn) }, (_, j) => ({ p, index: state[p].drawn + j })));
+      const samples: SampledSequence[] = await sampleBatch(policy, task.grammar, draws.map(({ p }) => prompts[p]), {
+        maxTokens: config.model.maxProgramTokens,
+        temperature: options.temperature ?? 1,
+        rng,
+        greedy: draws.map(({ index }) => index === 0),
+      });
+      for (const p of part) state[p].drawn += draws.filter((d) => d.p === p).length;
+      // Each distinct complete program once, on the shown tests.
+      const fresh = draws.flatMap((draw, j) => {
+        const key = samples[j].tokens.join(',');
+        if (!samples[j].complete || state[draw.p].seen.has(key)) return [];
+        state[draw.p].seen.add(key);
+        return [{ ...draw, sample: samples[j] }];
+      });
+      const judged = await judgeSamples(fresh.map(({ p }) => selected[p]), fresh.map(({ sample }) => sample), (problem) => problem.tests, { pool, seed: config.run.seed });
+      fresh.forEach(({ p, index, sample }, j) => {
+        if (!judged[j].program) return;
+        const candidate = { tokens: sample.tokens, text: judged[j].program!.text, index, passed: judged[j].passed, outputs: valuesOf(judged[j].outcome, selected[p].tests.length) };
+        state[p].candidates.push(candidate);
+        if (candidate.passed.every(Boolean)) state[p].passing.push(candidate);
+      });
+    }
+    const done = selected.length - open().length;
+    options.onProgress?.(done, selected.length);
+  }
+  const perProblem: ProblemSearch[] = [];
+  for (const [p, problem] of selected.entries()) {
+    const { passing, candidates, drawn } = state[p];
+    const firstPassing = passing.length ? passing.reduce((a, b) => (b.index < a.index ? b : a)) : null;
+    const chosen = passing.length ? await choose([...passing].sort((a, b) => a.index - b.index), problem, options.selection, pool, config.run.seed) : null;
+    const scoreAll = async (candidate: Candidate | null) => {
+      if (!candidate) return false;
+      const [j] = await judgeSamples([problem], [{ tokens: candidate.tokens, logProbs: [], lineEnds: [], complete: true } as unknown as SampledSequence], allTests, { pool, seed: config.run.seed });
+      return j.passed.every(Boolean);
+    };
+    const solved = await scoreAll(chosen);
+    const firstSolves = chosen === firstPassing ? solved : await scoreAll(firstPassing);
+    perProblem.push({
+      function_name: problem.functionName,
+      solved,
+      drawn,
+      passing: passing.length,
+      first_pass_at: firstPassing?.index ?? null,
+      first_solves: firstSolves,
+      program: chosen?.text ?? '',
+      ...(chosen ? { tokens: chosen.tokens } : {}),
+      ...(solved ? {} : { suspect_test: suspectTest(candidates, problem) }),
+    });
+  }
+  const n = perProblem.length;
+  const share = (f: (row: ProblemSearch) => boolean) => (n ? perProblem.filter(f).length / n : 0);
+  const ks = Array.from({ length: Math.floor(Math.log2(k)) + 1 }, (_, i) => 2 ** i);
+  if (ks.at(-1) !== k) ks.push(k);
+  return {
+    n,
+    k,
+    selection: options.selection,
+    solved: share((row) => row.solved),
+    solved_at: ks.map((at) => ({ k: at, solved: share((row) => row.first_pass_at !== null && row.first_pass_at < at && row.first_solves) })),
+    mean_drawn: n ? perProblem.reduce((sum, row) => sum + row.drawn, 0) / n : 0,
+    per_problem: perProblem,
+  };
+}
