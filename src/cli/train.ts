@@ -39,7 +39,6 @@ const extras: ExtraFlag[] = [
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
   { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
-  { name: 'time-limit', doc: 'stop after this many seconds of training (at a step boundary), as if --max-steps were reached: a wall-clock budget for comparisons' },
   { name: 'use-dpo', doc: 'DPO (--algorithm dpo; --beta 0.1 unless given): on pairs from the run\'s own samples, or on --preferences', boolean: true },
   { name: 'preferences', doc: 'kolmogorov task: DPO on this JSONL of {prompt, chosen, rejected} (as `npm run rollouts -- --pairs` writes) instead of sampling' },
   { name: 'use-reward-model', doc: 'RL against a reward model (`npm run train-reward-model`): its score of each program, times --reward-model-weight, is added to the task\'s reward' },
@@ -225,7 +224,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
       return result;
     };
 
-    const timeLimit = extra['time-limit'] === undefined ? Infinity : positiveFlag('time-limit', extra['time-limit']);
+    // run.timeLimit (--time-limit): a wall-clock budget, recorded in the run's config like any field.
+    const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
     while (runner.globalStep < total && !interrupted && (performance.now() - started) / 1000 < timeLimit) {
       await new Promise((resolve) => setImmediate(resolve)); // lets a signal's handler run between steps
       const result = await runner.step({ shouldStop: () => interrupted });

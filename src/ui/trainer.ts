@@ -9,7 +9,7 @@ import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
 import { withVariant, type LabConfig } from '../core/config';
 import { taskDefinition } from '../core/registry';
-import { CANCELLED, type InitOptions, type TrainerApi } from '../worker/protocol';
+import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
@@ -84,11 +84,11 @@ async function loadShippedData(task: string): Promise<void> {
  * the task's shipped files are loaded first (and its shipped policy as a warm start, when the
  * server has one), so picking a task and pressing Train just works.
  */
-export async function configure(config: LabConfig): Promise<boolean> {
+export async function configure(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
   const switching = config.task.name !== useLab.getState().config.task.name;
   await loadShippedData(config.task.name);
   // The live run stays as it was when the worker refuses the configuration.
-  const made = await attempt('configuring the run', () => trainer().configure(config));
+  const made = await attempt('configuring the run', () => trainer().configure(config, { start }));
   if (!made) return false;
   useLab.setState({ config });
   resetMetrics();
@@ -101,11 +101,14 @@ export async function configure(config: LabConfig): Promise<boolean> {
  * model size, another task) is applied only once the user agrees; the same model keeps its
  * weights. Returns whether it was applied.
  */
-export async function applyConfig(config: LabConfig): Promise<boolean> {
-  const reset = await attempt('checking the configuration', () => trainer().weightsResetBy(config));
-  if (reset === undefined) return false;
-  if (reset && !window.confirm(`This resets the weights: ${reset}. Apply anyway?`)) return false;
-  return configure(config);
+export async function applyConfig(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
+  // Starting from the warm start or fresh on purpose replaces the weights: nothing to ask.
+  if (start === 'carry') {
+    const reset = await attempt('checking the configuration', () => trainer().weightsResetBy(config));
+    if (reset === undefined) return false;
+    if (reset && !window.confirm(`This resets the weights: ${reset}. Apply anyway?`)) return false;
+  }
+  return configure(config, start);
 }
 
 /**

@@ -60,6 +60,13 @@ export type TrainerEvent =
   /** The run went back to its checkpoint at `step` (a lost GPU device): metric events after it are void. */
   | { type: 'rollback'; step: number };
 
+/**
+ * Where a new run's weights come from: the live run's when the model is the same (`carry`, the
+ * default), the warm start the live run started from (`warm`: the same start for a comparison),
+ * or fresh random ones (`fresh`).
+ */
+export type RunStart = 'carry' | 'warm' | 'fresh';
+
 /** A stored run brought back into the worker, with what the page draws of it. */
 export interface ResumedRun {
   run: RunRecord;
@@ -98,7 +105,7 @@ export interface TrainerApi {
    * over (RL restarts at step 0 from them, against the same KL reference); another model or task
    * starts from fresh weights, which `weightsResetBy` tells beforehand.
    */
-  configure(config: LabConfig): Promise<{ weightsKept: boolean }>;
+  configure(config: LabConfig, options?: { start?: RunStart }): Promise<{ weightsKept: boolean }>;
   /** Why applying `config` would replace trained weights by random ones, or null when it would not. */
   weightsResetBy(config: LabConfig): Promise<string | null>;
   train(): Promise<void>;

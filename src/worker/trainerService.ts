@@ -71,16 +71,26 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
       }
     },
 
-    configure(next) {
+    configure(next, { start = 'carry' } = {}) {
       return serviceState.serial(state, async () => {
         if (busy()) throw new Error('stop training before changing the configuration');
         const problem = configProblem(next);
         if (problem) throw new Error(`the configuration was not applied (the run is unchanged): ${problem}`);
+        const { reference, referenceOrigin } = state.weights;
+        if (start === 'warm') {
+          // The same start as the live run's: its warm start's weights, at step 0, against the same reference.
+          if (!reference || !referenceOrigin) throw new Error('the configuration was not applied: this run has no warm start to go back to (load a shipped policy or pretrain first)');
+          await runs.rebuild(state, next, reference, reference);
+          runs.setWeights(state, { origin: referenceOrigin, trained: true, atStep: 0, reference, referenceOrigin });
+          state.run!.warmStarted = true;
+          events.setPhase('idle', `ready to train ${next.task.name} with ${next.algorithm.name} from the warm start (${referenceOrigin})`);
+          return { weightsKept: false };
+        }
         // Trained weights of the same model go on under the new configuration (RL restarts at step 0
-        // from them); another model, or another task, starts from fresh weights.
-        const carried = await runs.carriedWeights(state, next);
+        // from them); another model, another task, or a fresh start asked for, starts from random weights.
+        const carried = start === 'carry' ? await runs.carriedWeights(state, next) : null;
         await runs.rebuild(state, next, carried?.bytes, carried?.reference);
-        runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
+        runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference, referenceOrigin } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
         if (carried) state.run!.warmStarted = true;
         const { task, algorithm, model } = next;
         const ready = `ready to train ${task.name} with ${algorithm.name}: policy d_model ${model.dModel} x ${model.layers} layers, batch ${algorithm.batchSize}`;

@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
+import type { RunStart } from '../../worker/protocol';
 import { applyConfig } from '../trainer';
 
 /** The page's fields: CLI-only ones (paths on disk) are never shown. */
@@ -11,7 +12,7 @@ const sections = Object.keys(sectionSchemas) as SectionName[];
 /** The few fields a newcomer changes first, shown above the rest (those are under Advanced). */
 const essential = new Set([
   'task.name', 'algorithm.name', 'algorithm.learningRate', 'algorithm.batchSize', 'algorithm.groupSize', 'algorithm.klCoef',
-  'model.layers', 'model.dModel', 'model.heads', 'run.seed', 'run.maxSteps',
+  'model.layers', 'model.dModel', 'model.heads', 'run.seed', 'run.maxSteps', 'run.timeLimit',
   'digits.numSteps', 'digits.numGenerators', 'functions.rewardType',
 ]);
 
@@ -55,12 +56,13 @@ function ConfigForm({ config }: { config: LabConfig }) {
   const phase = useLab((s) => s.phase);
   const [draft, setDraft] = useState<LabConfig>(config);
   const [fieldProblem, setProblem] = useState<string | null>(null);
+  const [start, setStart] = useState<RunStart>('carry');
   const importInput = useRef<HTMLInputElement>(null);
   // A field out of its range, or fields that disagree (heads must divide d_model): Apply waits.
   const problem = fieldProblem ?? configProblem(draft);
   const apply = async (next: LabConfig) => {
     setDraft(next);
-    if (await applyConfig(next)) window.location.hash = configToSearchParams(next, { page: true });
+    if (await applyConfig(next, start)) window.location.hash = configToSearchParams(next, { page: true });
   };
   const importJson = async (file: File) => {
     try {
@@ -75,7 +77,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
   return (
     <section className="panel config" data-testid="config-panel">
       <h2>Configuration</h2>
-      <p className="hint">Hover a field for what it does. Apply makes a new run; the weights carry over when the model stays the same.</p>
+      <p className="hint">Hover a field for what it does. Apply makes a new run from the start you pick: the current weights (when the model stays the same), the warm start, or fresh weights. max-steps and time-limit are its budgets.</p>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -96,6 +98,14 @@ function ConfigForm({ config }: { config: LabConfig }) {
           })}
         </details>
         {problem && <p className="problem" role="alert">{problem}</p>}
+        <label title="Where the new run's weights come from: the live run's (when the model is the same), the warm start the live run began from (the same start, to compare algorithms or settings fairly), or fresh random weights">
+          start from{' '}
+          <select value={start} onChange={(e) => setStart(e.target.value as RunStart)} data-testid="run-start">
+            <option value="carry">the current weights</option>
+            <option value="warm">the warm start</option>
+            <option value="fresh">fresh weights</option>
+          </select>
+        </label>
         <button type="submit" disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>
         <button type="button" onClick={() => importInput.current?.click()}>Import JSON</button>

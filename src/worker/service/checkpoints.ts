@@ -41,7 +41,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
       const run = state.run;
       if (!run) throw new Error('configure a run before loading weights into it');
       await rebuild(state, run.config, bytes);
-      setWeights(state, { origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: bytes });
+      setWeights(state, { origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: bytes, referenceOrigin: `${source} (safetensors)` });
       done(`loaded the weights of ${source}; Train starts RL at step 0 from them`);
       return { step: 0, checkpointStep: 0, config: run.config };
     }
@@ -53,7 +53,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     const origin = `${source}, step ${meta.step}`;
     if (warmStart) {
       await rebuild(state, meta.config, bytes);
-      setWeights(state, { origin, trained: true, atStep: 0, reference: bytes }); // the reference, should a later config want one
+      setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin }); // the reference, should a later config want one
       done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
       return { step: 0, checkpointStep: meta.step, config: meta.config };
     }

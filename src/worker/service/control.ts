@@ -85,8 +85,12 @@ export async function trainLoop(state: ServiceState): Promise<void> {
       return;
     }
     const limit = stepLimit(state.run);
+    const budget = state.run?.config.run.timeLimit ?? 0;
     if (limit > 0 && (state.run?.runner.globalStep ?? 0) >= limit) {
       state.events.setPhase('stopped', finishedMessage(state.run!, limit));
+      await serial(state, () => keepRun(state, 'stopped'));
+    } else if (budget > 0 && wallNow(state) >= budget * 1000) {
+      state.events.setPhase('stopped', `reached its time budget of ${budget} s at step ${state.run?.runner.globalStep ?? 0}`);
       await serial(state, () => keepRun(state, 'stopped'));
     }
     // Let pause/stop messages in between steps.

@@ -63,6 +63,8 @@ export interface Weights {
   /** The run's step when the weights came: RL steps since are counted on top of the origin. */
   atStep: number;
   reference?: Uint8Array;
+  /** What the reference is, when it is a warm start (a shipped policy, pretrained weights): a new run can start from it again. */
+  referenceOrigin?: string;
 }
 
 /** The page's warm start in progress (warmStart.ts). */

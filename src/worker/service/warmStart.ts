@@ -88,7 +88,7 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
   // The pretrained weights become the run's starting point: step 0, fresh RL optimizer, reference.
   const bytes = await run.runner.saveCheckpoint();
   await rebuild(state, run.config, bytes);
-  setWeights(state, { origin: `pretrained here, ${warm.step} steps`, trained: true, atStep: 0, reference: bytes });
+  setWeights(state, { origin: `pretrained here, ${warm.step} steps`, trained: true, atStep: 0, reference: bytes, referenceOrigin: `pretrained here, ${warm.step} steps` });
   const heldout = warm.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${warm.heldoutAccuracy.toFixed(3)}`;
   state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${warm.step} steps${heldout}; Train continues with RL from these weights`);
 }
