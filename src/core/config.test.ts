@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFields, configFromSearchParams, configProblem, configToSearchParams, defaultConfig, fieldApplies, parseConfig } from './config';
+import { configFields, configFromSearchParams, configProblem, configToSearchParams, defaultConfig, fieldApplies, parseConfig, withField } from './config';
 
 describe('config', () => {
   it('documents every field with a default', () => {
@@ -23,6 +23,13 @@ describe('config', () => {
     expect(() => configFromSearchParams('learning-rate=abc')).toThrow(/--learning-rate: expected a number/);
     expect(() => configFromSearchParams('nope=1')).toThrow(/unknown config parameter "nope"/);
     expect(() => parseConfig({ model: { heads: 'four' } })).toThrow(/model\.heads/);
+  });
+
+  it('a flag is blamed only for its own field: an invalid field set before it is named by its path (issue 29)', () => {
+    const broken = { ...defaultConfig(), run: { ...defaultConfig().run, maxSteps: 1e300 } };
+    const seed = configFields().find((field) => field.flag === 'seed')!;
+    expect(() => withField(broken, seed, '3')).toThrow(/^run\.maxSteps: /);
+    expect(() => withField(defaultConfig(), seed, '-1')).toThrow(/^--seed: /);
   });
 
   it('a config file with an unknown key is refused with the key named, and a likely meant one', () => {
