@@ -5,9 +5,9 @@
  * command. `--config FILE` loads a YAML or JSON config first (core/configFile.ts: the lab's
  * sections, or the Q-language system's flat keys); flags override it.
  */
-import { readFileSync } from 'node:fs';
 import { configFields, defaultConfig, withField, type ConfigField, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
+import { MAX_CONFIG_BYTES, readTextChecked } from './data';
 
 export interface ExtraFlag {
   name: string;
@@ -74,9 +74,9 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   if (configFile && withConfig) {
     let text: string;
     try {
-      text = readFileSync(configFile[1]!, 'utf8');
+      text = readTextChecked(configFile[1]!, 'config file', MAX_CONFIG_BYTES);
     } catch (error) {
-      throw new Error(`--config: cannot read ${configFile[1]}: ${(error as Error).message}`);
+      throw new Error(`--config: ${(error as Error).message}`);
     }
     try {
       const file = parseConfigFile(text);

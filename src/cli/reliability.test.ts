@@ -75,3 +75,21 @@ describe('what a person writes is checked', () => {
     expect(existsSync(out)).toBe(true);
   });
 });
+
+describe('every file is read through one size-checked reader (issue 29)', () => {
+  it('--config from a device, a FIFO or a file past the 1 MB a config may have is refused at once, naming it', () => {
+    const zero = run('train', ['--config', '/dev/zero', '--max-steps', '1']);
+    expect(zero.status).not.toBe(0);
+    expect(zero.stderr).toContain('cannot read config file /dev/zero: not a regular file');
+    const dir = mkdtempSync(join(tmpdir(), 'prl-config-size-'));
+    const fifo = join(dir, 'fifo.yaml');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const started = Date.now();
+    const piped = run('train', ['--config', fifo, '--max-steps', '1']);
+    expect(piped.stderr).toContain(`cannot read config file ${fifo}: not a regular file`);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, `# ${'x'.repeat(2 << 20)}\nlearning_rate: 0.1\n`);
+    expect(run('train', ['--config', big, '--max-steps', '1']).stderr).toMatch(new RegExp(`config file ${big} has \\d+ bytes, more than the 1048576 a config file may have`));
+  });
+});
