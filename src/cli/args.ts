@@ -100,10 +100,10 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   return { config, extra };
 }
 
-/** A flag's value as a positive number (a whole one with `integer`), or an error that names the flag and what it got. */
+/** A flag's value as a positive finite number (a whole one with `integer`; 1e400 is Infinity, refused), or an error that names the flag and what it got. */
 export function positiveFlag(name: string, text: unknown, integer = false): number {
   const value = Number(text);
-  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
+  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
   return value;
 }
 

@@ -41,8 +41,7 @@ async function scorePreferenceFile(checkpointPath: string, referencePath: string
   const bytes = readCheckpointFile(checkpointPath, 'checkpoint');
   const { meta, tensors } = await decodeCheckpoint(bytes);
   const config = meta.config;
-  const beta = betaText === undefined ? (config.algorithm.name === 'dpo' ? config.algorithm.beta : 0.1) : Number(betaText);
-  if (!(beta > 0)) throw new Error(`--beta: expected a positive number, got "${betaText}"`);
+  const beta = betaText === undefined ? (config.algorithm.name === 'dpo' ? config.algorithm.beta : 0.1) : positiveFlag('beta', betaText);
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--preferences: a ${config.task.name} checkpoint; pair files are read for kolmogorov`);
   const task = programTask(config);
   const pairs = await loadPreferencesFile(pairsPath, task);

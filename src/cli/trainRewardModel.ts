@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     centerRewardsCoefficient: Number(extra['center-rewards-coefficient']),
   };
   if (!Number.isFinite(settings.margin)) throw new Error(`--margin: expected a number, got "${String(extra.margin)}"`);
-  if (!(settings.centerRewardsCoefficient >= 0)) throw new Error(`--center-rewards-coefficient: expected a number >= 0, got "${String(extra['center-rewards-coefficient'])}"`);
+  if (!(settings.centerRewardsCoefficient >= 0) || !Number.isFinite(settings.centerRewardsCoefficient)) throw new Error(`--center-rewards-coefficient: expected a number >= 0, got "${String(extra['center-rewards-coefficient'])}"`);
   const evalEvery = Number(extra['eval-every']);
   if (!Number.isInteger(evalEvery) || evalEvery < 0) throw new Error(`--eval-every: expected a whole number, got "${String(extra['eval-every'])}"`);
 
