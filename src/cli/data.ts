@@ -5,7 +5,9 @@
  * writing a file whole or not at all.
  */
 import { createReadStream, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
+import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
+import { WeightsMismatchError } from '../core/model/transformer';
+import { SafetensorsError } from '../core/safetensors';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
@@ -91,6 +93,24 @@ export function readCheckpointFile(path: string, flag?: string): Uint8Array {
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`${flag ? `--${flag}: ` : ''}${message.startsWith('cannot read') || message.startsWith('checkpoint') ? message : `cannot read checkpoint ${path}: ${message}`}`);
+  }
+}
+
+/** Whether an error is the checkpoint file's fault: it does not decode, or its weights do not fit the model. */
+export const isCheckpointProblem = (error: unknown): boolean => error instanceof CheckpointError || error instanceof SafetensorsError || error instanceof WeightsMismatchError;
+
+/**
+ * Runs `use`, which decodes or loads the checkpoint that `--flag path` gave; a checkpoint problem
+ * it throws (all of them, with `any`) names the flag and the file before saying why, as the
+ * reading of the file already does. Without it "checksum mismatch" would not say which file.
+ */
+export async function namingCheckpoint<T>(flag: string, path: string, use: () => Promise<T>, { any = false }: { any?: boolean } = {}): Promise<T> {
+  try {
+    return await use();
+  } catch (error) {
+    const message = (error as Error).message;
+    if ((!any && !isCheckpointProblem(error)) || message.startsWith(`--${flag}`)) throw error;
+    throw new Error(`--${flag} ${path}: ${message}`);
   }
 }
 

@@ -24,7 +24,7 @@ import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args'
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
 import { openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
-import { loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -39,7 +39,7 @@ import * as tf from '@tensorflow/tfjs';
 async function scorePreferenceFile(checkpointPath: string, referencePath: string, pairsPath: string, betaText: string | undefined, backendName: string): Promise<Record<string, number>> {
   await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const bytes = readCheckpointFile(checkpointPath, 'checkpoint');
-  const { meta, tensors } = await decodeCheckpoint(bytes);
+  const { meta, tensors } = await namingCheckpoint('checkpoint', checkpointPath, () => decodeCheckpoint(bytes));
   const config = meta.config;
   const beta = betaText === undefined ? (config.algorithm.name === 'dpo' ? config.algorithm.beta : 0.1) : positiveFlag('beta', betaText);
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--preferences: a ${config.task.name} checkpoint; pair files are read for kolmogorov`);
@@ -144,10 +144,10 @@ interface SearchOptions {
 }
 
 async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, split, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
-  const bytes = readCheckpointFile(path);
+  const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const records = await loadKolmogorovFile(dataPath);
-  const { runner, meta, close } = await openCheckpointRunner(bytes, records);
+  const { runner, meta, close } = await namingCheckpoint('checkpoint', path, () => openCheckpointRunner(bytes, records), { any: true });
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   try {
     const { rows, searches, ...metrics } = await runner.evaluate(records, {
@@ -174,10 +174,10 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
  * the shown tests is chosen and scored on every test (functions/evaluate.ts).
  */
 async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature: number; limit?: number }, backendName: string): Promise<FunctionEvaluation> {
-  const bytes = readCheckpointFile(path);
+  const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const problems = loadProblemsFile(dataPath);
-  const { runner, meta, close } = await openFunctionsCheckpointRunner(bytes);
+  const { runner, meta, close } = await namingCheckpoint('checkpoint', path, () => openFunctionsCheckpointRunner(bytes), { any: true });
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   try {
     const result = await runner.evaluate(problems, { ...options, onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`) });

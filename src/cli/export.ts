@@ -12,7 +12,7 @@ import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles, policyConfigOf } from '../core/export';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { readCheckpointFile } from './data';
+import { namingCheckpoint, readCheckpointFile } from './data';
 import { initTensorflow } from './tfBackend';
 
 const extras: ExtraFlag[] = [
@@ -57,7 +57,8 @@ async function main(): Promise<void> {
   const { extra } = parseArgs(argv, extras, false);
   if (typeof extra.checkpoint !== 'string') throw new Error('--checkpoint FILE is required');
   if (typeof extra.out !== 'string' && typeof extra.ids !== 'string') throw new Error('--out DIR (or --ids) is required');
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
+  const checkpoint = extra.checkpoint;
+  const { meta, tensors } = await namingCheckpoint('checkpoint', checkpoint, () => decodeCheckpoint(readCheckpointFile(checkpoint, 'checkpoint')));
   const weights = tensorArrays(tensors, 'weights');
   if (typeof extra.out === 'string') {
     mkdirSync(extra.out, { recursive: true });

@@ -28,7 +28,7 @@ import { Rng } from '../core/rng';
 import { createFunctionsRunner, createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards, type ShardGrammar } from './gradientHost';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-  const setup = config.task.name === 'functions' ? await functionsSetup(config, extra, pool, initFrom) : await kolmogorovSetup(config, extra, pool, initFrom);
+  const setup = await namingCheckpoint('init-from', String(extra['init-from']), () => (config.task.name === 'functions' ? functionsSetup(config, extra, pool, initFrom) : kolmogorovSetup(config, extra, pool, initFrom)));
   const { runner } = setup;
   if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker

@@ -33,7 +33,7 @@ import { preludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Scored, Task } from '../core/task';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -178,7 +178,8 @@ async function main(): Promise<void> {
   const limit = extra.limit === undefined ? Infinity : positiveFlag('limit', extra.limit, true);
 
   await initTensorflow();
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
+  const checkpoint = extra.checkpoint;
+  const { meta, tensors } = await namingCheckpoint('checkpoint', checkpoint, () => decodeCheckpoint(readCheckpointFile(checkpoint, 'checkpoint')));
   const config = meta.config;
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes });
   const needData = () => {

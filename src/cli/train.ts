@@ -23,7 +23,7 @@ import { createFunctionsRunner, createRunner, preludes, programTask, trainingRec
 import type { StepResult } from '../core/runnerTypes';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
+import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { formatMetricsTable, sandboxLimits } from './report';
@@ -164,12 +164,13 @@ async function main(): Promise<void> {
   try {
     const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    const opened = await data.open(pool, initFrom, { preferences, rewardModel });
+    const opened = await namingCheckpoint('init-from', String(extra['init-from']), () => data.open(pool, initFrom, { preferences, rewardModel }));
     runner = opened;
     if (initFrom) say(`policy initialised from ${extra['init-from']}`);
     if (data.note) say(data.note);
     if (typeof extra.resume === 'string') {
-      await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
+      const resume = extra.resume;
+      await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
       wallOffset = truncateMetrics(metricsPath, runner.globalStep);
       say(`resumed from ${extra.resume} at step ${runner.globalStep}`);
     } else {

@@ -20,7 +20,7 @@ import { RewardModel, defaultRewardModelSettings } from '../core/algorithms/rewa
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { Rng } from '../core/rng';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
+import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { LabConfig } from '../core/config';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
@@ -75,7 +75,8 @@ async function main(): Promise<void> {
 
   const backend = await initTensorflow();
   console.error(`tfjs backend: ${backend.backend}`);
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra['init-from'], 'init-from'));
+  const initFrom = extra['init-from'];
+  const { meta, tensors } = await namingCheckpoint('init-from', initFrom, () => decodeCheckpoint(readCheckpointFile(initFrom, 'init-from')));
   const config = meta.config;
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--init-from: a ${config.task.name} checkpoint; reward models are trained for kolmogorov and functions`);
   const task = programTask(config);
