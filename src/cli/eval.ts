@@ -12,7 +12,6 @@
  * rewards/accuracies and rewards/margins): one object with `n`, `rewards_accuracies`,
  * `rewards_margins`.
  */
-import { writeFileSync } from 'node:fs';
 import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
@@ -25,6 +24,7 @@ import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
 import { openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
 import { loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
+import { checkOutputs, writeOutputFile } from './outputs';
 import { formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -210,6 +210,10 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
+  if (typeof extra.out === 'string') {
+    const inputs = ['checkpoint', 'data', 'programs', 'preferences', 'reference'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : []));
+    checkOutputs([{ flag: 'out', path: extra.out, kind: 'file' }], inputs);
+  }
   const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
   const k = positiveFlag(kFlag, extra[kFlag], true);
   const limit = extra.limit === undefined ? undefined : positiveFlag('limit', extra.limit, true);
@@ -224,7 +228,7 @@ async function main(): Promise<void> {
   if (typeof extra.preferences === 'string') {
     if (typeof extra.checkpoint !== 'string' || typeof extra.reference !== 'string') throw new Error('--preferences: give --checkpoint FILE (the trained policy) and --reference FILE (the policy it started from)');
     const result = await scorePreferenceFile(extra.checkpoint, extra.reference, extra.preferences, typeof extra.beta === 'string' ? extra.beta : undefined, String(extra.backend));
-    if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result, null, 2) + '\n');
+    if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : Object.entries(result).map(([name, value]) => `${name.padEnd(20)} ${Number.isInteger(value) ? value : value.toFixed(4)}`).join('\n'));
     return;
   }
@@ -233,7 +237,7 @@ async function main(): Promise<void> {
     if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');
     const data = argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : 'datasets/functions/heldout.jsonl';
     const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature, limit }, String(extra.backend));
-    if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result, null, 2) + '\n');
+    if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
     return;
   }
@@ -250,7 +254,7 @@ async function main(): Promise<void> {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }
   const json = metricsJson(metrics);
-  if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(json, null, 2) + '\n');
+  if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(json, null, 2) + '\n');
   if (extra.json) console.log(JSON.stringify(json));
   else {
     const searches = metrics.searches?.map((level) => ({ label: `policy ${level.search}`, metrics: level })) ?? [{ label, metrics }];

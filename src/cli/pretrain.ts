@@ -27,6 +27,7 @@ import type { PolicyConfig, TransformerPolicy } from '../core/model/transformer'
 import { Rng } from '../core/rng';
 import { createFunctionsRunner, createRunner, kolmogorovPolicyConfig, preludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
+import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
   }
   const out = String(extra.out);
+  checkOutputs([{ flag: 'out', path: out, kind: 'file' }], typeof extra['init-from'] === 'string' ? [{ flag: 'init-from', path: extra['init-from'] }] : []);
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : (config.run.backend as 'wasm' | 'cpu'));
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { RewardModel, defaultRewardModelSettings } from '../core/algorithms/rewardModel';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { Rng } from '../core/rng';
+import { checkOutputs } from './outputs';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import type { TokenPair } from '../core/algorithms/dpo';
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
   }
   if (train.length === 0) throw new Error('no training pair: every item\'s samples earned the same reward (try more --samples or a higher --temperature)');
   const out = String(extra['output-dir']);
+  checkOutputs([{ flag: 'output-dir', path: out, kind: 'folder' }]);
   mkdirSync(out, { recursive: true });
   const metricsPath = join(out, 'metrics.jsonl');
   const events: string[] = [];
