@@ -87,4 +87,18 @@ describe('the commands use the guard (issue 29)', () => {
     expect(readdirSync(out).sort()).toEqual(['config.json', 'model.safetensors', 'modeling_prl.py', 'vocab.json']);
     expect(readdirSync(dir).sort()).toEqual(['exported', 'file', 'run']);
   });
+
+  it('train --output-dir "" (or output_dir: "" in a config) is refused and writes nothing in the current folder; a file as --output-dir is named', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'prl-cwd-'));
+    const data = ['--data-path', join(process.cwd(), 'datasets/train.jsonl'), '--eval-data-path', join(process.cwd(), 'datasets/heldout.jsonl')];
+    const tiny = ['--layers', '1', '--d-model', '16', '--heads', '1', '--batch-size', '2', '--max-steps', '1', '--eval-samples', '1', '--quiet', ...data];
+    const flag = run('train', [...tiny, '--output-dir', ''], cwd);
+    expect(flag.status).not.toBe(0);
+    expect(flag.stderr).toContain('--output-dir: an empty path (it would write into the current folder)');
+    writeFileSync(join(cwd, 'c.yaml'), 'output_dir: ""\n');
+    expect(run('train', [...tiny, '--config', join(cwd, 'c.yaml')], cwd).stderr).toContain('--output-dir: an empty path');
+    expect(readdirSync(cwd)).toEqual(['c.yaml']);
+    const file = join(cwd, 'c.yaml');
+    expect(run('train', [...tiny, '--output-dir', file], cwd).stderr).toContain(`--output-dir ${file}: it is a file, not a folder`);
+  });
 });
