@@ -15,7 +15,7 @@
  */
 import { appendFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withAlgorithm, type LabConfig } from '../core/config';
+import { parseConfig, withAlgorithm, type LabConfig } from '../core/config';
 import type { LoopDeps, TrainingLoop } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
 import { configToYaml } from '../core/configFile';
@@ -108,6 +108,8 @@ async function main(): Promise<void> {
   const parsed = parseArgs(argv, extras);
   const { extra } = parsed;
   const config = withDpoSwitches(parsed.config, extra, argv);
+  // Checked before the first step, not at the first checkpoint: its config must load back.
+  parseConfig(config);
   const quiet = Boolean(extra.quiet);
   const evalK = positiveFlag('eval-k', extra['eval-k'], true);
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--task ${config.task.name}: use \`npm run digits\` for the digit tasks`);

@@ -85,6 +85,14 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
 }
 
 export async function encodeCheckpoint(meta: CheckpointMeta, tensors: NamedTensor[]): Promise<Uint8Array> {
+  // What the decoder would refuse is never written: a run whose config went past the schema (a
+  // mapping set after validation) would otherwise train and leave checkpoints nothing can load.
+  try {
+    parseConfig(meta.config);
+  } catch (error) {
+    throw new CheckpointError(`refusing to write a checkpoint whose config would not load back: ${(error as Error).message}`);
+  }
+  if (!Number.isSafeInteger(meta.step) || meta.step < 0 || meta.step > MAX_STEP) throw new CheckpointError(`refusing to write a checkpoint of step ${meta.step} (a whole number up to ${MAX_STEP} loads)`);
   const specs: TensorSpec[] = [];
   let offset = 0;
   const names = new Set<string>();
