@@ -25,6 +25,16 @@
  * must survive (context, global object, the SETUP tools) are created before the snapshot; every
  * handle made during a run is disposed before the next restore.
  *
+ * The deadline is checked when QuickJS polls its interrupt handler, which it does every 10,000
+ * ticks (calls and backward jumps) on its own. A tick can be dear: a program that catches its own
+ * stack overflow and recurses again (`function r(n) { try { return r(n + 1) } catch (e) { return
+ * r(n + 1) } }`) throws an error with a backtrace of the whole stack at every tick, ~120 us at the
+ * default stack, and 10,000 of them ran 1.2 s past a 100 ms deadline, until the host watchdog
+ * killed the worker. So the sandbox sets QuickJS's poll counter itself (JSContext's
+ * interrupt_counter, found in the wasm memory and checked when the state is built: findPollCounter)
+ * to a count that keeps the dearest interval a few milliseconds: stack bytes x ticks stays under
+ * TICKS_X_STACK_BYTES. Without the counter (another QuickJS layout) it falls back to QuickJS's own.
+ *
  * A wasm trap or host exception (the host stack running out inside the parser) can leave the
  * module's C stack pointer, which lives outside linear memory, displaced: then the runtime,
  * context and snapshots are rebuilt on the module, and `needsRecycle` asks the owner to replace
@@ -57,6 +67,15 @@ export interface SandboxOptions {
 }
 
 const MAX_MESSAGE = 300;
+
+/** QuickJS's own ticks between two polls of the interrupt handler (JS_INTERRUPT_COUNTER_INIT). */
+const QUICKJS_POLL_TICKS = 10_000;
+/**
+ * Ticks between polls times the stack's bytes: the dearest tick is an error whose backtrace walks
+ * the whole stack (~1 ns a byte here), so 100 ticks at the default 128 KiB keep an interval near
+ * 12 ms. Polling every 100 ticks cost a tight loop about 4% of its speed.
+ */
+const TICKS_X_STACK_BYTES = 100 * (128 << 10);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -273,6 +292,11 @@ export class Sandbox {
   private deadline = 0;
   private heapAtStart = 0;
   private stop: 'timeout' | 'oom' | null = null;
+  /** Index (in 32-bit words of the wasm memory) of QuickJS's poll counter, when it was found; and the ticks it is set to. */
+  private pollCounter: number | null = null;
+  private readonly pollTicks: number;
+  /** Stands in for the interrupt handler while findPollCounter probes. */
+  private probe: (() => boolean) | null = null;
   /** Set when the wasm heap has grown past its threshold or the module trapped: the owner should replace this sandbox. */
   needsRecycle = false;
 
@@ -282,6 +306,12 @@ export class Sandbox {
   ) {
     this.memory = module.getWasmMemory();
     this.view = new Uint8Array(this.memory.buffer);
+    this.pollTicks = Math.max(10, Math.min(QUICKJS_POLL_TICKS, Math.round(TICKS_X_STACK_BYTES / options.limits.stackBytes)));
+  }
+
+  /** The wasm memory as 32-bit words (a fresh view after the memory grew). */
+  private words(): Int32Array {
+    return new Int32Array(this.memory.buffer);
   }
 
   static async create(options: SandboxOptions): Promise<Sandbox> {
@@ -311,6 +341,9 @@ export class Sandbox {
 
   /** The interrupt handler, installed once: stops the program at its deadline or when the wasm heap grew too much. */
   private readonly interrupt = (): boolean => {
+    if (this.probe) return this.probe();
+    // QuickJS has just reset its counter to 10,000 ticks: the next poll comes after pollTicks.
+    if (this.pollCounter !== null) this.words()[this.pollCounter] = this.pollTicks;
     if (Date.now() >= this.deadline) this.stop = 'timeout';
     else if (this.memory.buffer.byteLength - this.heapAtStart > this.options.limits.memoryBytes) this.stop = 'oom';
     return this.stop !== null;
@@ -327,6 +360,7 @@ export class Sandbox {
     runtime.setMaxStackSize(limits.stackBytes);
     runtime.setInterruptHandler(this.interrupt);
     const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } });
+    this.pollCounter = this.findPollCounter(context);
     // Handles the host keeps across programs must exist in the snapshot.
     void context.global;
     void context.undefined;
@@ -352,6 +386,46 @@ export class Sandbox {
     }
     this.restore(base);
     return { runtime, context, extract, describe, seed, finish, snapshots };
+  }
+
+  /**
+   * Finds QuickJS's poll counter (JSContext.interrupt_counter) in the wasm memory, or null. While
+   * the handler runs, the counter has just been reset to 10,000, and it falls as the program
+   * ticks: candidates are the words of the context's struct that read 10,000 in the handler and
+   * less after a few more ticks. A candidate is taken only if setting it makes QuickJS poll that
+   * often: 20,000 loop iterations with the counter set to 5 poll thousands of times, not twice.
+   */
+  private findPollCounter(context: QuickJSContext): number | null {
+    const pointer = (context as unknown as { ctx?: { value?: unknown } }).ctx?.value;
+    if (typeof pointer !== 'number' || pointer % 4 !== 0) return null;
+    const first = pointer >> 2;
+    const span = 256; // words: JSContext is about 1 KB; the counter sits near its start
+    let candidates: number[] = [];
+    try {
+      this.probe = () => {
+        const words = this.words();
+        for (let i = first; i < first + span; i++) if (words[i] === QUICKJS_POLL_TICKS) candidates.push(i);
+        return true; // ends the probe
+      };
+      context.evalCode('for (;;) {}', 'probe.js').dispose();
+      this.probe = () => false;
+      context.evalCode('(function () { for (var i = 0; i < 100; i++); })()', 'probe.js').dispose();
+      const words = this.words();
+      candidates = candidates.filter((i) => words[i] > 0 && words[i] < QUICKJS_POLL_TICKS);
+      for (const candidate of candidates) {
+        let polls = 0;
+        this.probe = () => {
+          this.words()[candidate] = 5;
+          polls++;
+          return false;
+        };
+        context.evalCode('(function () { for (var i = 0; i < 20000; i++); })()', 'probe.js').dispose();
+        if (polls > 1000) return candidate;
+      }
+      return null;
+    } finally {
+      this.probe = null;
+    }
   }
 
   /** After a trap: the heap is put back to a consistent state, the old runtime freed, and everything built again. */
@@ -425,6 +499,8 @@ export class Sandbox {
 
     this.evaluations += 1;
     this.restore(snapshot);
+    // The first interval of the program is a short one too (the snapshot holds whatever count was left).
+    if (this.pollCounter !== null) this.words()[this.pollCounter] = this.pollTicks;
     this.heapAtStart = this.memory.buffer.byteLength;
     this.stop = null;
     this.deadline = Date.now() + limits.deadlineMs;
