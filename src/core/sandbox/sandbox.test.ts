@@ -46,7 +46,7 @@ describe('sandbox outcomes', () => {
   it('stops recursion that catches its own stack overflow at the deadline, not a poll interval of 1.2 s later (issue 29)', () => {
     const outcome = run('function r(n) { try { return r(n + 1) } catch (e) { return r(n + 1) } } r(0)');
     expect(outcome.kind).toBe('timeout');
-    expect(outcome.elapsedMs).toBeLessThan(limits.deadlineMs + 50);
+    expect(outcome.elapsedMs).toBeLessThan(limits.deadlineMs + 150); // slack for a loaded machine; it was 1,250 ms
     expect(run('output = [1, 2]', { expected: [1, 2] }).kind).toBe('ok');
   });
 
