@@ -148,12 +148,9 @@ async function main(): Promise<void> {
   mkdirSync(logsDir, { recursive: true });
   const metricsPath = join(outputDir, 'metrics.jsonl');
   const logPath = join(logsDir, 'training_log.txt');
-  /** Lines said before the run is sure to start, written to the log once it is (a refused run leaves the earlier log). */
-  let pending: string[] | null = [];
   /** A line for the user (stderr, unless it is step detail under --quiet) and for logs/training_log.txt. */
   const say = (line: string, detail = false) => {
-    if (pending) pending.push(line);
-    else appendFileSync(logPath, line + '\n');
+    appendFileSync(logPath, line + '\n');
     if (!(detail && quiet)) console.error(line);
   };
 
@@ -185,8 +182,6 @@ async function main(): Promise<void> {
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
     if (plan === 'replace') clearRun(outputDir);
     if (plan !== 'continue') writeFileSync(logPath, '');
-    for (const line of pending) appendFileSync(logPath, line + '\n');
-    pending = null;
     if (initFrom) say(`policy initialised from ${extra['init-from']}`);
     if (data.note) say(data.note);
     if (resume !== undefined) {
