@@ -148,3 +148,42 @@ test('a second tab cannot resume the run another tab holds', async ({ page, cont
   await other.getByTestId('run-list').getByRole('button', { name: 'Open' }).click();
   await expect(other.getByTestId('errors').locator('p')).toHaveCount(2);
 });
+
+test('a stored run the list cannot draw leaves the page working and is deleted from its row; a run file with a bad field is refused by name (issue 29)', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(tinyRun);
+  await savedRuns(page).click();
+  await expect(savedRuns(page)).toContainText('Saved runs (0)'); // the worker has made the store
+  // Records as an unchecked import once stored them: a name that is no text, a best that is no number.
+  await page.evaluate(() => new Promise<void>((resolve, reject) => {
+    const open = indexedDB.open('program-rl-lab');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('runs', 'readwrite');
+      const base = { task: 'kolmogorov', algorithm: 'reinforce', config: {}, step: 3, status: 'stopped', createdAt: 1, updatedAt: Date.now(), chunks: 0, checkpointBytes: 0, referenceBytes: 0 };
+      tx.objectStore('runs').put({ ...base, id: 'bad-name', name: { not: 'text' }, best: null });
+      tx.objectStore('runs').put({ ...base, id: 'bad-best', name: 'best is text', best: 'oops' });
+      tx.oncomplete = () => {
+        db.close();
+        resolve();
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+  }));
+  await page.reload();
+  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  await savedRuns(page).click();
+  await expect(page.getByTestId('broken-run')).toHaveCount(1);
+  await expect(page.getByTestId('run-list')).toContainText('best is text');
+  await expect(page.getByTestId('charts')).toBeVisible(); // the rest of the page is there
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByTestId('broken-run').getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByTestId('broken-run')).toHaveCount(0);
+  await expect(savedRuns(page)).toContainText('Saved runs (1)');
+  // An import is checked field by field before anything is stored.
+  const bad = { format: 'program-rl-lab-run', version: 1, run: { name: 'x', best: 'oops' }, metrics: [], checkpoint: 'AAAA' };
+  await page.getByTestId('run-import').setInputFiles({ name: 'bad.run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+  await expect(page.getByTestId('errors')).toContainText('bad.run.json: run.best must be a finite number or null');
+  await expect(savedRuns(page)).toContainText('Saved runs (1)');
+});

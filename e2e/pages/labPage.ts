@@ -43,7 +43,8 @@ export class LabPage {
   state<T>(pick: string): Promise<T> {
     return this.page.evaluate((path) => {
       const state = (window as any).__lab.state();
-      return path.split('.').reduce((value: any, key: string) => value?.[key], state);
+      // The store keeps some slices in Maps (series by metric name): a key reads through them.
+      return path.split('.').reduce((value: any, key: string) => (value instanceof Map ? value.get(key) : value?.[key]), state);
     }, pick);
   }
 

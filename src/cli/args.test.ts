@@ -21,4 +21,9 @@ describe('positiveFlag', () => {
     expect(() => positiveFlag('limit', 'many', true)).toThrow('--limit: expected a positive whole number, got "many"');
     expect(() => positiveFlag('steps', undefined, true)).toThrow('got "undefined"');
   });
+
+  it('refuses an infinite value: --beta 1e400 is Infinity, which passed "positive" (issue 29)', () => {
+    expect(() => positiveFlag('beta', '1e400')).toThrow('--beta: expected a positive number, got "1e400"');
+    expect(() => positiveFlag('limit', 'Infinity', true)).toThrow('--limit: expected a positive whole number');
+  });
 });

@@ -5,10 +5,10 @@
  * command. `--config FILE` loads a YAML or JSON config first (core/configFile.ts: the lab's
  * sections, or the Q-language system's flat keys); flags override it.
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { configFields, configFromFlags, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
+import { MAX_CONFIG_BYTES, readTextChecked } from './data';
 
 export interface ExtraFlag {
   name: string;
@@ -78,9 +78,9 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   if (configFile && withConfig) {
     let text: string;
     try {
-      text = readFileSync(configFile[1]!, 'utf8');
+      text = readTextChecked(configFile[1]!, 'config file', MAX_CONFIG_BYTES);
     } catch (error) {
-      throw new Error(`--config: cannot read ${configFile[1]}: ${(error as Error).message}`);
+      throw new Error(`--config: ${(error as Error).message}`);
     }
     try {
       const file = parseConfigFile(text);
@@ -109,10 +109,10 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   return { config, given, extra };
 }
 
-/** A flag's value as a positive number (a whole one with `integer`), or an error that names the flag and what it got. */
+/** A flag's value as a positive finite number (a whole one with `integer`; 1e400 is Infinity, refused), or an error that names the flag and what it got. */
 export function positiveFlag(name: string, text: unknown, integer = false): number {
   const value = Number(text);
-  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
+  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
   return value;
 }
 

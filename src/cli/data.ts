@@ -5,7 +5,9 @@
  * writing a file whole or not at all.
  */
 import { createReadStream, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
+import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
+import { WeightsMismatchError } from '../core/model/transformer';
+import { SafetensorsError } from '../core/safetensors';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
@@ -17,10 +19,10 @@ export const MAX_PROBLEMS_BYTES = 64 << 20;
 
 /** Function problems from a JSON array or JSONL file; bad problems are reported with where they are, the rest load. */
 export function loadProblemsFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): FunctionProblem[] {
-  checkedSize(path, 'problems file', MAX_PROBLEMS_BYTES);
+  const text = readTextChecked(path, 'problems file', MAX_PROBLEMS_BYTES);
   let parsed: ReturnType<typeof parseProblemsText>;
   try {
-    parsed = parseProblemsText(readFileSync(path, 'utf8'));
+    parsed = parseProblemsText(text);
   } catch (error) {
     throw new Error(`problems ${path}: ${(error as Error).message}`);
   }
@@ -49,14 +51,66 @@ export function checkedSize(path: string, what: string, max: number): number {
   return size;
 }
 
+/** Largest config file read (`--config`): far above any real one, far below what a parse of it would make slow. */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+/**
+ * The one reader of a file read whole: its size and type are checked first (checkedSize), so a
+ * device, a FIFO or a file past `max` is refused by name before a byte is read. Every file the
+ * CLI reads whole goes through here (or through checkedSize and a capped stream, for JSONL).
+ */
+export function readFileChecked(path: string, what: string, max: number): Buffer {
+  checkedSize(path, what, max);
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(`cannot read ${what} ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** The text of a file read whole, through readFileChecked. */
+export function readTextChecked(path: string, what: string, max: number): string {
+  return readFileChecked(path, what, max).toString('utf8');
+}
+
+/** Largest JSON result file read back (a recipe's own results, a run's config.json). */
+export const MAX_JSON_BYTES = 64 << 20;
+
+/** A JSON file read whole through readFileChecked; a parse error names the file. */
+export function readJsonChecked(path: string, what: string): unknown {
+  const text = readTextChecked(path, what, MAX_JSON_BYTES);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${what} ${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
 /** The bytes of a checkpoint file; `flag` (e.g. "init-from") prefixes the error when it cannot be read. */
 export function readCheckpointFile(path: string, flag?: string): Uint8Array {
   try {
-    checkedSize(path, 'checkpoint', DEFAULT_MAX_CHECKPOINT_BYTES);
-    return new Uint8Array(readFileSync(path));
+    return new Uint8Array(readFileChecked(path, 'checkpoint', DEFAULT_MAX_CHECKPOINT_BYTES));
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`${flag ? `--${flag}: ` : ''}${message.startsWith('cannot read') || message.startsWith('checkpoint') ? message : `cannot read checkpoint ${path}: ${message}`}`);
+  }
+}
+
+/** Whether an error is the checkpoint file's fault: it does not decode, or its weights do not fit the model. */
+export const isCheckpointProblem = (error: unknown): boolean => error instanceof CheckpointError || error instanceof SafetensorsError || error instanceof WeightsMismatchError;
+
+/**
+ * Runs `use`, which decodes or loads the checkpoint that `--flag path` gave; a checkpoint problem
+ * it throws (all of them, with `any`) names the flag and the file before saying why, as the
+ * reading of the file already does. Without it "checksum mismatch" would not say which file.
+ */
+export async function namingCheckpoint<T>(flag: string, path: string, use: () => Promise<T>, { any = false }: { any?: boolean } = {}): Promise<T> {
+  try {
+    return await use();
+  } catch (error) {
+    const message = (error as Error).message;
+    if ((!any && !isCheckpointProblem(error)) || message.startsWith(`--${flag}`)) throw error;
+    throw new Error(`--${flag} ${path}: ${message}`);
   }
 }
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
 import { isDigitTask } from '../core/digits/tasks';
+import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
@@ -54,7 +55,8 @@ export async function digitsMain(argv: string[]): Promise<void> {
   const verbose = parsed.extra.verbose === true;
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
   const outputDir = argv.some((a) => a.startsWith('--output-dir') || a.startsWith('--output_dir')) ? config.run.outputDir : undefined;
-  if (outputDir) {
+  if (outputDir !== undefined) {
+    checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
     mkdirSync(outputDir, { recursive: true });
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
     writeFileSync(join(outputDir, 'metrics.jsonl'), '');

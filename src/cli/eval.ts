@@ -12,7 +12,6 @@
  * rewards/accuracies and rewards/margins): one object with `n`, `rewards_accuracies`,
  * `rewards_margins`.
  */
-import { writeFileSync } from 'node:fs';
 import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
@@ -26,7 +25,8 @@ import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args'
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
 import { openAnyCheckpointRunner, openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
-import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, readCheckpointFile } from './data';
+import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
+import { checkOutputs, writeOutputFile } from './outputs';
 import { evaluationTable, formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -41,10 +41,9 @@ import * as tf from '@tensorflow/tfjs';
 async function scorePreferenceFile(checkpointPath: string, referencePath: string, pairsPath: string, betaText: string | undefined, backendName: string): Promise<Record<string, number>> {
   await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const bytes = readCheckpointFile(checkpointPath, 'checkpoint');
-  const { meta, tensors } = await decodeCheckpoint(bytes);
+  const { meta, tensors } = await namingCheckpoint('checkpoint', checkpointPath, () => decodeCheckpoint(bytes));
   const config = meta.config;
-  const beta = betaText === undefined ? (config.algorithm.name === 'dpo' ? config.algorithm.beta : 0.1) : Number(betaText);
-  if (!(beta > 0)) throw new Error(`--beta: expected a positive number, got "${betaText}"`);
+  const beta = betaText === undefined ? (config.algorithm.name === 'dpo' ? config.algorithm.beta : 0.1) : positiveFlag('beta', betaText);
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--preferences: a ${config.task.name} checkpoint; pair files are read for kolmogorov`);
   const task = programTask(config);
   const pairs = await loadPreferencesFile(pairsPath, task);
@@ -147,10 +146,10 @@ interface SearchOptions {
 }
 
 async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, split, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
-  const bytes = readCheckpointFile(path);
+  const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const records = await loadKolmogorovFile(dataPath);
-  const { runner, meta, close } = await openCheckpointRunner(bytes, records);
+  const { runner, meta, close } = await namingCheckpoint('checkpoint', path, () => openCheckpointRunner(bytes, records), { any: true });
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   try {
     const { rows, searches, ...metrics } = await runner.evaluate(records, {
@@ -177,10 +176,10 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
  * the shown tests is chosen and scored on every test (functions/evaluate.ts).
  */
 async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature: number; limit?: number }, backendName: string): Promise<FunctionEvaluation> {
-  const bytes = readCheckpointFile(path);
+  const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const problems = loadProblemsFile(dataPath);
-  const { runner, meta, close } = await openFunctionsCheckpointRunner(bytes);
+  const { runner, meta, close } = await namingCheckpoint('checkpoint', path, () => openFunctionsCheckpointRunner(bytes), { any: true });
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   try {
     const result = await runner.evaluate(problems, { ...options, onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`) });
@@ -213,6 +212,10 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
+  if (typeof extra.out === 'string') {
+    const inputs = ['checkpoint', 'data', 'programs', 'preferences', 'reference'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : []));
+    checkOutputs([{ flag: 'out', path: extra.out, kind: 'file' }], inputs);
+  }
   const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
   const k = positiveFlag(kFlag, extra[kFlag], true);
   const limit = extra.limit === undefined ? undefined : positiveFlag('limit', extra.limit, true);
@@ -227,7 +230,7 @@ async function main(): Promise<void> {
   if (typeof extra.preferences === 'string') {
     if (typeof extra.checkpoint !== 'string' || typeof extra.reference !== 'string') throw new Error('--preferences: give --checkpoint FILE (the trained policy) and --reference FILE (the policy it started from)');
     const result = await scorePreferenceFile(extra.checkpoint, extra.reference, extra.preferences, typeof extra.beta === 'string' ? extra.beta : undefined, String(extra.backend));
-    if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result, null, 2) + '\n');
+    if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : Object.entries(result).map(([name, value]) => `${name.padEnd(20)} ${Number.isInteger(value) ? value : value.toFixed(4)}`).join('\n'));
     return;
   }
@@ -236,7 +239,7 @@ async function main(): Promise<void> {
     if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');
     const data = argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : 'datasets/functions/heldout.jsonl';
     const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature, limit }, String(extra.backend));
-    if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result, null, 2) + '\n');
+    if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
     return;
   }
@@ -252,7 +255,7 @@ async function main(): Promise<void> {
     try {
       const search = definition.searches.find((s) => s.k === k && !s.options) ?? searchOf(definition, undefined);
       const result = await runner.evaluate(heldout, { limit, search });
-      if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(result.json, null, 2) + '\n');
+      if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result.json, null, 2) + '\n');
       console.log(extra.json ? JSON.stringify(result.json) : evaluationTable(result, `${task}, ${search.name}, step ${meta.step}`));
     } finally {
       await close();
@@ -271,7 +274,7 @@ async function main(): Promise<void> {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }
   const json = metricsJson(metrics);
-  if (typeof extra.out === 'string') writeFileSync(extra.out, JSON.stringify(json, null, 2) + '\n');
+  if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(json, null, 2) + '\n');
   if (extra.json) console.log(JSON.stringify(json));
   else {
     const searches = metrics.searches?.map((level) => ({ label: `policy ${level.search}`, metrics: level })) ?? [{ label, metrics }];

@@ -6,13 +6,13 @@
  * --ids 3,17,42`.
  */
 import * as tf from '@tensorflow/tfjs';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles, policyConfigOf } from '../core/export';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { readCheckpointFile } from './data';
+import { namingCheckpoint, readCheckpointFile } from './data';
+import { checkOutputs, refuseForeignFolder, writeFolderAtomic } from './outputs';
 import { initTensorflow } from './tfBackend';
 
 const extras: ExtraFlag[] = [
@@ -21,6 +21,9 @@ const extras: ExtraFlag[] = [
   { name: 'out', doc: 'folder to write model.safetensors, config.json, vocab.json and modeling_prl.py to' },
   { name: 'ids', doc: 'token ids, comma-separated: print the lab policy\'s next-token logits for them as one JSON list' },
 ];
+
+/** What an export folder holds (core/export.ts exportFiles): a folder with other files is not an earlier export. */
+const EXPORT_FILES = ['model.safetensors', 'config.json', 'vocab.json', 'modeling_prl.py'];
 
 /** The PyTorch module the folder carries, beside this file. */
 export const modelingPyPath = new URL('./modeling_prl.py', import.meta.url);
@@ -57,12 +60,17 @@ async function main(): Promise<void> {
   const { extra } = parseArgs(argv, extras, false);
   if (typeof extra.checkpoint !== 'string') throw new Error('--checkpoint FILE is required');
   if (typeof extra.out !== 'string' && typeof extra.ids !== 'string') throw new Error('--out DIR (or --ids) is required');
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
+  if (typeof extra.out === 'string') {
+    // Before any work: a folder that is a file, not writable, or someone else's (a run's) is refused.
+    checkOutputs([{ flag: 'out', path: extra.out, kind: 'folder' }], [{ flag: 'checkpoint', path: extra.checkpoint }]);
+    refuseForeignFolder('out', extra.out, EXPORT_FILES);
+  }
+  const checkpoint = extra.checkpoint;
+  const { meta, tensors } = await namingCheckpoint('checkpoint', checkpoint, () => decodeCheckpoint(readCheckpointFile(checkpoint, 'checkpoint')));
   const weights = tensorArrays(tensors, 'weights');
   if (typeof extra.out === 'string') {
-    mkdirSync(extra.out, { recursive: true });
     const files = exportFiles(meta, weights, readFileSync(modelingPyPath, 'utf8'));
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(extra.out, name), content);
+    writeFolderAtomic('out', extra.out, files); // whole or not at all: never new files beside old ones
     console.error(`wrote ${Object.keys(files).join(', ')} to ${extra.out} (task ${meta.config.task.name}, step ${meta.step})`);
   }
   if (typeof extra.ids === 'string') {

@@ -14,8 +14,9 @@
  * kind); the held-out file is scored here and nowhere else. `--ship` copies the RL policy to
  * public/functions.prl with public/functions.json, what the regression test checks.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { stage } from './stage';
@@ -75,13 +76,13 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   const smoke = Boolean(extra.smoke);
   const seconds: Record<string, number> = {};
   if (extra['ship-only']) {
-    const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { scores: Record<string, Record<string, FunctionScore>>; flags: Record<string, unknown> };
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, Record<string, FunctionScore>>; flags: Record<string, unknown> };
     return ship(rl, earlier.scores, earlier.flags, k);
   }
   if (extra['reuse-warm-start']) {
     // The warm start is deterministic given its flags, so an earlier run's is the one this run would make.
     if (!existsSync(warm) || !existsSync(join(out, 'recipe.json'))) throw new Error(`--reuse-warm-start: ${out} holds no earlier run (its pretrained.prl and recipe.json)`);
-    seconds.pretrain = (JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { seconds: Record<string, number> }).seconds.pretrain;
+    seconds.pretrain = (readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number> }).seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
@@ -94,7 +95,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     for (const set of functionSets) {
       const file = join(out, `eval-${policy}-${set.name}.json`.replace(/[^a-z0-9.-]+/gi, '-').toLowerCase());
       await stage(`eval: ${policy}, ${set.name}`, 'src/cli/eval.ts', ['--task', 'functions', '--checkpoint', checkpoint, '--data', set.path, '--k', k, '--out', file]);
-      scores[policy][set.name] = JSON.parse(readFileSync(file, 'utf8')) as FunctionScore;
+      scores[policy][set.name] = readJsonChecked(file, 'recipe result') as FunctionScore;
     }
   }
   seconds.eval = (performance.now() - evalStarted) / 1000;
@@ -111,7 +112,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
 
 /** Ships the RL policy: public/functions.prl, and what the regression test checks in public/functions.json. */
 function ship(rl: string, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string): void {
-  writeFileSync('public/functions.prl', readFileSync(rl));
+  writeFileSync('public/functions.prl', readCheckpointFile(rl));
   const made = ['out', 'pretrain-steps', 'rl-steps', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const after = scores['warm start + RL'];
   const solvedOf = (set: string) => after[set].per_problem.filter((row) => row.solved).map((row) => row.function_name);

@@ -74,6 +74,26 @@ describe('the functions harness in the sandbox', () => {
     expect(forged.passed).toEqual([true, false, false]);
   });
 
+  it('the harness\'s result channel is out of the program\'s reach: replacing __runTests, output, push or array indices, or skipping the harness, forges nothing (issue 29)', async () => {
+    // Under the old harness each of these made the job's output [0, 5, 0, 0, 0, 0]: all three tests passed.
+    const forged = '[0, 5, 0, 0, 0, 0]';
+    const attempts = {
+      assigned: `function add(a, b) { return 1; }\n__runTests = function () { return ${forged}; };`,
+      declared: `function add(a, b) { return 1; }\nfunction __runTests() { return ${forged}; }`,
+      skipped: `function add(a, b) { return 1; }\noutput = ${forged}; if (0)`,
+      outputLocked: `function add(a, b) { return 1; }\nObject.defineProperty(globalThis, 'output', { get() { return ${forged}; }, set() {} });`,
+      push: 'var k = 0; function add(a, b) { Array.prototype.push = function (tag, v) { var n = this.length; this[n] = tag; this[n + 1] = k++ === 0 ? 5 : 0; return n + 2; }; return 1; }',
+      indices: `function add(a, b) { var f = ${forged}; for (var i = 0; i < 6; i++) (function (i) { Object.defineProperty(Array.prototype, i, { get() { return f[i]; }, set() {}, configurable: true }); })(i); return 1; }`,
+    };
+    for (const [name, source] of Object.entries(attempts)) {
+      expect((await run(source)).passed, name).toEqual([false, false, false]);
+    }
+    // The program may call the harness itself, but only on the tests' own inputs, set before it ran:
+    // what it reports is a function's results, nothing it could not have returned.
+    const own = await run('function add(a, b) { return 1; }\n__runTests(function () { return 5; }); __tests(["[0, 0]"]); if (0)');
+    expect(own.passed).toEqual([true, false, false]);
+  });
+
   it('a function that sorts its argument in place does not spoil the next test', async () => {
     const first = parseFunctionProblem({ function_name: 'first', docstring: 'First.', test_cases: [[[[3, 1, 2]], 3], [[[3, 1, 2]], 3]], starter_code: '' });
     const sorter = 'function first(xs) { const v = xs[0]; xs.sort(); return v; }';

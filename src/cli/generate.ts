@@ -4,11 +4,12 @@
  * object per line. `--exclude` drops every sequence that appears in another JSONL file, so a
  * training file never contains a held-out sequence.
  */
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { defaultGeneratorOptions, generateProblems, problemKey } from '../core/functions/generator';
 import { problemToJson } from '../core/functions/problems';
 import { generateDataset } from '../core/kolmogorov/generator';
+import { checkOutputs, writeOutputFile } from './outputs';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadKolmogorovFile, loadProblemsFile } from './data';
 
@@ -39,12 +40,10 @@ async function main(): Promise<void> {
   const count = positiveFlag('count', extra.count, true);
   const seed = Number(extra.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative integer, got "${extra.seed}"`);
+  if (typeof extra.out === 'string') checkOutputs([{ flag: 'out', path: extra.out, kind: 'file' }], typeof extra.exclude === 'string' ? [{ flag: 'exclude', path: extra.exclude }] : []);
   if (extra.task === 'functions') {
     const lines = generateFunctions(count, seed, typeof extra.exclude === 'string' ? extra.exclude : undefined);
-    if (typeof extra.out === 'string') {
-      mkdirSync(dirname(extra.out), { recursive: true });
-      writeFileSync(extra.out, lines.join('\n') + '\n');
-    }
+    if (typeof extra.out === 'string') writeOutputFile('out', extra.out, lines.join('\n') + '\n');
     else process.stdout.write(lines.join('\n') + '\n');
     console.error(`wrote ${lines.length} problems${typeof extra.out === 'string' ? ` to ${extra.out}` : ''}`);
     return;

@@ -30,8 +30,9 @@ import { createFunctionsRunner } from '../core/functions/runner';
 import { createKolmogorovRunner } from '../core/kolmogorov/runner';
 import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
+import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards, type ShardGrammar } from './gradientHost';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -66,12 +67,13 @@ async function main(): Promise<void> {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
   }
   const out = String(extra.out);
+  checkOutputs([{ flag: 'out', path: out, kind: 'file' }], typeof extra['init-from'] === 'string' ? [{ flag: 'init-from', path: extra['init-from'] }] : []);
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : (config.run.backend as 'wasm' | 'cpu'));
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-  const setup = config.task.name === 'functions' ? await functionsSetup(config, extra, pool, initFrom) : await kolmogorovSetup(config, extra, pool, initFrom);
+  const setup = await namingCheckpoint('init-from', String(extra['init-from']), () => (config.task.name === 'functions' ? functionsSetup(config, extra, pool, initFrom) : kolmogorovSetup(config, extra, pool, initFrom)));
   const { runner } = setup;
   if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker

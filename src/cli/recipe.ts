@@ -12,12 +12,13 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones docs/kolmogorov.md's figures come from.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { parseConfig } from '../core/config';
 import { repairSearch } from '../core/kolmogorov/repair';
 import { splitSearch } from '../core/kolmogorov/split';
+import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { stage } from './stage';
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
   if (extra['ship-only']) {
-    const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
     return ship(warm, rlDir, out, earlier.scores, earlier.flags);
   }
 
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
     if (!existsSync(warm) || !existsSync(join(out, 'recipe.json'))) {
       throw new Error(`--reuse-warm-start: ${out} holds no earlier run (its pretrained.prl and recipe.json); run the recipe once without the flag`);
     }
-    const earlier = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')) as { seconds: Record<string, number> };
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number> };
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
   await Promise.all(policies.map(([name, checkpoint], i) => stage(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', files[i]], { beside: true })));
   seconds.eval = (performance.now() - evalStarted) / 1000;
   policies.forEach(([name], i) => {
-    const { searches } = JSON.parse(readFileSync(files[i], 'utf8')) as { searches: Record<string, EvalJson> };
+    const { searches } = readJsonChecked(files[i], 'recipe result') as { searches: Record<string, EvalJson> };
     for (const [search, score] of Object.entries(searches)) scores[`${name}, ${search}`] = score;
   });
 
@@ -168,8 +169,8 @@ async function main(): Promise<void> {
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
   const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
-  const { meta, tensors } = await decodeCheckpoint(new Uint8Array(readFileSync(warm)));
-  const rlConfig = parseConfig(JSON.parse(readFileSync(join(rlDir, 'config.json'), 'utf8')));
+  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(warm));
+  const rlConfig = parseConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
   const shipped = await encodeCheckpoint(
     { config: rlConfig, step: 0, rngState: meta.rngState, vocab: meta.vocab, extra: { warmStartSteps } },
     tensors.filter((tensor) => tensor.group === 'weights'),
@@ -177,13 +178,13 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');
   await stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
-  const measured = JSON.parse(readFileSync(check, 'utf8')) as EvalJson;
+  const measured = readJsonChecked(check, 'recipe result') as EvalJson;
   const repairCheck = join(out, 'shipped-check-repair.json');
   await stage('shipped checkpoint check, with repair', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...repairFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', repairCheck]);
-  const repaired = JSON.parse(readFileSync(repairCheck, 'utf8')) as EvalJson;
+  const repaired = readJsonChecked(repairCheck, 'recipe result') as EvalJson;
   const splitCheck = join(out, 'shipped-check-split.json');
   await stage('shipped checkpoint check, with split', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...splitFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', splitCheck]);
-  const split = JSON.parse(readFileSync(splitCheck, 'utf8')) as EvalJson;
+  const split = readJsonChecked(splitCheck, 'recipe result') as EvalJson;
   const record = {
     made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
     warm_start_steps: warmStartSteps,

@@ -4,7 +4,7 @@
  * named, and an output folder that does not exist yet is made.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, ftruncateSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,5 +73,41 @@ describe('what a person writes is checked', () => {
     const made = run('generate', ['--count', '3', '--seed', '5', '--out', out]);
     expect(made.status, made.stderr).toBe(0);
     expect(existsSync(out)).toBe(true);
+  });
+});
+
+describe('every file is read through one size-checked reader (issue 29)', () => {
+  it('--config from a device, a FIFO or a file past the 1 MB a config may have is refused at once, naming it', () => {
+    const zero = run('train', ['--config', '/dev/zero', '--max-steps', '1']);
+    expect(zero.status).not.toBe(0);
+    expect(zero.stderr).toContain('cannot read config file /dev/zero: not a regular file');
+    const dir = mkdtempSync(join(tmpdir(), 'prl-config-size-'));
+    const fifo = join(dir, 'fifo.yaml');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const started = Date.now();
+    const piped = run('train', ['--config', fifo, '--max-steps', '1']);
+    expect(piped.stderr).toContain(`cannot read config file ${fifo}: not a regular file`);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, `# ${'x'.repeat(2 << 20)}\nlearning_rate: 0.1\n`);
+    expect(run('train', ['--config', big, '--max-steps', '1']).stderr).toMatch(new RegExp(`config file ${big} has \\d+ bytes, more than the 1048576 a config file may have`));
+  });
+});
+
+describe('a checkpoint that does not decode is named with the flag that gave it (issue 29)', () => {
+  it('--init-from, --resume and eval --checkpoint say which flag and which file, then why', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-named-'));
+    const bad = join(dir, 'bad.prl');
+    const bytes = readFileSync('public/pretrained.prl');
+    bytes[bytes.length - 40] ^= 0xff; // a payload byte: the checksum no longer matches
+    writeFileSync(bad, bytes);
+    const tiny = ['--layers', '1', '--d-model', '16', '--heads', '1', '--batch-size', '2', '--max-steps', '1', '--eval-samples', '1', '--quiet'];
+    expect(run('eval', ['--checkpoint', bad, '--limit', '1']).stderr).toContain(`--checkpoint ${bad}: checksum mismatch`);
+    expect(run('train', [...tiny, '--init-from', bad, '--output-dir', join(dir, 'a')]).stderr).toContain(`--init-from ${bad}: checksum mismatch`);
+    // A resume of the run in this dir, whose latest.prl is damaged.
+    const runDir = join(dir, 'b');
+    mkdirSync(runDir);
+    writeFileSync(join(runDir, 'latest.prl'), bytes);
+    expect(run('train', [...tiny, '--resume', join(runDir, 'latest.prl'), '--output-dir', runDir]).stderr).toContain(`--resume ${join(runDir, 'latest.prl')}: checksum mismatch`);
   });
 });

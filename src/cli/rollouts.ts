@@ -12,8 +12,6 @@
  * program text the sandbox ran, or the answer text.
  */
 import * as tf from '@tensorflow/tfjs';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { KolmogorovRecord } from '../core/data/records';
@@ -33,7 +31,8 @@ import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import type { Scored, Task } from '../core/task';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile, readCheckpointFile } from './data';
+import { loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
+import { checkOutputs, writeOutputFile } from './outputs';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -176,9 +175,16 @@ async function main(): Promise<void> {
   if (!Number.isInteger(samples) || samples < 1 || samples > 64) throw new Error(`--samples: expected a whole number from 1 to 64, got "${extra.samples}"`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: expected a non-negative whole number, got "${extra.seed}"`);
   const limit = extra.limit === undefined ? Infinity : positiveFlag('limit', extra.limit, true);
+  // Before any work: `--out d.jsonl --data d.jsonl` would replace the dataset with the rollouts.
+  const pairsPath = typeof extra.pairs === 'string' ? extra.pairs : undefined;
+  checkOutputs(
+    [{ flag: 'out', path: extra.out, kind: 'file' }, ...(pairsPath !== undefined ? [{ flag: 'pairs', path: pairsPath, kind: 'file' as const }] : [])],
+    [{ flag: 'checkpoint', path: extra.checkpoint }, ...(typeof extra.data === 'string' ? [{ flag: 'data', path: extra.data }] : [])],
+  );
 
   await initTensorflow();
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra.checkpoint, 'checkpoint'));
+  const checkpoint = extra.checkpoint;
+  const { meta, tensors } = await namingCheckpoint('checkpoint', checkpoint, () => decodeCheckpoint(readCheckpointFile(checkpoint, 'checkpoint')));
   const config = meta.config;
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const needData = () => {
@@ -199,15 +205,13 @@ async function main(): Promise<void> {
         : config.task.name === 'functions'
           ? await run(functionsTask(config) as Task<FunctionProblem, Scored>, loadProblemsFile(needData(), { quiet: true }), problemPrompt)
           : await run(digitTask(config, new Set()) as Task<DigitItem, Scored>, digitHeldOut(config), (item) => item.question);
-    mkdirSync(dirname(extra.out), { recursive: true });
-    writeFileSync(extra.out, jsonl(written));
+    writeOutputFile('out', extra.out, jsonl(written));
     const correct = written.filter((r) => r.correct).length;
     console.error(`wrote ${written.length} rollouts (${correct} correct) of ${new Set(written.map((r) => r.item)).size} items to ${extra.out}`);
-    if (typeof extra.pairs === 'string') {
+    if (pairsPath !== undefined) {
       const pairs = preferencePairs(written, { bothCorrect: Boolean(extra['both-correct']) });
-      mkdirSync(dirname(extra.pairs), { recursive: true });
-      writeFileSync(extra.pairs, jsonl(pairs));
-      console.error(`wrote ${pairs.length} preference pairs to ${extra.pairs}`);
+      writeOutputFile('pairs', pairsPath, jsonl(pairs));
+      console.error(`wrote ${pairs.length} preference pairs to ${pairsPath}`);
     }
   } finally {
     (policy as TransformerPolicy | null)?.dispose();

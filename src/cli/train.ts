@@ -14,7 +14,7 @@
  * (reward statistics, at each checkpoint) and eval_results.json after the final evaluation: the
  * Q-language system's layout. Ctrl-C saves a checkpoint before leaving.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig, withVariant, type LabConfig } from '../core/config';
 import type { LoopDeps } from '../core/loop';
@@ -27,7 +27,9 @@ import type { SearchSpec, TaskDefinition, TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
 import type { StepResult } from '../core/runnerTypes';
 import { isEntry, parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadItemsFile, loadPreferencesFile, readCheckpointFile, writeAtomic } from './data';
+import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
+import { checkOutputs } from './outputs';
+import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -112,6 +114,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const { extra } = parsed;
   const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
   const config = await adoptWarmStart(withDpoSwitches(parsed.config, extra, argv), parsed.given, initFrom, extra['init-from'] as string | undefined);
+  // Checked before the first step, not at the first checkpoint: its config must load back.
+  parseConfig(config);
   const quiet = Boolean(extra.quiet);
   const evalK = positiveFlag('eval-k', extra['eval-k'], true);
   const definition = taskDefinition(config.task.name);
@@ -128,21 +132,28 @@ export async function trainCommand(argv: string[]): Promise<void> {
     : undefined;
 
   const outputDir = config.run.outputDir;
-  const resuming = typeof extra.resume === 'string';
-  // A fresh run never erases an earlier one by accident (the default output dir is the same every time).
-  if (!resuming && !extra.overwrite && existsSync(outputDir) && readdirSync(outputDir).length > 0) {
-    throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, --resume ${join(outputDir, 'latest.prl')} to continue it, or --overwrite to replace it`);
-  }
+  const resume = typeof extra.resume === 'string' ? extra.resume : undefined;
+  const inputs = ['resume', 'init-from', 'preferences', 'use-reward-model', 'config'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : []));
+  checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }], inputs);
+  // A fresh run never erases an earlier one by accident (the default output dir is the same every
+  // time), a resume continues its own directory's run only, and one process writes a run.
+  const plan = runDirPlan(outputDir, { resume, overwrite: Boolean(extra.overwrite) });
   // The Q-language system's layout: checkpoints/checkpoint-N.prl, logs/training_log.txt,
   // logs/rewards.json, logs/eval_results.json and config.yaml; beside them the lab's latest.prl,
   // best.prl, config.json and metrics.jsonl.
   const checkpointsDir = join(outputDir, 'checkpoints');
   const logsDir = join(outputDir, 'logs');
+  mkdirSync(outputDir, { recursive: true });
+  const releaseLock = lockRunDir(outputDir);
+  // Judged again under the lock: another process may have written a run since.
+  if (runDirPlan(outputDir, { resume, overwrite: Boolean(extra.overwrite) }) !== plan) {
+    releaseLock();
+    throw new Error(`--output-dir ${outputDir} changed while this run started: try again`);
+  }
   mkdirSync(checkpointsDir, { recursive: true });
   mkdirSync(logsDir, { recursive: true });
   const metricsPath = join(outputDir, 'metrics.jsonl');
   const logPath = join(logsDir, 'training_log.txt');
-  if (!resuming) writeFileSync(logPath, '');
   /** A line for the user (stderr, unless it is step detail under --quiet) and for logs/training_log.txt. */
   const say = (line: string, detail = false) => {
     appendFileSync(logPath, line + '\n');
@@ -169,14 +180,18 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   try {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    runner = await createRunner(config, data, { pool, initFrom, preferences, rewardModel, onLog: (text) => console.error(text) });
+    runner = await namingCheckpoint('init-from', String(extra['init-from']), () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, onLog: (text) => console.error(text) }));
     const opened = runner;
+    if (resume !== undefined) await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
+    // The run is sure to start: only now does the earlier run go (a refused --init-from or
+    // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
+    if (plan === 'replace') clearRun(outputDir);
+    if (plan !== 'continue') writeFileSync(logPath, '');
     if (initFrom) say(`policy initialised from ${extra['init-from']}`);
     if (data.note) say(data.note);
-    if (typeof extra.resume === 'string') {
-      await runner.loadCheckpoint(readCheckpointFile(extra.resume, 'resume'));
-      wallOffset = truncateMetrics(metricsPath, runner.globalStep);
-      say(`resumed from ${extra.resume} at step ${runner.globalStep}`);
+    if (resume !== undefined) {
+      wallOffset = plan === 'continue' ? truncateMetrics(metricsPath, runner.globalStep) : (writeFileSync(metricsPath, ''), 0);
+      say(`resumed from ${resume} at step ${runner.globalStep}${plan === 'continue' ? '' : ` into ${outputDir}, a run of its own from here`}`);
     } else {
       writeFileSync(metricsPath, '');
     }
@@ -256,6 +271,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     process.off('SIGTERM', onSignal);
     runner?.dispose();
     await pool.close();
+    releaseLock();
   }
 }
 
@@ -295,69 +311,6 @@ async function openRewardModel(path: string, config: LabConfig, extra: Record<st
   } catch (error) {
     throw new Error(`--use-reward-model ${path}: ${(error as Error).message}`);
   }
-}
-
-/** The per-step figures logs/rewards.json keeps. */
-const REWARD_FIGURES = new Set(['avg_reward', 'accuracy', 'reward_model', 'task_reward', 'rewards/margins', 'rewards/accuracies']);
-
-/**
- * logs/rewards.json: the reward's statistics over the run so far (a resumed run's cover all its
- * steps): per step the mean reward of the batch and its accuracy, and over the run their mean,
- * spread and extremes, with the last 100 steps' mean. Kept in memory as the run steps, so a
- * checkpoint writes it without reading metrics.jsonl again (which made long runs quadratic);
- * the file is read once, when a run resumes.
- */
-export class RewardLog {
-  private readonly perStep = new Map<number, Record<string, number>>();
-
-  /** The figures already in metrics.jsonl: a resumed run's steps before the checkpoint. */
-  static fromMetrics(metricsPath: string): RewardLog {
-    const log = new RewardLog();
-    if (!existsSync(metricsPath)) return log;
-    for (const line of readFileSync(metricsPath, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      const event = JSON.parse(line) as { step: number; name: string; value: number };
-      log.add(event.step, event.name, event.value);
-    }
-    return log;
-  }
-
-  add(step: number, name: string, value: number): void {
-    if (REWARD_FIGURES.has(name)) this.perStep.set(step, { ...this.perStep.get(step), [name]: value });
-  }
-
-  write(out: string): void {
-    const steps: Record<string, number>[] = [...this.perStep.entries()].sort(([a], [b]) => a - b).map(([step, values]) => ({ step, ...values }));
-    const rewards = steps.flatMap((s) => (typeof s.avg_reward === 'number' ? [s.avg_reward] : []));
-    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-    const m = mean(rewards);
-    const summary = rewards.length
-      ? { steps: rewards.length, mean: m, std: Math.sqrt(mean(rewards.map((r) => (r - m) ** 2))), min: Math.min(...rewards), max: Math.max(...rewards), last_100_mean: mean(rewards.slice(-100)) }
-      : { steps: 0 };
-    writeFileSync(out, JSON.stringify({ reward: summary, per_step: steps }, null, 2) + '\n');
-  }
-}
-
-/**
- * On resume: drops the events after the checkpoint's step (a crash after step 7 with a checkpoint
- * at 5 would otherwise repeat steps 6 and 7) and returns the last wall time kept.
- */
-export function truncateMetrics(path: string, step: number): number {
-  if (!existsSync(path)) return 0;
-  let wallMs = 0;
-  const kept = readFileSync(path, 'utf8').split('\n').filter((line) => {
-    if (!line.trim()) return false;
-    try {
-      const event = JSON.parse(line) as { step: number; wallMs?: number };
-      if (event.step > step) return false;
-      if (typeof event.wallMs === 'number' && event.wallMs > wallMs) wallMs = event.wallMs;
-      return true;
-    } catch {
-      return false; // a line cut off by the crash
-    }
-  });
-  writeFileSync(path, kept.length ? kept.join('\n') + '\n' : '');
-  return wallMs;
 }
 
 /** The search of `--eval-k K`: the task's own search of K samples, or best-of-K. */

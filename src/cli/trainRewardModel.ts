@@ -19,8 +19,9 @@ import { join } from 'node:path';
 import { RewardModel, defaultRewardModelSettings } from '../core/algorithms/rewardModel';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { Rng } from '../core/rng';
+import { checkOutputs } from './outputs';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, readCheckpointFile, writeAtomic } from './data';
+import { loadKolmogorovFile, loadPreferencesFile, loadProblemsFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { LabConfig } from '../core/config';
 import { TransformerPolicy, type WeightArray } from '../core/model/transformer';
@@ -69,13 +70,14 @@ async function main(): Promise<void> {
     centerRewardsCoefficient: Number(extra['center-rewards-coefficient']),
   };
   if (!Number.isFinite(settings.margin)) throw new Error(`--margin: expected a number, got "${String(extra.margin)}"`);
-  if (!(settings.centerRewardsCoefficient >= 0)) throw new Error(`--center-rewards-coefficient: expected a number >= 0, got "${String(extra['center-rewards-coefficient'])}"`);
+  if (!(settings.centerRewardsCoefficient >= 0) || !Number.isFinite(settings.centerRewardsCoefficient)) throw new Error(`--center-rewards-coefficient: expected a number >= 0, got "${String(extra['center-rewards-coefficient'])}"`);
   const evalEvery = Number(extra['eval-every']);
   if (!Number.isInteger(evalEvery) || evalEvery < 0) throw new Error(`--eval-every: expected a whole number, got "${String(extra['eval-every'])}"`);
 
   const backend = await initTensorflow();
   console.error(`tfjs backend: ${backend.backend}`);
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(extra['init-from'], 'init-from'));
+  const initFrom = extra['init-from'];
+  const { meta, tensors } = await namingCheckpoint('init-from', initFrom, () => decodeCheckpoint(readCheckpointFile(initFrom, 'init-from')));
   const config = meta.config;
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--init-from: a ${config.task.name} checkpoint; reward models are trained for kolmogorov and functions`);
   const task = programTask(config);
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
   }
   if (train.length === 0) throw new Error('no training pair: every item\'s samples earned the same reward (try more --samples or a higher --temperature)');
   const out = String(extra['output-dir']);
+  checkOutputs([{ flag: 'output-dir', path: out, kind: 'folder' }]);
   mkdirSync(out, { recursive: true });
   const metricsPath = join(out, 'metrics.jsonl');
   const events: string[] = [];

@@ -117,3 +117,11 @@ describe('checkpoint format', () => {
     expect(compatibleWith(meta, defaultConfig())).toBeNull();
   });
 });
+
+describe('a checkpoint is never written that would not load (issue 29)', () => {
+  it('a config past the schema (maxSteps 12,500,000, as num_episodes once made it) is refused at encoding, with the field named', async () => {
+    const config = { ...defaultConfig(), run: { ...defaultConfig().run, maxSteps: 12_500_000 } };
+    await expect(encodeCheckpoint({ ...meta, config }, tensors())).rejects.toThrow(/a checkpoint whose config would not load back: invalid config: run\.maxSteps/);
+    await expect(encodeCheckpoint({ ...meta, step: -1 }, tensors())).rejects.toThrow(/step -1/);
+  });
+});

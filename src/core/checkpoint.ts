@@ -18,6 +18,7 @@
 import type { LabConfig } from './config';
 import { parseConfig } from './config';
 import type { RngState } from './rng';
+import { isSafetensors } from './safetensors';
 
 export const CHECKPOINT_MAGIC = 'PRLCKPT\0';
 export const CHECKPOINT_VERSION = 1;
@@ -84,6 +85,14 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
 }
 
 export async function encodeCheckpoint(meta: CheckpointMeta, tensors: NamedTensor[]): Promise<Uint8Array> {
+  // What the decoder would refuse is never written: a run whose config went past the schema (a
+  // mapping set after validation) would otherwise train and leave checkpoints nothing can load.
+  try {
+    parseConfig(meta.config);
+  } catch (error) {
+    throw new CheckpointError(`refusing to write a checkpoint whose config would not load back: ${(error as Error).message}`);
+  }
+  if (!Number.isSafeInteger(meta.step) || meta.step < 0 || meta.step > MAX_STEP) throw new CheckpointError(`refusing to write a checkpoint of step ${meta.step} (a whole number up to ${MAX_STEP} loads)`);
   const specs: TensorSpec[] = [];
   let offset = 0;
   const names = new Set<string>();
@@ -149,7 +158,10 @@ export async function decodeCheckpoint(
   if (bytes.length > maxBytes) fail(`file is ${bytes.length} bytes, more than the ${maxBytes}-byte limit for a checkpoint`);
   if (bytes.length < PREFIX + HASH) fail(`not a checkpoint: only ${bytes.length} bytes`);
   const magic = new TextDecoder().decode(bytes.subarray(0, 8));
-  if (magic !== CHECKPOINT_MAGIC) fail('not a checkpoint: wrong magic number (is this a checkpoint file written by the lab?)');
+  if (magic !== CHECKPOINT_MAGIC) {
+    if (isSafetensors(bytes)) fail('not a lab checkpoint but a safetensors file: weights alone, without the config, optimizer and step a checkpoint holds (it loads as a warm start: --init-from, or Load checkpoint in the page)');
+    fail('not a checkpoint: wrong magic number (is this a checkpoint file written by the lab?)');
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
   if (version > CHECKPOINT_VERSION) fail(`checkpoint format version ${version} is newer than this lab reads (${CHECKPOINT_VERSION}); update the lab`);

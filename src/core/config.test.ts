@@ -25,6 +25,13 @@ describe('config', () => {
     expect(() => parseConfig({ model: { heads: 'four' } })).toThrow(/model\.heads/);
   });
 
+  it('a flag is blamed only for its own field: an invalid field set before it is named by its path (issue 29)', () => {
+    const broken = { ...defaultConfig(), run: { ...defaultConfig().run, maxSteps: 1e300 } };
+    const seed = configFields().find((field) => field.flag === 'seed')!;
+    expect(() => withField(broken, seed, '3')).toThrow(/^run\.maxSteps: /);
+    expect(() => withField(defaultConfig(), seed, '-1')).toThrow(/^--seed: /);
+  });
+
   it('a config file with an unknown key is refused with the key named, and a likely meant one', () => {
     expect(() => parseConfig({ algorithm: { learningrate: 0.5 } }, { strict: true })).toThrow('unknown key algorithm.learningrate (did you mean learningRate?)');
     expect(() => parseConfig({ modle: {}, run: { seed: 2, outputdir: 'x' } }, { strict: true })).toThrow('unknown keys modle, run.outputdir (did you mean outputDir?)');

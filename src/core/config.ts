@@ -255,7 +255,13 @@ export function withField(config: LabConfig, field: ConfigField, text: string): 
   }
   const next = { ...config, [field.section]: { ...config[field.section], [field.key]: value } } as LabConfig;
   const result = configSchema.safeParse(next);
-  if (!result.success) throw new Error(`--${field.flag}: ${result.error.issues[0].message}`);
+  if (!result.success) {
+    // The flag is blamed for its own field only: a field made invalid before it (a config file's
+    // mapping) is named by its path.
+    const own = result.error.issues.find((issue) => issue.path.join('.') === `${field.section}.${field.key}`);
+    const issue = own ?? result.error.issues[0];
+    throw new Error(own ? `--${field.flag}: ${issue.message}` : `${issue.path.join('.')}: ${issue.message}`);
+  }
   return result.data;
 }
 

@@ -38,3 +38,41 @@ describe('config files', () => {
     expect(() => parseConfigFile('a: [1,')).toThrow(/not YAML or JSON/);
   });
 });
+
+describe('config files that map past the schema or hide keys (issue 29)', () => {
+  it('training.num_episodes is validated after it becomes run.maxSteps, and the message names it', () => {
+    expect(() => parseConfigFile('training:\n  num_episodes: 400000000')).toThrow(/training.num_episodes 400000000 makes run.maxSteps 12500000: .*10000000/);
+    expect(() => parseConfigFile('training:\n  num_episodes: 1e300')).toThrow(/training.num_episodes 1e\+300 makes run.maxSteps/);
+    expect(() => parseConfigFile('training:\n  num_episodes: .inf')).toThrow('training.num_episodes must be a positive whole number, got Infinity');
+    expect(parseConfigFile('training:\n  num_episodes: 320000000').config.run.maxSteps).toBe(10_000_000);
+  });
+
+  it('a __proto__ key is an unknown key, never the prototype of a section', () => {
+    expect(() => parseConfigFile('task:\n  __proto__:\n    name: functions\n    bogusKey: 1')).toThrow(/unknown key task.__proto__/);
+    expect(() => parseConfigFile('{"task": {"__proto__": {"name": "functions"}}}')).toThrow(/unknown key task.__proto__/);
+    expect(() => parseConfigFile('__proto__:\n  name: functions')).toThrow(/unknown key __proto__/);
+  });
+
+  it('flat keys named like Object.prototype members are unknown keys, not a crash', () => {
+    for (const key of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(() => parseConfigFile(`${key}: 1`)).toThrow(new RegExp(`unknown key ${key}`));
+    }
+    expect(() => parseConfigFile('agent:\n  constructor: 1')).toThrow(/unknown key agent.constructor/);
+  });
+
+  it('batch_size and gradient_accumulation_steps must be whole numbers before they are multiplied', () => {
+    expect(() => parseConfigFile('batch_size: 2.5\ngradient_accumulation_steps: 2')).toThrow('batch_size must be a whole number of at least 1, got 2.5');
+    expect(() => parseConfigFile('batch_size: 2\ngradient_accumulation_steps: 1.5')).toThrow('gradient_accumulation_steps must be a whole number of at least 1, got 1.5');
+    expect(() => parseConfigFile('batch_size: 600\ngradient_accumulation_steps: 2')).toThrow(/algorithm.batchSize/);
+    expect(parseConfigFile('batch_size: 3\ngradient_accumulation_steps: 2').config.algorithm.batchSize).toBe(6);
+  });
+
+  it('a key given twice is refused, and the check stays linear: 40,000 keys parse in well under a second', () => {
+    expect(() => parseConfigFile('learning_rate: 0.1\nlearning_rate: 0.2')).toThrow(/learning_rate.*twice/);
+    expect(() => parseConfigFile('algorithm:\n  beta: 0.1\n  beta: 0.2')).toThrow(/beta.*twice/);
+    const many = Array.from({ length: 40_000 }, (_, i) => `k${i}: ${i}`).join('\n');
+    const started = performance.now();
+    expect(() => parseConfigFile(many)).toThrow(/unknown keys k0, k1/);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});

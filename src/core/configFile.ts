@@ -15,11 +15,14 @@
  * Unknown keys are an error that names them; keys that mean nothing here (mixed precision,
  * experiment tracking, a device) are accepted and reported as ignored.
  */
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { isScalar, parseDocument, stringify as stringifyYaml, visit } from 'yaml';
 import { parseConfig, type LabConfig } from './config';
 
-/** A seed key and the lab field it sets (`section.key`). */
-const seedKeys: Record<string, string> = {
+/**
+ * A seed key and the lab field it sets (`section.key`). Maps, not plain objects: a key of the
+ * file named `constructor` or `__proto__` must be an unknown key, not Object.prototype's member.
+ */
+const seedKeys = new Map(Object.entries({
   learning_rate: 'algorithm.learningRate',
   gradient_accumulation_steps: 'algorithm.gradientAccumulationSteps',
   kl_coef: 'algorithm.klCoef',
@@ -36,10 +39,10 @@ const seedKeys: Record<string, string> = {
   seed: 'run.seed',
   output_dir: 'run.outputDir',
   max_seq_length: 'model.context',
-};
+}));
 
 /** The DQN seed's sectioned keys and the lab field each sets. */
-const dqnSeedKeys: Record<string, string> = {
+const dqnSeedKeys = new Map(Object.entries({
   'environment.max_steps': 'model.maxProgramTokens',
   'agent.learning_rate': 'algorithm.learningRate',
   'agent.gamma': 'algorithm.gamma',
@@ -53,7 +56,7 @@ const dqnSeedKeys: Record<string, string> = {
   'agent.dueling': 'algorithm.dueling',
   'agent.prioritized_replay': 'algorithm.prioritized',
   'reward.type': 'functions.rewardType',
-};
+}));
 const dqnSections = ['environment', 'agent', 'training', 'reward'];
 
 /** Seed keys with no meaning in the lab: accepted, reported. */
@@ -71,22 +74,44 @@ export interface ConfigFile {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A value as a message shows it: `Infinity` and `NaN` as themselves (JSON would say null). */
+const shown = (value: unknown): string => (typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value));
+
+/**
+ * The file's text as plain data, refusing a key given twice in one mapping. yaml's own check
+ * compares every key with every other (40,000 keys took 17 s), so it is off and this one, with a
+ * set per mapping, takes its place.
+ */
+function parseText(text: string): unknown {
+  const document = parseDocument(text, { uniqueKeys: false });
+  if (document.errors.length) throw new Error(`not YAML or JSON: ${document.errors[0].message.split('\n')[0]}`);
+  visit(document, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) throw new Error(`the key ${String(pair.key.value)} is given twice in one mapping`);
+        seen.add(pair.key.value);
+      }
+    },
+  });
+  return document.toJS();
+}
+
 /** Reads a config file's text; throws a message naming the bad or unknown keys. */
 export function parseConfigFile(text: string): ConfigFile {
-  let input: unknown;
-  try {
-    input = parseYaml(text);
-  } catch (error) {
-    throw new Error(`not YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
-  }
+  const input = parseText(text);
   if (!isObject(input)) throw new Error(`expected a mapping of keys to values, got ${input === null ? 'an empty file' : Array.isArray(input) ? 'a list' : typeof input}`);
   const lab: Record<string, Record<string, unknown>> = {};
   const notes: string[] = [];
   const unknown: string[] = [];
   let numEpisodes: unknown;
+  // Defined, not assigned: a key `__proto__` becomes an own key (refused as unknown by
+  // parseConfig's strict check), never the prototype that would smuggle values past it.
   const set = (path: string, value: unknown) => {
     const [section, key] = path.split('.');
-    (lab[section] ??= {})[key] = value;
+    if (!Object.hasOwn(lab, section)) Object.defineProperty(lab, section, { value: {}, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(lab[section], key, { value, enumerable: true, writable: true, configurable: true });
   };
   for (const [key, value] of Object.entries(input)) {
     if (sections.includes(key)) {
@@ -97,13 +122,13 @@ export function parseConfigFile(text: string): ConfigFile {
       set('algorithm.name', 'dqn');
       for (const [inner, innerValue] of Object.entries(value)) {
         const path = `${key}.${inner}`;
-        if (path in dqnSeedKeys) set(dqnSeedKeys[path], innerValue);
+        if (dqnSeedKeys.has(path)) set(dqnSeedKeys.get(path)!, innerValue);
         else if (path === 'training.num_episodes') numEpisodes = innerValue;
         else if (ignoredSeedKeys.has(path)) notes.push(`${path}: not used by the lab (ignored)`);
         else unknown.push(path);
       }
-    } else if (key in seedKeys) {
-      set(seedKeys[key], value);
+    } else if (seedKeys.has(key)) {
+      set(seedKeys.get(key)!, value);
     } else if (key === 'batch_size') {
       continue; // with gradient_accumulation_steps, below
     } else if (ignoredSeedKeys.has(key)) {
@@ -112,22 +137,28 @@ export function parseConfigFile(text: string): ConfigFile {
       unknown.push(key);
     }
   }
-  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}; or the seed's keys: batch_size, ${Object.keys(seedKeys).join(', ')}; or the DQN seed's: ${[...Object.keys(dqnSeedKeys), 'training.num_episodes'].join(', ')})`);
-  if ('batch_size' in input) {
-    const perDevice = input.batch_size;
-    const steps = input.gradient_accumulation_steps ?? 1;
-    if (typeof perDevice !== 'number' || typeof steps !== 'number') throw new Error('batch_size and gradient_accumulation_steps must be numbers');
+  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}; or the seed's keys: batch_size, ${[...seedKeys.keys()].join(', ')}; or the DQN seed's: ${[...dqnSeedKeys.keys(), 'training.num_episodes'].join(', ')})`);
+  if (Object.hasOwn(input, 'batch_size')) {
+    // Whole numbers first: 2.5 x 2 would be a valid batch of 5 that nobody asked for.
+    const wholeKey = (key: string, value: unknown) => {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new Error(`${key} must be a whole number of at least 1, got ${shown(value)}`);
+      return value;
+    };
+    const perDevice = wholeKey('batch_size', input.batch_size);
+    const steps = Object.hasOwn(input, 'gradient_accumulation_steps') ? wholeKey('gradient_accumulation_steps', input.gradient_accumulation_steps) : 1;
     set('algorithm.batchSize', perDevice * steps);
   }
   let config = parseConfig(lab, { strict: true });
   if (numEpisodes !== undefined) {
-    if (typeof numEpisodes !== 'number' || !Number.isInteger(numEpisodes) || numEpisodes < 1) throw new Error(`training.num_episodes must be a positive whole number, got ${JSON.stringify(numEpisodes)}`);
-    // One episode is one program; a step samples batchSize of them. Validated as any field is.
-    set('run.maxSteps', Math.ceil(numEpisodes / config.algorithm.batchSize));
+    if (typeof numEpisodes !== 'number' || !Number.isInteger(numEpisodes) || numEpisodes < 1) throw new Error(`training.num_episodes must be a positive whole number, got ${shown(numEpisodes)}`);
+    // One episode is one program; a step samples batchSize of them. The steps are validated as
+    // any field is: a value past the schema would train, then fail to load from its checkpoints.
+    const maxSteps = Math.ceil(numEpisodes / config.algorithm.batchSize);
+    set('run.maxSteps', maxSteps);
     try {
       config = parseConfig(lab, { strict: true });
     } catch (error) {
-      throw new Error(`training.num_episodes ${numEpisodes}: ${(error as Error).message}`);
+      throw new Error(`training.num_episodes ${shown(numEpisodes)} makes run.maxSteps ${maxSteps}: ${(error as Error).message}`);
     }
     notes.push(`training.num_episodes ${numEpisodes}: ${config.run.maxSteps} steps of ${config.algorithm.batchSize} programs`);
   }

@@ -88,3 +88,44 @@ describe('safetensors', () => {
     expect(safetensorsWeights(saved, 1e6)[0].name).toBe('b1/fc2/b');
   });
 });
+
+describe('safetensors files the sniffing used to call "not a checkpoint" (issue 29)', () => {
+  /** A file whose u64 length says `length` whatever follows: a header `text`, then `data`. */
+  const lying = (length: bigint, text: string, data = 0): Uint8Array => {
+    const json = new TextEncoder().encode(text);
+    const out = new Uint8Array(8 + json.length + data);
+    new DataView(out.buffer).setBigUint64(0, length, true);
+    out.set(json, 8);
+    return out;
+  };
+  const header = '{"head/b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}';
+  const weightsOf = async (bytes: Uint8Array) => {
+    const { checkpointWeights } = await import('./loop');
+    const { defaultConfig } = await import('./config');
+    return checkpointWeights(bytes, defaultConfig(), { size: 1 });
+  };
+
+  it('a lying header length, a truncated header, a JSON array or a header after whitespace reach the reader, whose message says what is wrong', async () => {
+    await expect(weightsOf(lying(2n ** 64n - 1n, header, 4))).rejects.toThrow('the safetensors file is malformed: the header claims 18446744073709551615 bytes, more than the 104857600 allowed');
+    await expect(weightsOf(lying(2n ** 53n + 1n, header, 4))).rejects.toThrow('the header claims 9007199254740993 bytes, more than the 104857600 allowed');
+    await expect(weightsOf(lying(100n * 1024n * 1024n, header, 4))).rejects.toThrow(/the header claims 104857600 bytes but the file has \d+ after its length/);
+    await expect(weightsOf(lying(BigInt(header.length), header.slice(0, 20)))).rejects.toThrow(/the header claims \d+ bytes but the file has 20/);
+    await expect(weightsOf(lying(2n, '[]'))).rejects.toThrow('the header is not a JSON object');
+    for (const bytes of [lying(2n ** 64n - 1n, header), lying(2n, '[]'), lying(BigInt(header.length + 1), ` ${header}`, 4)]) expect(isSafetensors(bytes)).toBe(true);
+    // JSON allows whitespace before the object: such a header is read like any other.
+    expect(decodeSafetensors(lying(BigInt(header.length + 1), ` ${header}`, 4)).tensors[0].name).toBe('head/b');
+    // Where a lab checkpoint is needed (eval, resume), a safetensors file is called one.
+    const { decodeCheckpoint } = await import('./checkpoint');
+    await expect(decodeCheckpoint(lying(2n ** 64n - 1n, header, 64))).rejects.toThrow('not a lab checkpoint but a safetensors file');
+    // Neither format: still the checkpoint reader's word.
+    expect(isSafetensors(new TextEncoder().encode('hello, this is a text file'))).toBe(false);
+  });
+
+  it('a file that names one lab weight twice (the PyTorch name and the lab\'s) is refused, not loaded with the later one winning', () => {
+    const both = encodeSafetensors([
+      { name: 'blocks.0.ln1.g', shape: [1], data: new Float32Array([1]) },
+      { name: 'b0/ln1/g', shape: [1], data: new Float32Array([2]) },
+    ]);
+    expect(() => safetensorsWeights(both, 1e6)).toThrow('tensors blocks.0.ln1.g and b0/ln1/g are both the lab weight b0/ln1/g');
+  });
+});

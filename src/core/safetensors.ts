@@ -131,11 +131,18 @@ export function decodeSafetensors(bytes: Uint8Array): { tensors: SafeTensor[]; m
   return { tensors, metadata };
 }
 
-/** Whether bytes are a safetensors file rather than a lab checkpoint: a sane header length, then a JSON object. */
+/** The lab checkpoint's magic, "PRLCKPT\0" (checkpoint.ts): a file that starts with it is never safetensors. */
+const LAB_MAGIC = [0x50, 0x52, 0x4c, 0x43, 0x4b, 0x50, 0x54, 0x00];
+
+/**
+ * Whether bytes are meant as a safetensors file rather than a lab checkpoint: not the lab's magic,
+ * and a JSON value (or the whitespace JSON allows before it) where the header begins. The header
+ * length is not judged here: a file that lies about it, or is cut inside its header, is still a
+ * safetensors file, and decodeSafetensors says what is wrong with it instead of "wrong magic".
+ */
 export function isSafetensors(bytes: Uint8Array): boolean {
-  if (bytes.length < 10) return false;
-  const length = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
-  return length > 0 && 8 + length <= bytes.length && bytes[8] === 0x7b; // '{'
+  if (bytes.length < 9 || LAB_MAGIC.every((byte, i) => bytes[i] === byte)) return false;
+  return [0x7b, 0x5b, 0x20, 0x09, 0x0a, 0x0d].includes(bytes[8]); // { [ space tab LF CR
 }
 
 /**
@@ -151,7 +158,15 @@ export function labWeightName(name: string): string {
  * lab checkpoint, a NaN, an infinity or an absurd value (beyond `maxWeight`) is refused by name.
  */
 export function safetensorsWeights(bytes: Uint8Array, maxWeight: number): SafeTensor[] {
-  const tensors = decodeSafetensors(bytes).tensors.map((tensor) => ({ ...tensor, name: labWeightName(tensor.name) }));
+  const decoded = decodeSafetensors(bytes).tensors;
+  // Two names of one weight (`blocks.0.ln1.g` and `b0/ln1/g`) would load with the later winning, silently.
+  const first = new Map<string, string>();
+  for (const { name } of decoded) {
+    const lab = labWeightName(name);
+    if (first.has(lab)) throw new SafetensorsError(`tensors ${first.get(lab)} and ${name} are both the lab weight ${lab}`);
+    first.set(lab, name);
+  }
+  const tensors = decoded.map((tensor) => ({ ...tensor, name: labWeightName(tensor.name) }));
   for (const { name, data } of tensors) {
     for (let i = 0; i < data.length; i++) {
       if (!Number.isFinite(data[i])) throw new SafetensorsError(`tensor ${name} holds a non-finite value (NaN or Infinity) at index ${i}`);

@@ -5,6 +5,7 @@ import { ConfigPanel } from './components/ConfigPanel';
 import { Controls, loadCheckpointFile } from './components/Controls';
 import { DatasetPanel } from './components/DatasetPanel';
 import { Guide } from './components/Guide';
+import { PanelBoundary } from './components/PanelBoundary';
 import { InterruptedRun, Runs } from './components/Runs';
 import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
@@ -86,18 +87,19 @@ export function App() {
       <StatusBar />
       <ErrorList />
       <main>
+        {/* Each panel in a boundary: one that cannot be drawn (a bad stored record) never takes the page down. */}
         <div className="left">
-          <Guide />
-          <InterruptedRun />
-          <Controls />
-          <Charts />
-          <EvaluationTable />
-          <SampleInspector />
+          <PanelBoundary name="The guide"><Guide /></PanelBoundary>
+          <PanelBoundary name="The interrupted run"><InterruptedRun /></PanelBoundary>
+          <PanelBoundary name="The controls"><Controls /></PanelBoundary>
+          <PanelBoundary name="The charts"><Charts /></PanelBoundary>
+          <PanelBoundary name="The evaluation table"><EvaluationTable /></PanelBoundary>
+          <PanelBoundary name="The samples"><SampleInspector /></PanelBoundary>
         </div>
         <div className="right">
-          <DatasetPanel />
-          {ready && <ConfigPanel />}
-          <Runs />
+          <PanelBoundary name="The datasets"><DatasetPanel /></PanelBoundary>
+          {ready && <PanelBoundary name="The configuration"><ConfigPanel /></PanelBoundary>}
+          <PanelBoundary name="Saved runs"><Runs /></PanelBoundary>
         </div>
       </main>
       {dragging && (

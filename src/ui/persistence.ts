@@ -5,7 +5,7 @@
  * resume, rename, delete, download or compare a stored run.
  */
 import { download } from './download';
-import { appendMetrics, grownSeries, resetMetrics, useLab } from './store';
+import { appendMetrics, grownSeries, reportError, resetMetrics, useLab } from './store';
 import { attempt, trainer } from './trainer';
 
 /**
@@ -53,9 +53,14 @@ export const showRuns = () => attempt('listing the saved runs', () => trainer().
 export async function resumeRun(id: string): Promise<void> {
   const resumed = await attempt('resuming the run', () => trainer().resumeRun(id));
   if (!resumed) return;
-  resetMetrics();
-  appendMetrics(resumed.events);
-  useLab.setState({ config: resumed.config, step: resumed.step, evaluations: resumed.evaluations, samples: resumed.samples, interruptedRun: null });
+  try {
+    resetMetrics();
+    appendMetrics(resumed.events);
+    useLab.setState({ config: resumed.config, step: resumed.step, evaluations: resumed.evaluations, samples: resumed.samples, interruptedRun: null });
+  } catch (error) {
+    // Said, not lost in an unhandled rejection that left the page at step 0 with no word.
+    reportError(`resuming the run: its record could not be shown (${(error as Error).message})`);
+  }
 }
 
 export const renameRun = (id: string, name: string) => attempt('renaming the run', () => trainer().renameRun(id, name));
@@ -90,6 +95,6 @@ export async function compareRun(id: string, on: boolean): Promise<void> {
   }
   const stored = await attempt('reading the run to compare', () => trainer().runEvents(id));
   if (!stored) return;
-  const entry = { id, name: stored.run.name, series: grownSeries({}, stored.events) };
+  const entry = { id, name: stored.run.name, series: grownSeries(new Map(), stored.events) };
   useLab.setState((state) => ({ compared: [...state.compared.filter((run) => run.id !== id), entry] }));
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHART_INTERVAL_MS, MAX_POINTS, handleEvents, initialState, metricsToCsv, metricsToJsonl, smooth, useLab } from './store';
+import { CHART_INTERVAL_MS, MAX_POINTS, grownSeries, handleEvents, initialState, metricsToCsv, metricsToJsonl, smooth, useLab } from './store';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -39,11 +39,11 @@ describe('lab store', () => {
   it('commits metrics at most once per chart interval, dropping non-finite values', () => {
     handleEvents([{ type: 'metrics', events: [{ step: 1, name: 'avg_reward', value: 0.5, wallMs: 10 }] }]);
     handleEvents([{ type: 'metrics', events: [{ step: 2, name: 'avg_reward', value: Number.NaN, wallMs: 20 }, { step: 2, name: 'entropy', value: 2, wallMs: 20 }] }]);
-    expect(useLab.getState().series).toEqual({});
+    expect(useLab.getState().series.size).toBe(0);
     vi.advanceTimersByTime(CHART_INTERVAL_MS);
     const { series, metricsVersion } = useLab.getState();
-    expect(series.avg_reward).toEqual([{ step: 1, wallMs: 10, value: 0.5 }]);
-    expect(series.entropy).toHaveLength(1);
+    expect(series.get('avg_reward')).toEqual([{ step: 1, wallMs: 10, value: 0.5 }]);
+    expect(series.get('entropy')).toHaveLength(1);
     expect(metricsVersion).toBe(1);
   });
 
@@ -51,7 +51,7 @@ describe('lab store', () => {
     const events = Array.from({ length: MAX_POINTS + 500 }, (_, i) => ({ step: i, name: 'loss', value: i, wallMs: i }));
     handleEvents([{ type: 'metrics', events }]);
     vi.advanceTimersByTime(CHART_INTERVAL_MS);
-    const points = useLab.getState().series.loss;
+    const points = useLab.getState().series.get('loss')!;
     expect(points.length).toBeLessThanOrEqual(MAX_POINTS);
     expect(points.at(-1)!.step).toBe(MAX_POINTS + 499);
   });
@@ -62,8 +62,25 @@ describe('lab store', () => {
     const jumps = smooth([0, 10].map((value, step) => ({ step, wallMs: 0, value })), 0.5).map((p) => p.value);
     expect(jumps[0]).toBeCloseTo(0, 10);
     expect(jumps[1]).toBeCloseTo((0.5 * 0.5 * 0 + 0.5 * 10) / 0.75, 10);
-    const series = { avg_reward: [{ step: 1, wallMs: 5, value: 0.25 }] };
+    const series = new Map([['avg_reward', [{ step: 1, wallMs: 5, value: 0.25 }]]]);
     expect(metricsToCsv(series)).toBe('step,wall_ms,name,value\n1,5,avg_reward,0.25\n');
     expect(JSON.parse(metricsToJsonl(series))).toEqual({ step: 1, name: 'avg_reward', value: 0.25, wallMs: 5 });
+  });
+});
+
+describe('metric names that are members of every object (issue 29)', () => {
+  it('a series named __proto__, constructor or toString is a series like any other: appended, compared, rolled back, exported', () => {
+    const names = ['__proto__', 'constructor', 'toString', 'avg_reward'];
+    const events = names.map((name, i) => ({ step: 1, name, value: i, wallMs: 1 }));
+    const series = grownSeries(new Map(), events);
+    expect([...series.keys()]).toEqual(names);
+    expect(series.get('__proto__')).toEqual([{ step: 1, wallMs: 1, value: 0 }]);
+    expect(grownSeries(series, events).get('constructor')).toHaveLength(2);
+    handleEvents([{ type: 'metrics', events }]);
+    vi.advanceTimersByTime(CHART_INTERVAL_MS);
+    expect(useLab.getState().series.get('__proto__')).toHaveLength(1);
+    handleEvents([{ type: 'rollback', step: 0 }]);
+    expect(useLab.getState().series.get('toString')).toEqual([]);
+    expect(metricsToJsonl(series).trim().split('\n').map((line) => JSON.parse(line).name)).toEqual(names);
   });
 });

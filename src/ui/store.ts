@@ -39,7 +39,12 @@ export interface LabState {
   stepsPerSecond: number;
   datasets: { train: DatasetSummary | null; heldout: DatasetSummary | null };
   config: LabConfig;
-  series: Record<string, MetricPoint[]>;
+  /**
+   * Points by metric name. A Map, not a plain object: a name such as `__proto__` or
+   * `constructor` (an imported run may carry one) is a series like any other, not a member of
+   * Object.prototype (with an object, `series[name].push` threw and the charts stopped).
+   */
+  series: Map<string, MetricPoint[]>;
   /** Bumped on every metrics batch, so charts re-render once per batch. */
   metricsVersion: number;
   samples: SampleRecord[];
@@ -68,7 +73,7 @@ export interface LabState {
 export interface ComparedRun {
   id: string;
   name: string;
-  series: Record<string, MetricPoint[]>;
+  series: Map<string, MetricPoint[]>;
 }
 
 export const initialState = (): LabState => ({
@@ -83,7 +88,7 @@ export const initialState = (): LabState => ({
   stepsPerSecond: 0,
   datasets: { train: null, heldout: null },
   config: defaultConfig(),
-  series: {},
+  series: new Map(),
   metricsVersion: 0,
   samples: [],
   best: {},
@@ -122,14 +127,16 @@ export function queueMetrics(events: readonly MetricEvent[]): void {
 }
 
 /** `series` with `events` appended: a new array for each metric that grew, the others as they were. */
-export function grownSeries(series: Record<string, MetricPoint[]>, events: readonly MetricEvent[]): Record<string, MetricPoint[]> {
-  const grown: Record<string, MetricPoint[]> = {};
+export function grownSeries(series: ReadonlyMap<string, MetricPoint[]>, events: readonly MetricEvent[]): Map<string, MetricPoint[]> {
+  const grown = new Map<string, MetricPoint[]>();
   for (const event of events) {
     if (!Number.isFinite(event.value)) continue; // no NaN or Infinity reaches a chart
-    (grown[event.name] ??= [...(series[event.name] ?? [])]).push({ step: event.step, wallMs: event.wallMs, value: event.value });
+    let points = grown.get(event.name);
+    if (!points) grown.set(event.name, (points = [...(series.get(event.name) ?? [])]));
+    points.push({ step: event.step, wallMs: event.wallMs, value: event.value });
   }
-  const next = { ...series };
-  for (const [name, points] of Object.entries(grown)) next[name] = thin(points);
+  const next = new Map(series);
+  for (const [name, points] of grown) next.set(name, thin(points));
   return next;
 }
 
@@ -141,8 +148,8 @@ export function appendMetrics(events: readonly MetricEvent[]): void {
 export function rollbackTo(step: number): void {
   pendingMetrics = pendingMetrics.filter((e) => e.step <= step);
   useLab.setState((state) => {
-    const series: Record<string, MetricPoint[]> = {};
-    for (const [name, points] of Object.entries(state.series)) series[name] = points.filter((p) => p.step <= step);
+    const series = new Map<string, MetricPoint[]>();
+    for (const [name, points] of state.series) series.set(name, points.filter((p) => p.step <= step));
     return { series, metricsVersion: state.metricsVersion + 1, step, samples: [], evaluations: state.evaluations.filter((r) => r.step <= step) };
   });
 }
@@ -215,7 +222,7 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
 
 export function resetMetrics(): void {
   pendingMetrics = [];
-  useLab.setState({ series: {}, metricsVersion: 0, samples: [], best: {}, step: 0 });
+  useLab.setState({ series: new Map(), metricsVersion: 0, samples: [], best: {}, step: 0 });
 }
 
 /** Exponential moving average as TensorBoard smooths (debiased), weight in [0, 1). */
@@ -230,14 +237,14 @@ export function smooth(points: readonly MetricPoint[], weight: number): MetricPo
   });
 }
 
-export function metricsToCsv(series: Record<string, MetricPoint[]>): string {
+export function metricsToCsv(series: ReadonlyMap<string, MetricPoint[]>): string {
   const rows = ['step,wall_ms,name,value'];
-  for (const [name, points] of Object.entries(series)) for (const p of points) rows.push(`${p.step},${p.wallMs.toFixed(0)},${name},${p.value}`);
+  for (const [name, points] of series) for (const p of points) rows.push(`${p.step},${p.wallMs.toFixed(0)},${name},${p.value}`);
   return rows.join('\n') + '\n';
 }
 
-export function metricsToJsonl(series: Record<string, MetricPoint[]>): string {
+export function metricsToJsonl(series: ReadonlyMap<string, MetricPoint[]>): string {
   const rows: string[] = [];
-  for (const [name, points] of Object.entries(series)) for (const p of points) rows.push(JSON.stringify({ step: p.step, name, value: p.value, wallMs: p.wallMs }));
+  for (const [name, points] of series) for (const p of points) rows.push(JSON.stringify({ step: p.step, name, value: p.value, wallMs: p.wallMs }));
   return rows.join('\n') + '\n';
 }

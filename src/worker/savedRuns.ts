@@ -15,6 +15,7 @@ import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
 import type { TrainerEvent } from './protocol';
+import { RUN_FORMAT, evaluationRow as readEvaluationRow, parseRunFile, type RunFile } from './runFile';
 import { RunStore, StorageFullError, isInterrupted, newRunRecord, storageUsage, type RunRecord, type StoredRun } from './runStore';
 
 /** Steps between saves of the live run. */
@@ -28,6 +29,12 @@ export function quotaCheck(usage: { usage: number; quota: number } | null, bytes
 }
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/**
+ * The largest checkpoint (one IndexedDB value) a run keeps in this browser: Chromium refuses a
+ * value past 133,169,152 bytes with a raw "serialized keys and/or value are too large".
+ */
+export const MAX_STORED_CHECKPOINT_BYTES = 120 * 2 ** 20;
 
 export interface SavedRunsOptions {
   send(event: TrainerEvent, urgent?: boolean): void;
@@ -305,6 +312,15 @@ export class SavedRuns {
   async import(text: string, name: string): Promise<RunRecord> {
     const file = parseRunFile(text, name);
     const bytes = fromBase64(file.checkpoint, `${name}: checkpoint`);
+    const referenceBytes = file.reference ? Math.floor((file.reference.length * 3) / 4) : 0;
+    // What the store can hold is checked before anything is decoded or written: a file past it
+    // would otherwise end in IndexedDB's own raw refusal.
+    for (const [what, size] of [['checkpoint', bytes.byteLength], ['KL reference', referenceBytes]] as const) {
+      if (size > MAX_STORED_CHECKPOINT_BYTES) throw new Error(`${name}: its ${what} of ${mb(size)} is larger than the ${mb(MAX_STORED_CHECKPOINT_BYTES)} one record of this browser's storage may hold`);
+    }
+    const needed = bytes.byteLength + referenceBytes + text.length - file.checkpoint.length - (file.reference?.length ?? 0);
+    const usage = await storageUsage();
+    if (!quotaCheck(usage, needed).fits) throw new Error(`${name} needs ${mb(needed)} of this browser's storage, which has ${mb(usage!.quota - usage!.usage)} free: delete old runs in Saved runs first`);
     const { meta } = await decodeCheckpoint(bytes).catch((error: Error) => {
       throw new Error(`${name}: its checkpoint cannot be loaded (${error.message})`);
     });
@@ -314,7 +330,12 @@ export class SavedRuns {
     });
     const run = { ...newRunRecord(meta.config, `${file.run.name} (imported)`), createdAt: file.run.createdAt ?? Date.now() };
     const events = file.metrics.filter((e) => e.step <= meta.step);
-    const stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)), best: file.run.best ?? null, reference });
+    let stored: RunRecord;
+    try {
+      stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)), best: file.run.best ?? null, reference });
+    } catch (error) {
+      throw new Error(`${name}: this browser's storage did not take it (${(error as Error).message})`);
+    }
     await this.publish();
     return stored;
   }
@@ -330,18 +351,7 @@ export class SavedRuns {
   }
 }
 
-/** What a downloaded run file holds (`SavedRuns.export`). */
-interface RunFile {
-  format: typeof RUN_FORMAT;
-  version: 1;
-  run: Pick<RunRecord, 'name'> & Partial<RunRecord>;
-  metrics: MetricEvent[];
-  evaluations: EvaluationRow[];
-  checkpoint: string | null;
-  reference?: string | null;
-}
-
-export const RUN_FORMAT = 'program-rl-lab-run';
+export { RUN_FORMAT, parseRunFile } from './runFile';
 
 function toBase64(bytes: Uint8Array): string {
   let binary = '';
@@ -355,27 +365,6 @@ function fromBase64(text: string, what: string): Uint8Array {
   } catch {
     throw new Error(`${what} is not base64`);
   }
-}
-
-/** A run file's fields checked one by one; the error names the file and the field. */
-export function parseRunFile(text: string, name: string): RunFile & { checkpoint: string } {
-  let file: unknown;
-  try {
-    file = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${name} is not a run file: it is not JSON (${(error as Error).message})`);
-  }
-  const f = file as Partial<RunFile>;
-  if (typeof file !== 'object' || file === null || f.format !== RUN_FORMAT) throw new Error(`${name} is not a run file: its "format" is not "${RUN_FORMAT}" (download one from Saved runs)`);
-  if (f.version !== 1) throw new Error(`${name}: run file version ${String(f.version)} is not one this lab reads (1)`);
-  if (typeof f.run !== 'object' || f.run === null || typeof f.run.name !== 'string') throw new Error(`${name}: "run" must be an object with a "name"`);
-  if (typeof f.checkpoint !== 'string') throw new Error(`${name}: the run has no checkpoint (it was never saved)`);
-  if (!Array.isArray(f.metrics)) throw new Error(`${name}: "metrics" must be an array`);
-  const bad = f.metrics.findIndex((e) => typeof e !== 'object' || e === null || typeof e.step !== 'number' || typeof e.name !== 'string' || typeof e.value !== 'number' || typeof e.wallMs !== 'number');
-  if (bad >= 0) throw new Error(`${name}: metrics[${bad}] is not a metric event ({step, name, value, wallMs})`);
-  if (f.evaluations !== undefined && !Array.isArray(f.evaluations)) throw new Error(`${name}: "evaluations" must be an array`);
-  if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error(`${name}: "reference" must be base64 or null`);
-  return { ...(f as RunFile), evaluations: f.evaluations ?? [], checkpoint: f.checkpoint };
 }
 
 /** This tab's Web Lock on a run, held until the returned function is called; null when another tab holds it. */
@@ -393,33 +382,8 @@ async function takeLock(id: string): Promise<(() => void) | null> {
   });
 }
 
-/**
- * An evaluation row as this version lists it, from one a stored run or a run file holds: rows
- * written before the registries carried the Kolmogorov figures as fields of their own
- * (accuracy, compressionRate, ...) and the functions figures under `functions`.
- */
+/** A stored row in today's shape, with its task filled in (rows written before the registries had another shape, and no task). */
 export function evaluationRow(row: unknown, task: string): EvaluationRow {
-  const old = row as Record<string, any>;
-  if (old && typeof old.metrics === 'object' && old.metrics !== null && typeof old.score === 'number') return old as EvaluationRow;
-  const metrics: Record<string, number> = {};
-  const put = (name: string, value: unknown) => {
-    if (typeof value === 'number' && Number.isFinite(value)) metrics[name] = value;
-  };
-  put(old.functions ? 'solved' : 'accuracy', old.accuracy);
-  put('compression_rate', old.compressionRate);
-  put('precision', old.precision);
-  put('format_compliance', old.formatCompliance);
-  put('pass_at_1', old.functions?.passAt1);
-  put('success_rate', old.functions?.successRate);
-  const label = typeof old.label === 'string' ? old.label : 'evaluation';
-  return {
-    label,
-    step: typeof old.step === 'number' ? old.step : 0,
-    task,
-    search: label.split(' @ ')[0],
-    k: typeof old.k === 'number' ? old.k : 1,
-    n: typeof old.n === 'number' ? old.n : 0,
-    score: typeof old.accuracy === 'number' ? old.accuracy : NaN,
-    metrics,
-  };
+  const read = readEvaluationRow(row, 'a stored evaluation row');
+  return read.task ? read : { ...read, task };
 }

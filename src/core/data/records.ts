@@ -18,12 +18,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What a JSON value is, for a message: null and arrays by name (typeof says "object" for both). */
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
 function own(value: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined;
 }
 
 export function parseKolmogorovRecord(value: unknown): KolmogorovRecord {
-  if (!isPlainObject(value)) throw new Error(`expected an object {"sequence": [...]}, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  if (!isPlainObject(value)) throw new Error(`expected an object {"sequence": [...]}, got ${kindOf(value)}`);
   const sequence = own(value, 'sequence');
   if (sequence === undefined) throw new Error('missing field "sequence"');
   if (!Array.isArray(sequence)) throw new Error(`"sequence" must be a list of integers, got ${typeof sequence}`);
@@ -57,7 +60,7 @@ export interface PreferenceRecord {
 }
 
 export function parsePreferenceRecord(value: unknown): PreferenceRecord {
-  if (!isPlainObject(value)) throw new Error(`expected an object {"prompt", "chosen", "rejected"}, got ${Array.isArray(value) ? 'an array' : typeof value}`);
+  if (!isPlainObject(value)) throw new Error(`expected an object {"prompt", "chosen", "rejected"}, got ${kindOf(value)}`);
   const field = (key: keyof PreferenceRecord): string => {
     const text = own(value, key);
     if (text === undefined) throw new Error(`missing field "${key}"`);
@@ -65,5 +68,8 @@ export function parsePreferenceRecord(value: unknown): PreferenceRecord {
     if (text.length > MAX_PROGRAM_CHARS) throw new Error(`"${key}" is longer than ${MAX_PROGRAM_CHARS} characters`);
     return text;
   };
-  return { prompt: field('prompt'), chosen: field('chosen'), rejected: field('rejected') };
+  const pair = { prompt: field('prompt'), chosen: field('chosen'), rejected: field('rejected') };
+  // A pair of one program has a margin of zero whatever the policy: it teaches nothing.
+  if (pair.chosen === pair.rejected) throw new Error('"chosen" and "rejected" are the same program');
+  return pair;
 }

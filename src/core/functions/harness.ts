@@ -2,53 +2,70 @@
  * The test harness of the functions task: one sandbox job runs a program's function on every
  * test input and reports each result, and the host decides what passed.
  *
- * Inside QuickJS the prelude's `__runTests(f, inputs)` calls f once per test on a fresh copy
- * of the arguments (a function that sorts its list in place cannot spoil the next test),
- * catches what a call throws, and encodes each result as integers, since the sandbox's output
- * is an integer list:
+ * The job is `__tests(inputs);` then the program, then `__runTests(name);`. Inside QuickJS the
+ * prelude's `__tests` keeps the tests' inputs (the first call only: it is the job's first
+ * statement, before any of the program runs), and `__runTests(f)` calls f once per test on a
+ * fresh copy of the arguments (a function that sorts its list in place cannot spoil the next
+ * test), catches what a call throws, and encodes each result as integers, since the sandbox's
+ * output is an integer list:
  *   int n -> [0, n]; bool b -> [1, 0|1]; list -> [2, length, ...items]; threw -> [3];
  *   anything else (a string, NaN, a float, undefined, an object) -> [4].
- * The encoder is made when the prelude runs, before any program, and reads values with the
- * builtins it captured then. Comparison with the expected values happens on the host
- * (`decodeResults`, `testsPassed`), so a program cannot declare itself right. A program that
- * loops or exhausts memory fails the whole job (timeout, oom): every test counts as failed.
+ *
+ * The result channel is out of the program's reach (issue 29, docs/reliability.md): the encoding
+ * reaches the host only through the sandbox's `report`, which this prelude takes while it runs,
+ * before any program, and holds in its closure; the sandbox then reads these jobs from the report
+ * alone, never from `output`. `__tests` and `__runTests` are read-only globals (a program that
+ * declares its own fails to run), the encoder uses builtins captured when the prelude ran and
+ * defines its array's elements (no push, no index assignment a program could intercept), and a
+ * job whose program skips or breaks the harness call reports nothing, which fails every test.
+ * The expected values never enter the sandbox: the host compares (`decodeResults`,
+ * `testsPassed`). A program that loops or exhausts memory fails the whole job (timeout, oom):
+ * every test counts as failed.
  */
 import type { SandboxJob, SandboxOutcome } from '../sandbox/outcome';
 import type { Value } from './language';
 import type { TestCase } from './problems';
 
 export const functionsPrelude = `
-var __runTests = (function () {
-  var isArray = Array.isArray, isSafe = Number.isSafeInteger, parse = JSON.parse, apply = Function.prototype.apply;
-  var isProxy = globalThis.__isProxy || function () { return false; }; // the sandbox's tag of Proxies
+(function () {
+  var G = globalThis;
+  var report = G.__takeReport(); // the sandbox's result channel: only this closure holds it
+  var isArray = Array.isArray, isSafe = Number.isSafeInteger, parse = JSON.parse, apply = Reflect.apply, define = Object.defineProperty;
+  var isProxy = G.__isProxy || function () { return false; }; // the sandbox's tag of Proxies
+  var inputs = null;
+  function put(out, value) { define(out, out.length, { value: value, writable: true, enumerable: true, configurable: true }); }
   function enc(v, out, depth) {
-    if (isProxy(v)) { out.push(4); return; }
-    if (typeof v === 'boolean') { out.push(1, v ? 1 : 0); return; }
-    if (typeof v === 'number') { if (isSafe(v)) out.push(0, v === 0 ? 0 : v); else out.push(4); return; }
+    if (isProxy(v)) { put(out, 4); return; }
+    if (typeof v === 'boolean') { put(out, 1); put(out, v ? 1 : 0); return; }
+    if (typeof v === 'number') { if (isSafe(v)) { put(out, 0); put(out, v === 0 ? 0 : v); } else put(out, 4); return; }
     if (depth === 0 && isArray(v)) {
       var n = v.length;
-      if (!(n <= 4096)) { out.push(4); return; }
-      out.push(2, n);
+      if (!(n <= 4096)) { put(out, 4); return; }
+      put(out, 2); put(out, n);
       for (var i = 0; i < n; i++) enc(v[i], out, 1);
       return;
     }
-    out.push(4);
+    put(out, 4);
   }
-  return function (f, inputs) {
+  function setTests(list) { if (inputs === null) inputs = list; }
+  function runTests(f) {
     var out = [];
-    for (var t = 0; t < inputs.length; t++) {
+    var list = inputs || [];
+    for (var t = 0; t < list.length; t++) {
       var start = out.length;
-      try { enc(apply.call(f, null, parse(inputs[t])), out, 0); } catch (e) { out.length = start; out.push(3); }
+      try { enc(apply(f, null, parse(list[t])), out, 0); } catch (e) { out.length = start; put(out, 3); }
     }
-    return out;
-  };
+    report(out);
+  }
+  define(G, '__tests', { value: setTests, writable: false, enumerable: false, configurable: false });
+  define(G, '__runTests', { value: runTests, writable: false, enumerable: false, configurable: false });
 })();
 `;
 
 /** The sandbox job that runs `functionText` (a declaration of `name`) on each test's arguments. */
 export function testJob(functionText: string, name: string, tests: readonly TestCase[], seed: number): SandboxJob {
   const inputs = JSON.stringify(tests.map((test) => JSON.stringify(test.args)));
-  return { source: `${functionText}\noutput = __runTests(${name}, ${inputs});`, seed, prelude: 'functions' };
+  return { source: `__tests(${inputs});\n${functionText}\n__runTests(${name});`, seed, prelude: 'functions' };
 }
 
 /** What one call returned: a value, a throw, or something that is not a value of the task. */

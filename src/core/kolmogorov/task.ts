@@ -269,7 +269,11 @@ export function kolmogorovTask(config: KolmogorovConfig): Task<KolmogorovRecord,
         if (problem) throw new Error(`"${key}": ${problem}`);
         return tokens;
       };
-      return { prompt, chosen: program('chosen'), rejected: program('rejected') };
+      const chosen = program('chosen');
+      const rejected = program('rejected');
+      // Written differently, the same tokens: as a pair of one text, it teaches nothing.
+      if (chosen.length === rejected.length && chosen.every((token, i) => token === rejected[i])) throw new Error('"chosen" and "rejected" are the same program');
+      return { prompt, chosen, rejected };
     },
 
     sampleAlternatives: () => config.algorithm.repairDemos,

@@ -107,6 +107,11 @@ function initTensor(shape: number[], seed: number, std: number): tf.Tensor {
   return tf.randomNormal(shape, 0, std, 'float32', seed);
 }
 
+/** Weights that do not fit the model (a name missing, a shape different): the file's fault, not the run's. */
+export class WeightsMismatchError extends Error {
+  override name = 'WeightsMismatchError';
+}
+
 export class TransformerPolicy {
   readonly variables: tf.Variable[] = [];
   private readonly tokenEmbedding: tf.Variable;
@@ -375,16 +380,16 @@ export class TransformerPolicy {
     return this.variables.map((variable) => ({ name: this.shortName(variable), shape: [...variable.shape], data: variable.dataSync() as Float32Array }));
   }
 
-  /** Sets every weight; names and shapes must match exactly, and are checked before any is written. */
+  /** Sets every weight; names and shapes must match exactly, and are checked before any is written (WeightsMismatchError). */
   setWeights(weights: readonly WeightArray[]): void {
     const byName = new Map(weights.map((w) => [w.name, w]));
     for (const variable of this.variables) {
       const name = this.shortName(variable);
       const weight = byName.get(name);
-      if (!weight) throw new Error(`weights lack ${name}`);
-      if (weight.shape.join(',') !== variable.shape.join(',')) throw new Error(`weight ${name} has shape [${weight.shape}], the model needs [${variable.shape}]`);
+      if (!weight) throw new WeightsMismatchError(`weights lack ${name}`);
+      if (weight.shape.join(',') !== variable.shape.join(',')) throw new WeightsMismatchError(`weight ${name} has shape [${weight.shape}], the model needs [${variable.shape}]`);
     }
-    if (byName.size !== this.variables.length) throw new Error(`weights have ${byName.size} tensors, the model ${this.variables.length}`);
+    if (byName.size !== this.variables.length) throw new WeightsMismatchError(`weights have ${byName.size} tensors, the model ${this.variables.length}`);
     for (const variable of this.variables) {
       const weight = byName.get(this.shortName(variable))!;
       tf.tidy(() => variable.assign(tf.tensor(weight.data, weight.shape)));

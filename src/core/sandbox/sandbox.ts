@@ -12,6 +12,13 @@
  * is validated and serialised *inside* QuickJS by a function captured before the program ran, so
  * a program that replaces builtins cannot fool it, and the host only ever reads one bounded string.
  *
+ * The result channel of a test harness (issue 29): a prelude may take, while it runs, the one
+ * `report` function through which its result reaches the host (`__takeReport()`, removed from the
+ * global object before any snapshot is taken, so no program ever sees it). From then on, jobs of
+ * that prelude are read from what the harness reported, never from `output`: a program that
+ * replaces the harness, sets or locks `output`, replaces builtins or skips the harness's call has
+ * no way to write a result (docs/reliability.md).
+ *
  * How the state is made fresh: not by building a new context per program (~0.3-0.6 ms here, the
  * whole budget), but by restoring memory. QuickJS keeps all of its state (runtime, context,
  * objects, atoms, allocator) in the wasm linear memory. After one runtime and context are set up
@@ -24,6 +31,16 @@
  * treats it as free; QuickJS never reads memory it has not initialised). Host-side handles that
  * must survive (context, global object, the SETUP tools) are created before the snapshot; every
  * handle made during a run is disposed before the next restore.
+ *
+ * The deadline is checked when QuickJS polls its interrupt handler, which it does every 10,000
+ * ticks (calls and backward jumps) on its own. A tick can be dear: a program that catches its own
+ * stack overflow and recurses again (`function r(n) { try { return r(n + 1) } catch (e) { return
+ * r(n + 1) } }`) throws an error with a backtrace of the whole stack at every tick, ~120 us at the
+ * default stack, and 10,000 of them ran 1.2 s past a 100 ms deadline, until the host watchdog
+ * killed the worker. So the sandbox sets QuickJS's poll counter itself (JSContext's
+ * interrupt_counter, found in the wasm memory and checked when the state is built: findPollCounter)
+ * to a count that keeps the dearest interval a few milliseconds: stack bytes x ticks stays under
+ * TICKS_X_STACK_BYTES. Without the counter (another QuickJS layout) it falls back to QuickJS's own.
  *
  * A wasm trap or host exception (the host stack running out inside the parser) can leave the
  * module's C stack pointer, which lives outside linear memory, displaced: then the runtime,
@@ -57,6 +74,15 @@ export interface SandboxOptions {
 }
 
 const MAX_MESSAGE = 300;
+
+/** QuickJS's own ticks between two polls of the interrupt handler (JS_INTERRUPT_COUNTER_INIT). */
+const QUICKJS_POLL_TICKS = 10_000;
+/**
+ * Ticks between polls times the stack's bytes: the dearest tick is an error whose backtrace walks
+ * the whole stack (~1 ns a byte here), so 100 ticks at the default 128 KiB keep an interval near
+ * 12 ms. Polling every 100 ticks cost a tight loop about 4% of its speed.
+ */
+const TICKS_X_STACK_BYTES = 100 * (128 << 10);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -66,22 +92,24 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 const SETUP = String.raw`(function (maxOutput) {
   var isArray = Array.isArray, isSafe = Number.isSafeInteger, gopd = Object.getOwnPropertyDescriptor;
-  var getProto = Object.getPrototypeOf, toStr = String, slice = String.prototype.slice, join = Array.prototype.join;
+  var getProto = Object.getPrototypeOf, toStr = String, slice = String.prototype.slice;
   var G = globalThis;
   // Proxies are tagged where they are made (the global Proxy is a wrapper; the real constructor
   // stays in this closure), so an output that is a Proxy is refused even when its traps behave.
-  var proxies = new WeakSet(), hasProxy = WeakSet.prototype.has, addProxy = WeakSet.prototype.add;
+  // Bound, not looked up on Function.prototype at each call, which a program may replace.
+  var uncurry = Function.prototype.bind.bind(Function.prototype.call);
+  var proxies = new WeakSet(), hasProxy = uncurry(WeakSet.prototype.has), addProxy = uncurry(WeakSet.prototype.add);
   var RealProxy = Proxy, revocable = Proxy.revocable, defineProperty = Object.defineProperty;
-  function isProxy(value) { return hasProxy.call(proxies, value); }
+  function isProxy(value) { return hasProxy(proxies, value); }
   var TaggedProxy = function Proxy(target, handler) {
     if (!new.target) throw new TypeError("Constructor Proxy requires 'new'");
     var made = new RealProxy(target, handler);
-    addProxy.call(proxies, made);
+    addProxy(proxies, made);
     return made;
   };
   TaggedProxy.revocable = function (target, handler) {
     var made = revocable(target, handler);
-    addProxy.call(proxies, made.proxy);
+    addProxy(proxies, made.proxy);
     return made;
   };
   G.Proxy = TaggedProxy;
@@ -99,16 +127,21 @@ const SETUP = String.raw`(function (maxOutput) {
     if (!isArray(value)) return 'E' + (value === undefined ? 'output is not defined' : 'output is not a list');
     var n = value.length;
     if (!(n <= maxOutput)) return 'E' + 'output has more than ' + maxOutput + ' elements';
-    var out = [];
+    // Built as a string: an array's index assignment would meet setters a program put on Array.prototype.
+    var text = '';
     for (var i = 0; i < n; i++) {
       var d = gopd(value, i);
       if (!d || !('value' in d)) return 'E' + 'element ' + i + ' is not a plain value';
       var v = d.value;
       if (typeof v !== 'number' || !isSafe(v)) return 'E' + 'element ' + i + ' is not a safe integer';
-      out[i] = v;
+      text += (i ? ',' : '') + v;
     }
-    return 'O' + join.call(out, ',');
+    return 'O' + text;
   }
+  // The harness's channel (see the module's comment): taken by a prelude, then read instead of output.
+  var reported = null, harnessOnly = false;
+  function report(list) { reported = list; }
+  defineProperty(G, '__takeReport', { value: function () { harnessOnly = true; return report; }, writable: false, enumerable: false, configurable: true });
   function describe(error) {
     try {
       if (error === null || error === undefined) return 'Z' + toStr(error);
@@ -125,6 +158,7 @@ const SETUP = String.raw`(function (maxOutput) {
   // The program's output in one call: 'P' when it is an object that is not an array (maybe a
   // promise: the host looks at its state), else what extract says.
   function finish() {
+    if (harnessOnly) return reported === null ? 'E' + 'the test harness reported no result (the program skipped or replaced it)' : extract(reported);
     var value = G.output;
     if (!isArray(value) && value !== null && typeof value === 'object') return 'P';
     return extract(value);
@@ -273,6 +307,11 @@ export class Sandbox {
   private deadline = 0;
   private heapAtStart = 0;
   private stop: 'timeout' | 'oom' | null = null;
+  /** Index (in 32-bit words of the wasm memory) of QuickJS's poll counter, when it was found; and the ticks it is set to. */
+  private pollCounter: number | null = null;
+  private readonly pollTicks: number;
+  /** Stands in for the interrupt handler while findPollCounter probes. */
+  private probe: (() => boolean) | null = null;
   /** Set when the wasm heap has grown past its threshold or the module trapped: the owner should replace this sandbox. */
   needsRecycle = false;
 
@@ -282,6 +321,12 @@ export class Sandbox {
   ) {
     this.memory = module.getWasmMemory();
     this.view = new Uint8Array(this.memory.buffer);
+    this.pollTicks = Math.max(10, Math.min(QUICKJS_POLL_TICKS, Math.round(TICKS_X_STACK_BYTES / options.limits.stackBytes)));
+  }
+
+  /** The wasm memory as 32-bit words (a fresh view after the memory grew). */
+  private words(): Int32Array {
+    return new Int32Array(this.memory.buffer);
   }
 
   static async create(options: SandboxOptions): Promise<Sandbox> {
@@ -311,6 +356,9 @@ export class Sandbox {
 
   /** The interrupt handler, installed once: stops the program at its deadline or when the wasm heap grew too much. */
   private readonly interrupt = (): boolean => {
+    if (this.probe) return this.probe();
+    // QuickJS has just reset its counter to 10,000 ticks: the next poll comes after pollTicks.
+    if (this.pollCounter !== null) this.words()[this.pollCounter] = this.pollTicks;
     if (Date.now() >= this.deadline) this.stop = 'timeout';
     else if (this.memory.buffer.byteLength - this.heapAtStart > this.options.limits.memoryBytes) this.stop = 'oom';
     return this.stop !== null;
@@ -327,6 +375,7 @@ export class Sandbox {
     runtime.setMaxStackSize(limits.stackBytes);
     runtime.setInterruptHandler(this.interrupt);
     const context = runtime.newContext({ intrinsics: { ...DefaultIntrinsics, Date: false } });
+    this.pollCounter = this.findPollCounter(context);
     // Handles the host keeps across programs must exist in the snapshot.
     void context.global;
     void context.undefined;
@@ -336,10 +385,12 @@ export class Sandbox {
     const seed = context.getProp(tools, 2);
     const finish = context.getProp(tools, 3);
     tools.dispose();
-    const base = takeSnapshot(this.memory);
-    const snapshots = new Map<string, Snapshot | string>([['', base]]);
+    // Every prelude starts from the state with __takeReport; no snapshot a program starts from has it.
+    const setup = takeSnapshot(this.memory);
+    const hideReport = () => context.evalCode('delete globalThis.__takeReport', 'setup.js').dispose();
+    const snapshots = new Map<string, Snapshot | string>();
     for (const [name, prelude] of Object.entries(this.options.preludes)) {
-      this.restore(base);
+      this.restore(setup);
       const result = context.evalCode(fullPrelude(prelude), 'prelude.js');
       if (result.error) {
         const text = this.describeHandle(context, describe, result.error);
@@ -348,10 +399,55 @@ export class Sandbox {
         continue;
       }
       result.value.dispose();
+      hideReport();
       snapshots.set(name, takeSnapshot(this.memory));
     }
+    this.restore(setup);
+    hideReport();
+    const base = takeSnapshot(this.memory);
+    snapshots.set('', base);
     this.restore(base);
     return { runtime, context, extract, describe, seed, finish, snapshots };
+  }
+
+  /**
+   * Finds QuickJS's poll counter (JSContext.interrupt_counter) in the wasm memory, or null. While
+   * the handler runs, the counter has just been reset to 10,000, and it falls as the program
+   * ticks: candidates are the words of the context's struct that read 10,000 in the handler and
+   * less after a few more ticks. A candidate is taken only if setting it makes QuickJS poll that
+   * often: 20,000 loop iterations with the counter set to 5 poll thousands of times, not twice.
+   */
+  private findPollCounter(context: QuickJSContext): number | null {
+    const pointer = (context as unknown as { ctx?: { value?: unknown } }).ctx?.value;
+    if (typeof pointer !== 'number' || pointer % 4 !== 0) return null;
+    const first = pointer >> 2;
+    const span = 256; // words: JSContext is about 1 KB; the counter sits near its start
+    let candidates: number[] = [];
+    try {
+      this.probe = () => {
+        const words = this.words();
+        for (let i = first; i < first + span; i++) if (words[i] === QUICKJS_POLL_TICKS) candidates.push(i);
+        return true; // ends the probe
+      };
+      context.evalCode('for (;;) {}', 'probe.js').dispose();
+      this.probe = () => false;
+      context.evalCode('(function () { for (var i = 0; i < 100; i++); })()', 'probe.js').dispose();
+      const words = this.words();
+      candidates = candidates.filter((i) => words[i] > 0 && words[i] < QUICKJS_POLL_TICKS);
+      for (const candidate of candidates) {
+        let polls = 0;
+        this.probe = () => {
+          this.words()[candidate] = 5;
+          polls++;
+          return false;
+        };
+        context.evalCode('(function () { for (var i = 0; i < 20000; i++); })()', 'probe.js').dispose();
+        if (polls > 1000) return candidate;
+      }
+      return null;
+    } finally {
+      this.probe = null;
+    }
   }
 
   /** After a trap: the heap is put back to a consistent state, the old runtime freed, and everything built again. */
@@ -425,6 +521,8 @@ export class Sandbox {
 
     this.evaluations += 1;
     this.restore(snapshot);
+    // The first interval of the program is a short one too (the snapshot holds whatever count was left).
+    if (this.pollCounter !== null) this.words()[this.pollCounter] = this.pollTicks;
     this.heapAtStart = this.memory.buffer.byteLength;
     this.stop = null;
     this.deadline = Date.now() + limits.deadlineMs;

@@ -140,11 +140,11 @@ const noPoints: MetricPoint[] = [];
 const noRuns: ComparedRun[] = [];
 
 const StaggeredChart = memo(function StaggeredChart(props: { index: number; count: number; name: string; title: string; caption: string; weight: number; x: 'step' | 'wallMs'; gzip?: number; lzma?: number }) {
-  const [points, setPoints] = useState<MetricPoint[]>(() => useLab.getState().series[props.name] ?? []);
+  const [points, setPoints] = useState<MetricPoint[]>(() => useLab.getState().series.get(props.name) ?? []);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout>;
     const tick = () => {
-      const latest = useLab.getState().series[props.name] ?? noPoints; // a new run clears the chart
+      const latest = useLab.getState().series.get(props.name) ?? noPoints; // a new run clears the chart
       startTransition(() => setPoints(latest)); // the same array: React bails out, nothing redraws
       timer = setTimeout(tick, CHART_INTERVAL_MS);
     };
@@ -156,7 +156,7 @@ const StaggeredChart = memo(function StaggeredChart(props: { index: number; coun
   const smoothed = useMemo(() => smooth(points, weight), [points, weight]);
   // Compared runs are stored whole: smoothed alike, drawn when their set changes.
   const compared = useLab((s) => (s.compared.length ? s.compared : noRuns));
-  const others = useMemo(() => compared.map((run) => smooth(run.series[props.name] ?? noPoints, weight)), [compared, props.name, weight]);
+  const others = useMemo(() => compared.map((run) => smooth(run.series.get(props.name) ?? noPoints, weight)), [compared, props.name, weight]);
   return <Chart title={props.title} caption={props.caption} points={smoothed} others={others} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
 });
 
@@ -171,7 +171,7 @@ export function Charts() {
   const lzma = useLab((s) => s.datasets.train?.references?.lzmaRate);
   const task = useLab((s) => s.config.task.name);
   // Re-rendered only when an optional chart appears (a boolean per chart, joined).
-  const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series[c.name]?.length ?? 0) > 0 || s.compared.some((run) => (run.series[c.name]?.length ?? 0) > 0) ? '1' : '0')).join(''));
+  const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series.get(c.name)?.length ?? 0) > 0 || s.compared.some((run) => (run.series.get(c.name)?.length ?? 0) > 0) ? '1' : '0')).join(''));
   const compared = useLab((s) => s.compared);
   // Charts that appear (a run's first metrics bring several) mount in a deferred render, which
   // React slices: mounting them in the store's synchronous update made a 50-90 ms task.

@@ -2,6 +2,7 @@ import { memo, useRef, useState } from 'react';
 import type { RunRecord } from '../../worker/runStore';
 import { compareRun, deleteRun, downloadRun, importRunFile, renameRun, resumeRun, setAutosave, showRuns } from '../persistence';
 import { useLab } from '../store';
+import { PanelBoundary } from './PanelBoundary';
 
 /**
  * One formatter, made when the page loads: toLocaleString makes (and the first time loads the
@@ -10,6 +11,10 @@ import { useLab } from '../store';
  */
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+
+/** A stored figure or time as the list shows it; a record from an older lab or a bad file may hold anything. */
+export const bestText = (best: unknown): string => (typeof best === 'number' && Number.isFinite(best) ? best.toFixed(3) : '');
+export const timeText = (format: Intl.DateTimeFormat, ms: unknown): string => (typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? format.format(ms) : '');
 
 const size = (bytes: number) => (bytes > 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${(bytes / 2 ** 20).toFixed(1)} MB`);
 
@@ -20,7 +25,7 @@ export function InterruptedRun() {
   if (!run) return null;
   return (
     <div className="interrupted" role="status" data-testid="interrupted-run">
-      The run <strong>{run.name}</strong> was interrupted at step {run.step} (saved {time.format(run.updatedAt)}).{' '}
+      The run <strong>{run.name}</strong> was interrupted at step {run.step} (saved {timeText(time, run.updatedAt)}).{' '}
       <button onClick={() => void resumeRun(run.id)} disabled={busy}>Resume it</button>{' '}
       <button onClick={() => useLab.setState({ interruptedRun: null })}>Dismiss</button>
     </div>
@@ -59,7 +64,12 @@ export function Runs() {
         <table data-testid="run-list">
           <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>steps</th><th>best</th><th>saved</th><th></th></tr></thead>
           <tbody>
-            {runs.map((run) => <RunRow key={run.id} run={run} live={run.id === current} compared={compared.some((c) => c.id === run.id)} busy={busy} editing={editing === run.id} setEditing={setEditing} />)}
+            {runs.map((run) => (
+              // A record that cannot be drawn is a row of its own, which still deletes it.
+              <PanelBoundary key={run.id} name={`The saved run ${String(run.id)}`} fallback={(error) => <BrokenRunRow id={String(run.id)} error={error} />}>
+                <RunRow run={run} live={run.id === current} compared={compared.some((c) => c.id === run.id)} busy={busy} editing={editing === run.id} setEditing={setEditing} />
+              </PanelBoundary>
+            ))}
           </tbody>
         </table>
       )}
@@ -81,8 +91,8 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
       <td>{run.task}</td>
       <td>{run.algorithm}</td>
       <td>{run.step}</td>
-      <td>{run.best === null ? '' : run.best.toFixed(3)}</td>
-      <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{dateTime.format(run.updatedAt)}</td>
+      <td>{bestText(run.best)}</td>
+      <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
       <td className="run-actions">
         <button onClick={() => void resumeRun(run.id)} disabled={busy}>Open</button>
         <button onClick={() => setEditing(run.id)}>Rename</button>
@@ -92,3 +102,15 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
     </tr>
   );
 });
+
+/** The row of a stored run that cannot be drawn: what went wrong, and its Delete. */
+function BrokenRunRow({ id, error }: { id: string; error: Error }) {
+  return (
+    <tr className="broken" data-testid="broken-run">
+      <td colSpan={7}>This saved run cannot be shown ({error.message}).</td>
+      <td className="run-actions">
+        <button onClick={() => window.confirm('Delete this saved run and its checkpoint?') && void deleteRun(id)}>Delete</button>
+      </td>
+    </tr>
+  );
+}

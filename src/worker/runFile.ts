@@ -1,0 +1,155 @@
+/**
+ * A downloaded run file (`.run.json`, SavedRuns.export) read back: every field is checked before
+ * anything is stored (issue 29). A record that reaches the run store is drawn by the page (the
+ * run list, the charts, the evaluation table), and one bad field there used to take the whole
+ * page down on every reload: `run.best` as a string made the run list throw, a metric named
+ * `__proto__` broke the charts' series. So the file's run, metric events and evaluation rows are
+ * checked field by field, with a message that names the file and the field, and rows come back
+ * in the form the page draws (a NaN figure, null in JSON, is NaN again).
+ */
+import type { MetricEvent } from '../core/runnerTypes';
+import type { EvaluationRow } from './protocol';
+import type { RunRecord } from './runStore';
+
+export const RUN_FORMAT = 'program-rl-lab-run';
+
+/** What a downloaded run file holds (`SavedRuns.export`). */
+export interface RunFile {
+  format: typeof RUN_FORMAT;
+  version: 1;
+  run: Pick<RunRecord, 'name'> & Partial<RunRecord>;
+  metrics: MetricEvent[];
+  evaluations: EvaluationRow[];
+  checkpoint: string | null;
+  reference?: string | null;
+}
+
+/** A run's name as the list shows it. */
+const MAX_NAME = 200;
+/** Times after this (the year 2286) are not times a run was made. */
+const MAX_TIME_MS = 1e13;
+
+/**
+ * Whether `name` can name a metric: 1 to 64 letters, digits and `_ / . - @`, and not a member
+ * every object has (`__proto__`, `constructor`, `toString`, ...), which a plain object used as a
+ * map would confuse with its own (the store keeps series in Maps, and this keeps such names out
+ * of every file and store anyway).
+ */
+export function validMetricName(name: unknown): name is string {
+  return typeof name === 'string' && /^[\w./@-]{1,64}$/.test(name) && name !== '__proto__' && !(name in Object.prototype);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** Checks of one object's fields, each failure naming `where.field`. */
+function fields(where: string, value: Record<string, unknown>) {
+  const fail = (key: string, what: string): never => {
+    throw new Error(`${where}.${key} ${what}`);
+  };
+  return {
+    count: (key: string) => (isCount(value[key]) ? (value[key] as number) : fail(key, 'must be a whole number of at least 0')),
+    /** A figure: a number, or null for NaN (JSON has no NaN: a digit row's KT figures are NaN). */
+    figure: (key: string) => (typeof value[key] === 'number' ? (value[key] as number) : value[key] === null ? NaN : fail(key, 'must be a number')),
+    text: (key: string, max = 100_000) => (typeof value[key] === 'string' && (value[key] as string).length <= max ? (value[key] as string) : fail(key, `must be text of at most ${max} characters`)),
+    flag: (key: string) => (typeof value[key] === 'boolean' ? (value[key] as boolean) : fail(key, 'must be true or false')),
+  };
+}
+
+/** One evaluation row, checked and in the form the evaluation table draws; `where` names it in errors. Rows of the shape before the registries are read too. */
+export function evaluationRow(raw: unknown, where: string): EvaluationRow {
+  if (!isObject(raw)) throw new Error(`${where} is not an evaluation row`);
+  const f = fields(where, raw);
+  if (!isObject(raw.metrics)) return oldEvaluationRow(raw, where);
+  const metrics: Record<string, number> = {};
+  for (const [name, value] of Object.entries(raw.metrics)) {
+    if (!validMetricName(name)) throw new Error(`${where}.metrics has a name that is no metric name: ${JSON.stringify(name).slice(0, 40)}`);
+    metrics[name] = fields(`${where}.metrics`, raw.metrics).figure(name);
+  }
+  const row: EvaluationRow = { label: f.text('label', 500), step: f.count('step'), task: f.text('task', 100), search: f.text('search', 200), k: f.count('k'), n: f.count('n'), score: f.figure('score'), metrics };
+  if (raw.items !== undefined) {
+    if (!Array.isArray(raw.items)) throw new Error(`${where}.items must be a list`);
+    row.items = raw.items.map((item, i) => {
+      const at = `${where}.items[${i}]`;
+      if (!isObject(item)) throw new Error(`${at} is not an evaluated item`);
+      const g = fields(at, item);
+      return { index: g.count('index'), target: g.text('target'), output: item.output === null ? null : g.text('output'), program: g.text('program'), correct: g.flag('correct'), detail: g.text('detail') };
+    });
+  }
+  return row;
+}
+
+/**
+ * A row written before the registries: the Kolmogorov figures as fields of their own
+ * (accuracy, compressionRate, ...; NaN as null for a digit row), the functions figures under
+ * `functions`; read into today's shape (its task is filled in from the run's checkpoint).
+ */
+function oldEvaluationRow(raw: Record<string, unknown>, where: string): EvaluationRow {
+  const f = fields(where, raw);
+  const metrics: Record<string, number> = {};
+  const put = (name: string, key: string, from = raw) => {
+    if (from[key] === undefined) return;
+    const value = fields(where, from).figure(key);
+    if (Number.isFinite(value)) metrics[name] = value;
+  };
+  const functions = raw.functions;
+  if (functions !== undefined && !isObject(functions)) throw new Error(`${where}.functions must be an object`);
+  put(functions ? 'solved' : 'accuracy', 'accuracy');
+  put('compression_rate', 'compressionRate');
+  put('precision', 'precision');
+  put('format_compliance', 'formatCompliance');
+  if (functions) {
+    put('pass_at_1', 'passAt1', functions);
+    put('success_rate', 'successRate', functions);
+  }
+  const label = f.text('label', 500);
+  return { label, step: f.count('step'), task: '', search: label.split(' @ ')[0], k: f.count('k'), n: f.count('n'), score: f.figure('accuracy'), metrics };
+}
+
+/** One metric event, checked: a step and wall time the charts can place, a finite value, a metric name. */
+function metricEvent(raw: unknown, where: string): MetricEvent {
+  if (!isObject(raw) || !['step', 'name', 'value', 'wallMs'].every((key) => Object.hasOwn(raw, key))) throw new Error(`${where} is not a metric event ({step, name, value, wallMs})`);
+  const f = fields(where, raw);
+  const step = f.count('step');
+  if (!validMetricName(raw.name)) throw new Error(`${where}.name must be a metric name (letters, digits, _ / . - @; not ${JSON.stringify(raw.name)?.slice(0, 40)})`);
+  if (typeof raw.value !== 'number' || !Number.isFinite(raw.value)) throw new Error(`${where}.value must be a finite number`);
+  if (typeof raw.wallMs !== 'number' || !(raw.wallMs >= 0) || !Number.isFinite(raw.wallMs)) throw new Error(`${where}.wallMs must be a time of at least 0 ms`);
+  return { step, name: raw.name, value: raw.value, wallMs: raw.wallMs };
+}
+
+/** A run file's fields checked one by one; the error names the file and the field. */
+export function parseRunFile(text: string, name: string): RunFile & { checkpoint: string } {
+  let file: unknown;
+  try {
+    file = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${name} is not a run file: it is not JSON (${(error as Error).message})`);
+  }
+  const f = file as Partial<RunFile>;
+  if (!isObject(file) || f.format !== RUN_FORMAT) throw new Error(`${name} is not a run file: its "format" is not "${RUN_FORMAT}" (download one from Saved runs)`);
+  if (f.version !== 1) throw new Error(`${name}: run file version ${String(f.version)} is not one this lab reads (1)`);
+  try {
+    const run = f.run as unknown;
+    if (!isObject(run)) throw new Error('"run" must be an object with a "name"');
+    if (typeof run.name !== 'string' || run.name.trim() === '' || run.name.length > MAX_NAME) throw new Error(`run.name must be a name of 1 to ${MAX_NAME} characters`);
+    if (run.best !== undefined && run.best !== null && (typeof run.best !== 'number' || !Number.isFinite(run.best))) throw new Error('run.best must be a finite number or null');
+    if (run.createdAt !== undefined && !(isCount(run.createdAt) && run.createdAt <= MAX_TIME_MS)) throw new Error('run.createdAt must be a time in milliseconds');
+    if (typeof f.checkpoint !== 'string') throw new Error('the run has no checkpoint (it was never saved)');
+    if (!Array.isArray(f.metrics)) throw new Error('"metrics" must be an array');
+    const metrics = f.metrics.map((event, i) => metricEvent(event, `metrics[${i}]`));
+    if (f.evaluations !== undefined && !Array.isArray(f.evaluations)) throw new Error('"evaluations" must be an array');
+    const evaluations = (f.evaluations ?? []).map((row, i) => evaluationRow(row, `evaluations[${i}]`));
+    if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error('"reference" must be base64 or null');
+    return {
+      format: RUN_FORMAT,
+      version: 1,
+      run: { name: run.name, best: (run.best as number | null | undefined) ?? null, ...(run.createdAt !== undefined ? { createdAt: run.createdAt as number } : {}) },
+      metrics,
+      evaluations,
+      checkpoint: f.checkpoint,
+      reference: f.reference ?? null,
+    };
+  } catch (error) {
+    throw new Error(`${name}: ${(error as Error).message}`);
+  }
+}
