@@ -174,7 +174,7 @@ function cpuFigure(evaluations: number, since: NodeJS.CpuUsage): { evals_per_cpu
 async function sandboxFigures(runs: number): Promise<void> {
   const warmupMs = 1500;
   const preludes = { kolmogorov: kolmogorovPreludeModules };
-  const sandbox = await Sandbox.create({ limits, preludes: taskPreludes() });
+  const sandbox = await Sandbox.create({ limits, preludes });
   const perRun = 2000;
   const notOkInThread: Record<string, number> = {};
   const inThread = () => {
@@ -192,7 +192,7 @@ async function sandboxFigures(runs: number): Promise<void> {
   report(rate('sandbox_evals_per_s/one_worker', 'evals/s', perRun, single, { fresh_state_per_program: true, in_thread: true, warmup_ms: warmupMs, ...cpuFigure(perRun * runs, cpu), not_ok: notOkInThread }));
   sandbox.dispose();
   for (const size of [1, 2]) {
-    const pool = createNodeSandboxPool({ size, limits, preludes: taskPreludes(), chunkSize: 64 });
+    const pool = createNodeSandboxPool({ size, limits, preludes, chunkSize: 64 });
     const batch = Array.from({ length: 2000 }, () => shortProgram);
     const notOk: Record<string, number> = {};
     const evaluate = async () => {

@@ -62,7 +62,7 @@ export function evaluationRow(raw: unknown, where: string): EvaluationRow {
   const f = fields(where, raw);
   if (!isObject(raw.metrics)) return oldEvaluationRow(raw, where);
   const metrics: Record<string, number> = {};
-  for (const [name, value] of Object.entries(raw.metrics)) {
+  for (const name of Object.keys(raw.metrics)) {
     if (!validMetricName(name)) throw new Error(`${where}.metrics has a name that is no metric name: ${JSON.stringify(name).slice(0, 40)}`);
     metrics[name] = fields(`${where}.metrics`, raw.metrics).figure(name);
   }
