@@ -89,6 +89,8 @@ export interface AlgorithmContext<C extends BaseConfig = BaseConfig> {
   maxTokens: number;
   /** Lines for the user (what the algorithm is doing that a figure does not say). */
   log?: (text: string) => void;
+  /** Batches of the task's warm-start pairs (its own generator, never a held-out item), made on first use; absent when the task has none. */
+  warmStartPairs?: () => (size: number) => { prompt: number[]; tokens: number[] }[];
 }
 
 /**

@@ -65,6 +65,8 @@ export interface LoopDeps {
    * times `weight` is added to the task's reward, or replaces it (`alone`).
    */
   rewardModel?: { model: RewardModel; weight: number; alone: boolean };
+  /** The run's held-out items, which nothing the loop makes for training may be (the warm-start pairs an algorithm rehearses). */
+  heldout?: readonly unknown[];
 }
 
 /** What a caller can tell a step while it runs. */
@@ -87,8 +89,10 @@ export interface TrainingLoop {
 }
 
 /** The run's algorithm (`algorithm.name`) on its policy. */
-export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Task<unknown>['grammar'], reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens, log?: (text: string) => void): PolicyAlgorithm {
-  return algorithmDefinition(config.algorithm.name).create({ config, policy, grammar, reference, maxTokens, log });
+export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Task<unknown>['grammar'], reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens, log?: (text: string) => void, heldout: readonly unknown[] = []): PolicyAlgorithm {
+  const warmStart = taskDefinition(config.task.name).warmStart;
+  const warmStartPairs = warmStart ? () => warmStart.batches(config, heldout) : undefined;
+  return algorithmDefinition(config.algorithm.name).create({ config, policy, grammar, reference, maxTokens, log, warmStartPairs });
 }
 
 /**
@@ -175,7 +179,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   checkUpdateFits(task.policyConfig(config), maxTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const preferences = deps.preferences;
   const { policy, reference } = await makePolicies(config, task as Task<unknown>, deps);
-  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog);
+  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog, deps.heldout);
   if (preferences && !algorithm.updatePairs) throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
   if (preferences?.length === 0) throw new Error('the preference file holds no valid pair');
   if (config.algorithm.name === 'dpo' && !preferences && groupSize < 2) {

@@ -53,7 +53,7 @@ export function searchOf(definition: TaskDefinition, search: string | SearchSpec
 /** A run of `config`'s task: the loop, and the task's evaluation of its policy. */
 export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
   const definition = taskDefinition(config.task.name);
-  const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), data.train, deps);
+  const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), data.train, { heldout: data.heldout, ...deps });
   return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) =>
     definition.evaluate({ policy: loop.policy, config, pool: deps.pool, onProgress: request.onProgress }, items, { limit: request.limit, search: searchOf(definition, request.search) }));
 }

@@ -33,6 +33,7 @@ export const expertIterationFields = {
   sftStepsPerRound: int(0, 10_000).default(4).describe('expert_iteration: supervised steps on the demonstration store after each round\'s search (0: the store grows, the policy stays).'),
   storeSize: int(1, 1_000_000).default(4096).describe('expert_iteration: most items the demonstration store keeps (the oldest go first).'),
   restartEachRound: z.boolean().default(false).describe('expert_iteration: ReST-EM\'s restart: each round\'s supervised steps start from the warm start (fresh optimizer) instead of continuing.'),
+  rehearsal: z.number().min(0).max(1).default(0.5).describe('expert_iteration: share of each supervised batch drawn from the task\'s own warm-start pairs (its generator, never a held-out item) rather than the store, so the policy keeps what its warm start knew; 0 = the store alone.'),
   greedyProbe: int(0, 4096).default(32).describe('expert_iteration: training items (a fixed slice) the policy alone writes greedily each round, for the policy_solved figure; 0 = off.'),
 };
 
@@ -122,6 +123,9 @@ export class ExpertIteration implements PolicyAlgorithm {
   private trainer: SupervisedTrainer;
   private round = 0;
   private rng: Rng;
+  /** The task's warm-start pairs, made on the first rehearsal; how many were drawn (a resume draws as many again to go on where it was). */
+  private rehearse: ((size: number) => { prompt: number[]; tokens: number[] }[]) | null = null;
+  private rehearsedCount = 0;
 
   constructor(
     private readonly policy: TransformerPolicy,
@@ -129,6 +133,7 @@ export class ExpertIteration implements PolicyAlgorithm {
     private readonly config: ExpertIterationConfig,
     private readonly reference: TransformerPolicy | undefined,
     seed: number,
+    private readonly warmStartPairs?: () => (size: number) => { prompt: number[]; tokens: number[] }[],
   ) {
     this.store = new DemonstrationStore(config.storeSize);
     this.trainer = this.newTrainer();
@@ -171,11 +176,18 @@ export class ExpertIteration implements PolicyAlgorithm {
       this.trainer = this.newTrainer();
     }
     const entries = this.store.entries();
-    const batch = Math.min(this.config.batchSize, entries.length);
+    // Rehearsal: part of each batch from the task's own warm-start pairs, so what the warm start knew stays.
+    const rehearsed = this.warmStartPairs ? Math.round(this.config.batchSize * this.config.rehearsal) : 0;
+    if (rehearsed > 0 && !this.rehearse) {
+      this.rehearse = this.warmStartPairs!();
+      if (this.rehearsedCount > 0) this.rehearse(this.rehearsedCount); // a resumed run's stream goes on where it was
+    }
+    const fromStore = Math.min(this.config.batchSize - rehearsed, entries.length);
     let loss = 0;
     let steps = 0;
     for (let s = 0; s < this.config.sftStepsPerRound; s++) {
-      const pairs = Array.from({ length: batch }, () => entries[this.rng.int(0, entries.length - 1)]);
+      const pairs = [...Array.from({ length: fromStore }, () => entries[this.rng.int(0, entries.length - 1)]), ...(rehearsed > 0 ? this.rehearse!(rehearsed) : [])];
+      this.rehearsedCount += rehearsed;
       const result = await this.trainer.step(pairs.map((d) => ({ prompt: d.prompt, tokens: d.tokens })));
       if (result.skipped) return { loss: NaN, gradNorm: NaN, skipped: true, reason: `supervised step ${s + 1}: ${result.reason}`, metrics };
       loss += result.loss;
@@ -208,14 +220,18 @@ export class ExpertIteration implements PolicyAlgorithm {
     this.store.fromWeights(state);
   }
 
-  state(): { round: number; rng: RngState } {
-    return { round: this.round, rng: this.rng.state() };
+  state(): { round: number; rng: RngState; rehearsed: number } {
+    return { round: this.round, rng: this.rng.state(), rehearsed: this.rehearsedCount };
   }
 
   restore(state: unknown): void {
-    const saved = state as { round?: unknown; rng?: unknown };
+    const saved = state as { round?: unknown; rng?: unknown; rehearsed?: unknown };
     if (typeof saved?.round === 'number' && Number.isInteger(saved.round)) this.round = saved.round;
     if (Array.isArray(saved?.rng)) this.rng = new Rng(saved.rng as RngState);
+    if (typeof saved?.rehearsed === 'number' && Number.isInteger(saved.rehearsed) && saved.rehearsed >= 0) {
+      this.rehearsedCount = saved.rehearsed;
+      this.rehearse = null; // made again on the next round, and moved on as far
+    }
   }
 
   dispose(): void {
@@ -239,5 +255,5 @@ export const expertIteration: AlgorithmDefinition<ExpertIterationRun> = {
   groupSize: (config) => config.algorithm.numSamples,
   stepLimit: (config) => config.algorithm.rounds,
   needsReference: (config) => config.algorithm.restartEachRound,
-  create: ({ config, policy, grammar, reference }) => new ExpertIteration(policy, grammar, config.algorithm, reference, config.run.seed),
+  create: ({ config, policy, grammar, reference, warmStartPairs }) => new ExpertIteration(policy, grammar, config.algorithm, reference, config.run.seed, warmStartPairs),
 };
