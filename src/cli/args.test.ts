@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArgs, positiveFlag } from './args';
+import { parseArgs, positiveFlag, usage } from './args';
 
 describe('parseArgs', () => {
   it('reads a boolean flag alone as true and --flag false / --flag=false as false', () => {
@@ -25,5 +25,14 @@ describe('positiveFlag', () => {
   it('refuses an infinite value: --beta 1e400 is Infinity, which passed "positive" (issue 29)', () => {
     expect(() => positiveFlag('beta', '1e400')).toThrow('--beta: expected a positive number, got "1e400"');
     expect(() => positiveFlag('limit', 'Infinity', true)).toThrow('--limit: expected a positive whole number');
+  });
+
+  it('help lines never run a flag into its description, and stay within 110 characters', () => {
+    const help = usage('train', 'summary', [{ name: 'a-very-long-flag-name-that-fills-its-column', doc: 'its doc' }]);
+    for (const line of help.split('\n')) {
+      expect(line.length, line).toBeLessThanOrEqual(110);
+      if (line.startsWith('  --')) expect(line, line).toMatch(/^ {2}--\S+( \S+)?( {2,}\S|$)/);
+    }
+    expect(help).toContain('  --a-very-long-flag-name-that-fills-its-column VALUE\n' + ' '.repeat(34) + 'its doc');
   });
 });

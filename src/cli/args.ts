@@ -24,13 +24,34 @@ export interface ParsedArgs {
   extra: Record<string, string | boolean | undefined>;
 }
 
+/** Where a flag's description starts, and how wide a help line is. */
+const DOC_COLUMN = 34;
+const WIDTH = 110;
+
+/** One flag of the help: its name, then its description wrapped at WIDTH; a name too long for its column puts the description on the lines below. */
+function helpEntry(name: string, doc: string): string[] {
+  const words = doc.split(/\s+/).filter(Boolean);
+  const wrapped: string[] = [];
+  let line = '';
+  for (const word of words) {
+    if (line && line.length + 1 + word.length > WIDTH - DOC_COLUMN) {
+      wrapped.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) wrapped.push(line);
+  const indent = ' '.repeat(DOC_COLUMN);
+  if (name.length >= DOC_COLUMN - 1) return [name, ...wrapped.map((text) => indent + text)];
+  return [name.padEnd(DOC_COLUMN) + (wrapped[0] ?? ''), ...wrapped.slice(1).map((text) => indent + text)];
+}
+
 export function usage(command: string, summary: string, extras: ExtraFlag[], withConfig = true): string {
   const lines = [`usage: npm run ${command} -- [flags]`, '', summary, ''];
   for (const flag of extras) {
-    lines.push(`  --${flag.name}${flag.boolean ? '' : ' VALUE'}`.padEnd(34) + flag.doc + (flag.defaultValue ? ` (default ${flag.defaultValue})` : ''));
+    lines.push(...helpEntry(`  --${flag.name}${flag.boolean ? '' : ' VALUE'}`, flag.doc + (flag.defaultValue ? ` (default ${flag.defaultValue})` : '')));
   }
   if (withConfig) {
-    lines.push('', '  --config FILE'.padEnd(34) + 'YAML or JSON config to start from (the lab\'s sections, or the seed\'s keys: learning_rate, batch_size, ...); flags override it');
+    lines.push('', ...helpEntry('  --config FILE', 'YAML or JSON config to start from (the lab\'s sections, or the seed\'s keys: learning_rate, batch_size, ...); flags override it'));
     let section = '';
     for (const field of configFields()) {
       if (field.section !== section) {
@@ -38,7 +59,7 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
         lines.push('', `  ${section}:`);
       }
       const kind = field.kind === 'enum' ? field.options!.join('|') : field.kind === 'boolean' ? '' : field.kind.toUpperCase();
-      lines.push(`  --${field.flag} ${kind}`.padEnd(34) + `${field.doc} (default ${String(field.defaultValue)})`);
+      lines.push(...helpEntry(`  --${field.flag} ${kind}`.trimEnd(), `${field.doc} (default ${field.defaultValue === '' ? 'none' : String(field.defaultValue)})`));
     }
   }
   return lines.join('\n');

@@ -174,7 +174,7 @@ export function writeAtomic(path: string, bytes: Uint8Array): void {
 }
 
 /** A task's items from a file, read the way its definition says (JSONL streamed, or the whole text); bad items are reported with where they are, the rest load. */
-export async function loadItemsFile(definition: TaskDefinition, path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): Promise<unknown[]> {
+export async function loadItemsFile(definition: TaskDefinition, path: string, options: { quiet?: boolean; maxErrorsShown?: number; counts?: { loaded: number; rejected: number } } = {}): Promise<unknown[]> {
   const data = definition.data;
   if (data.kind !== 'file') throw new Error(`the ${definition.name} task's items are generated, not read from ${path}`);
   if (data.format === 'jsonl') {
@@ -187,6 +187,7 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
     }
     reportBadLines(path, result, options);
     if (result.records.length === 0) throw new Error(`${path}: no valid ${data.itemName}`);
+    if (options.counts) Object.assign(options.counts, { loaded: result.records.length, rejected: result.errorCount });
     return result.records;
   }
   checkedSize(path, `${data.itemName} file`, MAX_PROBLEMS_BYTES);
@@ -201,5 +202,6 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
   if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad ${data.itemName}`);
   if (!options.quiet) console.error(`${path}: ${parsed.items.length} ${data.itemName}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
   if (parsed.items.length === 0) throw new Error(`${path}: no valid ${data.itemName}`);
+  if (options.counts) Object.assign(options.counts, { loaded: parsed.items.length, rejected: parsed.errors.length });
   return parsed.items;
 }

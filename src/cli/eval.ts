@@ -208,7 +208,13 @@ async function checkpointTask(path: string): Promise<string | null> {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage('eval', 'KT metrics of a checkpoint on a dataset, or of a file of programs, beside gzip and LZMA.', extras, false));
+    console.log(usage('eval', [
+      'A checkpoint scored on held-out data with one of its task\'s searches (the task is the checkpoint\'s, or --task):',
+      '  kolmogorov: KT metrics (accuracy, compression rate, by length) beside gzip and LZMA; --k, --repair, --split; or a file of programs (--programs)',
+      '  functions: problems solved (the program chosen on the shown tests passes every test), pass@1, per problem; --k',
+      '  any other task: its own evaluation and searches (the digit tasks: greedy accuracy and format compliance)',
+      '  preference pairs (--preferences, with --reference): DPO\'s rewards/accuracies and margins',
+    ].join('\n'), extras, false));
     return;
   }
   const { extra } = parseArgs(argv, extras, false);

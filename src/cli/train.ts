@@ -30,6 +30,7 @@ import { isEntry, parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
+import { RECORD_FORMAT, changedFiles, codeVersion, readRunRecord, recordFile, writeRunRecord, type RecordedFile, type RunRecordFile } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -37,7 +38,8 @@ import { evaluationTable, sandboxLimits } from './report';
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'resume', doc: 'checkpoint file to resume from (weights, optimizer, step, RNG, data cursor)' },
-  { name: 'init-from', doc: 'checkpoint whose weights start the policy (warm start; also the KL reference)' },
+  { name: 'rerun', doc: 'repeat the run recorded in this output dir (its run.json: config, data, warm start), into --output-dir (default DIR-rerun); a file that changed since is named and refused' },
+  { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
   { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
@@ -112,8 +114,12 @@ export async function trainCommand(argv: string[]): Promise<void> {
   }
   const parsed = parseArgs(argv, extras);
   const { extra } = parsed;
-  const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-  const config = await adoptWarmStart(withDpoSwitches(parsed.config, extra, argv), parsed.given, initFrom, extra['init-from'] as string | undefined);
+  const rerun = typeof extra.rerun === 'string' ? rerunConfig(extra.rerun, parsed) : null;
+  // --problems names the training problems (the seed's flag): it is the run's dataPath, recorded as such.
+  const flagged = typeof extra.problems === 'string' ? { ...parsed.config, run: { ...parsed.config.run, dataPath: extra.problems } } : parsed.config;
+  const initPath = (rerun ?? flagged).run.initFrom;
+  const initFrom = initPath ? readCheckpointFile(initPath, 'init-from') : undefined;
+  const config = rerun ?? (await adoptWarmStart(withDpoSwitches(flagged, extra, argv), parsed.given, initFrom, initPath));
   // Checked before the first step, not at the first checkpoint: its config must load back.
   parseConfig(config);
   const quiet = Boolean(extra.quiet);
@@ -126,14 +132,17 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : config.run.backend);
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
-  const data = await taskData(definition, config, extra);
+  const data = await taskData(definition, config);
   const preferences = typeof extra.preferences === 'string'
     ? await loadPreferencesFile(extra.preferences, programTask(config))
     : undefined;
 
   const outputDir = config.run.outputDir;
   const resume = typeof extra.resume === 'string' ? extra.resume : undefined;
-  const inputs = ['resume', 'init-from', 'preferences', 'use-reward-model', 'config'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : []));
+  const inputs = [
+    ...['resume', 'preferences', 'use-reward-model', 'config'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])),
+    ...(initPath ? [{ flag: 'init-from', path: initPath }] : []),
+  ];
   checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }], inputs);
   // A fresh run never erases an earlier one by accident (the default output dir is the same every
   // time), a resume continues its own directory's run only, and one process writes a run.
@@ -180,14 +189,14 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   try {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    runner = await namingCheckpoint('init-from', String(extra['init-from']), () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, onLog: (text) => console.error(text) }));
+    runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, onLog: (text) => console.error(text) }));
     const opened = runner;
     if (resume !== undefined) await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
     if (plan === 'replace') clearRun(outputDir);
     if (plan !== 'continue') writeFileSync(logPath, '');
-    if (initFrom) say(`policy initialised from ${extra['init-from']}`);
+    if (initFrom) say(`policy initialised from ${initPath}`);
     if (data.note) say(data.note);
     if (resume !== undefined) {
       wallOffset = plan === 'continue' ? truncateMetrics(metricsPath, runner.globalStep) : (writeFileSync(metricsPath, ''), 0);
@@ -205,6 +214,26 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
+    const runRecord: RunRecordFile = {
+      format: RECORD_FORMAT,
+      version: 1,
+      command: ['npm', 'run', 'train', '--', ...argv],
+      code: codeVersion(),
+      node: process.version,
+      backend: backend.backend,
+      config,
+      files: [
+        ...data.files,
+        ...(initPath ? [recordFile('warm start', initPath)] : []),
+        ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
+        ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
+      ],
+      started: new Date().toISOString(),
+      ended: null,
+      steps: null,
+      stopped: null,
+    };
+    writeRunRecord(outputDir, runRecord);
 
     const algorithm = algorithmDefinition(config.algorithm.name);
     const groupSize = algorithm.groupSize?.(config) ?? config.algorithm.groupSize;
@@ -228,16 +257,19 @@ export async function trainCommand(argv: string[]): Promise<void> {
     };
     let bestScore = -Infinity;
     const search = searchOfK(definition, evalK);
-    const evaluate = async (): Promise<TaskEvaluation> => {
-      const result = await opened.evaluate(data.heldout, { limit: config.run.evalSamples, search });
-      // best.prl: the policy of the best held-out score so far (accuracy, or solved problems).
+    const figures = (prefix: string, result: TaskEvaluation) => Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`${prefix}_${name}`, value]));
+    /** The periodic evaluation, on the validation items: best.prl is the policy of the best score there, never of the held-out one's. */
+    const validate = async (): Promise<TaskEvaluation> => {
+      const result = await opened.evaluate(data.validation, { limit: config.run.evalSamples, search });
       if (result.score > bestScore) {
         bestScore = result.score;
         writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
       }
-      record(runner!.globalStep, Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`eval_${name}`, value])), wallOffset + performance.now() - started);
+      record(runner!.globalStep, figures('val', result), wallOffset + performance.now() - started);
       return result;
     };
+    /** Items sampled and never solved, with how often (a problem no sample ever solves may have a wrong test case). */
+    const tries = new Map<number, { label: string; tries: number; solved: boolean }>();
 
     // run.timeLimit (--time-limit): a wall-clock budget, recorded in the run's config like any field.
     const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
@@ -246,23 +278,41 @@ export async function trainCommand(argv: string[]): Promise<void> {
       const result = await runner.step({ shouldStop: () => interrupted });
       const wallMs = wallOffset + performance.now() - started;
       record(result.step, result.metrics, wallMs);
+      for (const sample of result.samples) {
+        const entry = tries.get(sample.itemIndex) ?? { label: sample.label ?? `item ${sample.itemIndex}`, tries: 0, solved: false };
+        entry.tries += 1;
+        entry.solved ||= Boolean(sample.correct);
+        tries.set(sample.itemIndex, entry);
+      }
       const secondsPerStep = (wallMs - wallOffset) / 1000 / (runner.globalStep - startStep);
       say(formatStep(result, total, secondsPerStep), true);
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
-        say(`eval @${runner.globalStep}: ${(await evaluate()).summary}`);
+        say(`validation @${runner.globalStep} (${data.validationName}): ${(await validate()).summary}`);
       }
     }
     await saveCheckpoint(interrupted ? 'interrupted' : 'final');
     const steps = runner.globalStep - startStep;
     const seconds = (performance.now() - started) / 1000;
     say(`trained ${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
+    const unsolved = [...tries.values()].filter((entry) => !entry.solved).sort((a, b) => b.tries - a.tries);
+    writeFileSync(join(logsDir, 'unsolved.json'), JSON.stringify({ steps: runner.globalStep, sampled: tries.size, never_solved: unsolved }, null, 2) + '\n');
+    if (unsolved.length) {
+      const shown = unsolved.slice(0, 10).map((entry) => `${entry.label} (${entry.tries} samples)`).join('; ');
+      say(`${unsolved.length} of the ${tries.size} training ${definition.data.itemName} sampled were never solved (most tried first; a wrong test case shows up here): ${shown}${unsolved.length > 10 ? '; ... (logs/unsolved.json)' : ''}`);
+    }
+    runRecord.ended = new Date().toISOString();
+    runRecord.steps = runner.globalStep;
+    runRecord.stopped = interrupted ? 'interrupted' : runner.globalStep >= total ? 'step budget' : 'time budget';
+    writeRunRecord(outputDir, runRecord);
 
     if (!interrupted) {
-      say(`evaluating on ${Math.min(config.run.evalSamples, data.heldout.length)} held-out ${definition.data.itemName} (${search.name})...`);
-      const result = await evaluate();
-      writeFileSync(join(logsDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, search: search.name, ...result.json }, null, 2) + '\n');
-      const table = evaluationTable(result, `held-out ${definition.data.itemName}, ${search.name}, policy step ${runner.globalStep}`);
+      // The report: the held-out items, scored once at the end; nothing was chosen on them.
+      say(`held-out report: ${Math.min(config.run.evalSamples, data.heldout.length)} ${definition.data.itemName} of ${config.run.evalDataPath} (${search.name}), never trained or chosen on...`);
+      const result = await opened.evaluate(data.heldout, { limit: config.run.evalSamples, search });
+      record(runner.globalStep, figures('eval', result), wallOffset + performance.now() - started);
+      writeFileSync(join(logsDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, search: search.name, data: config.run.evalDataPath, ...result.json }, null, 2) + '\n');
+      const table = evaluationTable(result, `held-out ${definition.data.itemName} (report), ${search.name}, policy step ${runner.globalStep}`);
       appendFileSync(logPath, table + '\n');
       console.log(table);
     }
@@ -349,20 +399,65 @@ async function adoptWarmStart(config: LabConfig, given: ReadonlySet<string>, ini
   return adopted;
 }
 
-/** The run's training and held-out items from its files (several training files joined by commas, FILE*N for N copies). */
-async function taskData(definition: TaskDefinition, config: LabConfig, extra: Record<string, string | boolean | undefined>): Promise<{ train: unknown[]; heldout: unknown[]; note?: string }> {
-  const trainPath = typeof extra.problems === 'string' ? extra.problems : config.run.dataPath;
-  const train: unknown[] = [];
-  for (const entry of trainPath.split(',')) {
+/** Items kept out of training for validation when no validation file is given: the last tenth, at most this many. */
+const VALIDATION_SPLIT_MAX = 200;
+
+interface TrainFiles {
+  train: unknown[];
+  heldout: unknown[];
+  /** What the periodic evaluations score and best.prl is chosen on. */
+  validation: unknown[];
+  validationName: string;
+  note?: string;
+  /** Every data file read, with its hash and counts, for the run's record. */
+  files: RecordedFile[];
+}
+
+/** The run's training, validation and held-out items from its files (several training files joined by commas, FILE*N for N copies). */
+async function taskData(definition: TaskDefinition, config: LabConfig): Promise<TrainFiles> {
+  let train: unknown[] = [];
+  const files: RecordedFile[] = [];
+  const load = async (role: string, path: string) => {
+    const counts = { loaded: 0, rejected: 0 };
+    const items = await loadItemsFile(definition, path, { counts });
+    files.push(recordFile(role, path, counts));
+    return items;
+  };
+  for (const entry of config.run.dataPath.split(',')) {
     const [, path, times] = /^(.*?)(?:\*(\d+))?$/.exec(entry)!;
-    const items = await loadItemsFile(definition, path);
+    const items = await load('train', path);
     for (let i = 0; i < Number(times ?? 1); i++) train.push(...items);
   }
-  const heldout = await loadItemsFile(definition, config.run.evalDataPath);
+  const heldout = await load('heldout', config.run.evalDataPath);
+  let validation: unknown[] = [];
+  let validationName = config.run.validationDataPath;
+  if (config.run.validationDataPath) validation = await load('validation', config.run.validationDataPath);
+  else if (config.run.evalFreq > 0) {
+    // No validation file: the last tenth of the training items is kept out of training to choose on.
+    const size = Math.min(VALIDATION_SPLIT_MAX, Math.max(1, Math.floor(train.length / 10)));
+    if (train.length < 2) throw new Error(`--eval-freq needs validation items: give --validation-data-path, or more than one training item to split`);
+    validation = train.slice(-size);
+    train = train.slice(0, -size);
+    validationName = `the last ${size} training items, kept out of training`;
+  }
   const task = definition.createTask(config, heldout);
   const used = task.trainingItems(train).length;
   const note = used !== train.length ? `RL trains on ${used} items made from the ${train.length} training ${definition.data.itemName} (task.maxTrainLength, task.trainPieces)` : undefined;
-  return { train, heldout, note };
+  return { train, heldout, validation, validationName, note, files };
+}
+
+/** The config of a run to repeat from its record, into a new output dir; the files it read must be as they were. */
+function rerunConfig(dir: string, parsed: ReturnType<typeof parseArgs>): LabConfig {
+  const allowed = new Set(['run.outputDir']);
+  const others = [...parsed.given].filter((path) => !allowed.has(path));
+  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
+  const record = readRunRecord(dir);
+  const changed = changedFiles(record);
+  if (changed.length && !parsed.extra['allow-changed']) throw new Error(`--rerun ${dir}: ${changed.join('; ')} (--allow-changed goes on all the same)`);
+  for (const line of changed) console.error(`--rerun ${dir}: ${line}`);
+  const outputDir = parsed.given.has('run.outputDir') ? parsed.config.run.outputDir : `${dir.replace(/\/+$/, '')}-rerun`;
+  console.error(`rerun of ${dir} (${record.command.join(' ')}; code ${record.code.version}${record.code.commit ? ` at ${record.code.commit.slice(0, 12)}` : ''}) into ${outputDir}`);
+  return { ...record.config, run: { ...record.config.run, outputDir } };
 }
 
 if (isEntry(import.meta.url)) runMain(() => trainCommand(process.argv.slice(2)));

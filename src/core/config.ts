@@ -157,7 +157,7 @@ export interface ConfigField {
 }
 
 /** Fields about files on disk and how the CLI writes its run: meaningless in the page. */
-const cliOnlyFields = new Set(['run.dataPath', 'run.evalDataPath', 'run.outputDir', 'run.checkpointFreq', 'run.keepCheckpoints', 'run.numEpochs']);
+const cliOnlyFields = new Set(['run.dataPath', 'run.evalDataPath', 'run.validationDataPath', 'run.initFrom', 'run.outputDir', 'run.checkpointFreq', 'run.keepCheckpoints', 'run.numEpochs']);
 
 /** Whether a field means anything for this config's task and algorithm (the page shows only those). */
 export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config: LabConfig): boolean {

@@ -1,0 +1,54 @@
+/**
+ * A run's record repeats it: for each task that reads files, a tiny run with a warm start, then
+ * `--rerun` of it from its run.json, gives the same figures on the cpu backend; the record names
+ * the data files and the warm start with their hashes, and a file changed since is named and
+ * refused. Runs in this process (trainCommand), no child process.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { trainCommand } from './train';
+
+/** The figures that do not depend on the machine's speed, per step. */
+function figures(dir: string): string[] {
+  const timing = /(_ms|_per_s|^epoch$)/;
+  return readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { step: number; name: string; value: number })
+    .filter((e) => !timing.test(e.name)).map((e) => `${e.step} ${e.name} ${e.value}`);
+}
+
+const record = (dir: string) => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { files: { role: string; path: string; sha256: string; loaded?: number }[]; config: { run: { initFrom: string; dataPath: string } }; code: { version: string }; steps: number; stopped: string };
+
+describe('a run repeats from its record', () => {
+  it('kolmogorov: a tiny run from a warm start, rerun, gives the same figures; the record names its files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-k-'));
+    const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--eval-samples', '3', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0'];
+    await trainCommand([...tiny, '--max-steps', '2', '--output-dir', join(dir, 'warm')]);
+    const run = join(dir, 'run');
+    await trainCommand([...tiny, '--max-steps', '3', '--init-from', join(dir, 'warm', 'latest.prl'), '--output-dir', run]);
+    const written = record(run);
+    expect(written.config.run.initFrom).toBe(join(dir, 'warm', 'latest.prl'));
+    expect(written.files.map((f) => f.role)).toEqual(['train', 'heldout', 'warm start']);
+    expect(written.files[0]).toMatchObject({ path: 'datasets/train.jsonl', loaded: 10_000, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect([written.steps, written.stopped, written.code.version]).toEqual([3, 'step budget', '0.1.0']);
+    await trainCommand(['--rerun', run, '--quiet']);
+    expect(figures(`${run}-rerun`)).toEqual(figures(run));
+  }, 120_000);
+
+  it('functions: the problems file and the warm start are recorded; the rerun gives the same figures; a changed problems file is named and refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-f-'));
+    const problems = join(dir, 'mine.json');
+    copyFileSync('datasets/functions/training_problems.json', problems);
+    const run = join(dir, 'run');
+    await trainCommand(['--task', 'functions', '--problems', problems, '--init-from', 'public/functions.prl', '--batch-size', '4', '--max-steps', '2', '--eval-data-path', 'datasets/functions/evaluation_problems.json', '--eval-samples', '3', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0', '--output-dir', run]);
+    const written = record(run);
+    expect(written.config.run).toMatchObject({ dataPath: problems, initFrom: 'public/functions.prl' });
+    expect(written.files.map((f) => [f.role, f.path])).toEqual([['train', problems], ['heldout', 'datasets/functions/evaluation_problems.json'], ['warm start', 'public/functions.prl']]);
+    // The record's config.yaml repeats it too (it names the problems file and the warm start).
+    expect(readFileSync(join(run, 'config.yaml'), 'utf8')).toContain(`dataPath: ${problems}`);
+    await trainCommand(['--rerun', run, '--output-dir', join(dir, 'again'), '--quiet']);
+    expect(figures(join(dir, 'again'))).toEqual(figures(run));
+    writeFileSync(problems, readFileSync(problems, 'utf8').replace('add_numbers', 'add_two'));
+    await expect(trainCommand(['--rerun', run, '--output-dir', join(dir, 'changed'), '--quiet'])).rejects.toThrow(`train ${problems} changed since the run`);
+  }, 180_000);
+});

@@ -1,0 +1,104 @@
+/**
+ * The record of a run (`run.json` in its output dir): what repeats it and what makes it
+ * comparable. The command line, the code's version (the package's, and the git commit when there
+ * is one), Node and the backend, the whole resolved config, every data file with its sha256 and
+ * how many items it gave and rejected, the warm start with its sha256, the budgets, the start and
+ * end times. `train --rerun RUN` repeats a run from it, and names any file that changed since.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LabConfig } from '../core/config';
+import { parseConfig } from '../core/config';
+import { checkedSize, readTextChecked, writeAtomic } from './data';
+
+export const RECORD_FORMAT = 'program-rl-lab-run-record';
+/** A record is small; a file past this is not one. */
+const MAX_RECORD_BYTES = 1 << 20;
+/** Files hashed for a record are read whole: as large as a dataset may be. */
+const MAX_HASHED_BYTES = 1 << 30;
+
+export interface RecordedFile {
+  /** What the file is to the run: train, heldout, validation, warm start, preferences, reward model. */
+  role: string;
+  path: string;
+  sha256: string;
+  bytes: number;
+  /** Items it gave and rejected, for data files. */
+  loaded?: number;
+  rejected?: number;
+}
+
+export interface RunRecordFile {
+  format: typeof RECORD_FORMAT;
+  version: 1;
+  command: string[];
+  code: { version: string; commit: string | null; dirty: boolean | null };
+  node: string;
+  backend: string;
+  config: LabConfig;
+  files: RecordedFile[];
+  started: string;
+  ended: string | null;
+  steps: number | null;
+  /** How the run ended: its step budget, its time budget, an interruption. */
+  stopped: string | null;
+}
+
+export function sha256File(path: string): { sha256: string; bytes: number } {
+  const bytes = checkedSize(path, 'file', MAX_HASHED_BYTES);
+  return { sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), bytes };
+}
+
+export function recordFile(role: string, path: string, counts?: { loaded: number; rejected: number }): RecordedFile {
+  return { role, path, ...sha256File(path), ...(counts ? { loaded: counts.loaded, rejected: counts.rejected } : {}) };
+}
+
+/** The code this process runs: the package's version, and the git commit (and whether files differ from it) when there is one. */
+export function codeVersion(): RunRecordFile['code'] {
+  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version?: string }).version ?? 'unknown';
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return { version, commit, dirty };
+  } catch {
+    return { version, commit: null, dirty: null };
+  }
+}
+
+export function writeRunRecord(dir: string, record: RunRecordFile): void {
+  writeAtomic(join(dir, 'run.json'), new TextEncoder().encode(JSON.stringify(record, null, 2) + '\n'));
+}
+
+/** A run's record, checked; `dir` is the run's output dir. */
+export function readRunRecord(dir: string): RunRecordFile {
+  const path = join(dir, 'run.json');
+  let record: RunRecordFile;
+  try {
+    record = JSON.parse(readTextChecked(path, 'run record', MAX_RECORD_BYTES)) as RunRecordFile;
+  } catch (error) {
+    throw new Error(`--rerun ${dir}: ${(error as Error).message}`);
+  }
+  if (record?.format !== RECORD_FORMAT || record.version !== 1) throw new Error(`--rerun ${dir}: ${path} is not a run record of this lab (format ${RECORD_FORMAT}, version 1)`);
+  if (!Array.isArray(record.files)) throw new Error(`--rerun ${dir}: ${path} lists no files`);
+  try {
+    record.config = parseConfig(record.config);
+  } catch (error) {
+    throw new Error(`--rerun ${dir}: its config does not load: ${(error as Error).message}`);
+  }
+  return record;
+}
+
+/** The files of a record that are missing or changed since, each said with what it was. */
+export function changedFiles(record: RunRecordFile): string[] {
+  return record.files.flatMap((file) => {
+    let now: { sha256: string };
+    try {
+      now = sha256File(file.path);
+    } catch (error) {
+      return [`${file.role} ${file.path}: ${(error as Error).message}`];
+    }
+    return now.sha256 === file.sha256 ? [] : [`${file.role} ${file.path} changed since the run (sha256 ${file.sha256.slice(0, 12)}... then, ${now.sha256.slice(0, 12)}... now)`];
+  });
+}
