@@ -48,11 +48,8 @@
  * the worker. The wasm heap never shrinks: when it grows past `recycleHeapBytes` the module is
  * flagged too.
  */
-import releaseSyncVariant from '@jitl/quickjs-wasmfile-release-sync';
 import {
   DefaultIntrinsics,
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
   type QuickJSContext,
   type QuickJSHandle,
   type QuickJSRuntime,
@@ -60,6 +57,11 @@ import {
 } from 'quickjs-emscripten-core';
 import type { OutcomeKind, SandboxJob, SandboxLimits, SandboxOutcome } from './outcome';
 import { fullPrelude, type Prelude } from './prelude';
+import { SETUP, checkSource } from './guest';
+import { quickJSLoader, takeSnapshot, type Snapshot } from './snapshot';
+
+export { checkSource } from './guest';
+export { quickJSLoader, takeSnapshot, type QuickJSWasmModuleSource } from './snapshot';
 
 export interface SandboxOptions {
   limits: SandboxLimits;
@@ -83,205 +85,10 @@ const QUICKJS_POLL_TICKS = 10_000;
  * 12 ms. Polling every 100 ticks cost a tight loop about 4% of its speed.
  */
 const TICKS_X_STACK_BYTES = 100 * (128 << 10);
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * Guest-side setup, evaluated once before the snapshot: installs a seedable Math.random and
- * returns [extract, describe, seed, finish], closed over pristine builtins (the snapshot restores them
- * before every program, so a program that replaces builtins affects only itself).
- */
-const SETUP = String.raw`(function (maxOutput) {
-  var isArray = Array.isArray, isSafe = Number.isSafeInteger, gopd = Object.getOwnPropertyDescriptor;
-  var getProto = Object.getPrototypeOf, toStr = String, slice = String.prototype.slice;
-  var G = globalThis;
-  // Proxies are tagged where they are made (the global Proxy is a wrapper; the real constructor
-  // stays in this closure), so an output that is a Proxy is refused even when its traps behave.
-  // Bound, not looked up on Function.prototype at each call, which a program may replace.
-  var uncurry = Function.prototype.bind.bind(Function.prototype.call);
-  var proxies = new WeakSet(), hasProxy = uncurry(WeakSet.prototype.has), addProxy = uncurry(WeakSet.prototype.add);
-  var RealProxy = Proxy, revocable = Proxy.revocable, defineProperty = Object.defineProperty;
-  function isProxy(value) { return hasProxy(proxies, value); }
-  var TaggedProxy = function Proxy(target, handler) {
-    if (!new.target) throw new TypeError("Constructor Proxy requires 'new'");
-    var made = new RealProxy(target, handler);
-    addProxy(proxies, made);
-    return made;
-  };
-  TaggedProxy.revocable = function (target, handler) {
-    var made = revocable(target, handler);
-    addProxy(proxies, made.proxy);
-    return made;
-  };
-  G.Proxy = TaggedProxy;
-  defineProperty(G, '__isProxy', { value: isProxy, writable: false, enumerable: false, configurable: false });
-  var s = 0;
-  Math.random = function () {
-    s = (s + 0x6D2B79F5) >>> 0;
-    var t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  function seed(value) { s = value >>> 0; }
-  function extract(value) {
-    if (isProxy(value)) return 'E' + 'output is a Proxy';
-    if (!isArray(value)) return 'E' + (value === undefined ? 'output is not defined' : 'output is not a list');
-    var n = value.length;
-    if (!(n <= maxOutput)) return 'E' + 'output has more than ' + maxOutput + ' elements';
-    // Built as a string: an array's index assignment would meet setters a program put on Array.prototype.
-    var text = '';
-    for (var i = 0; i < n; i++) {
-      var d = gopd(value, i);
-      if (!d || !('value' in d)) return 'E' + 'element ' + i + ' is not a plain value';
-      var v = d.value;
-      if (typeof v !== 'number' || !isSafe(v)) return 'E' + 'element ' + i + ' is not a safe integer';
-      text += (i ? ',' : '') + v;
-    }
-    return 'O' + text;
-  }
-  // The harness's channel (see the module's comment): taken by a prelude, then read instead of output.
-  var reported = null, harnessOnly = false;
-  function report(list) { reported = list; }
-  defineProperty(G, '__takeReport', { value: function () { harnessOnly = true; return report; }, writable: false, enumerable: false, configurable: true });
-  function describe(error) {
-    try {
-      if (error === null || error === undefined) return 'Z' + toStr(error);
-      if (typeof error !== 'object' && typeof error !== 'function') return 'V' + slice.call(toStr(error), 0, 300);
-      var nameD = gopd(error, 'name'), messageD = gopd(error, 'message');
-      var proto = getProto(error);
-      var name = nameD && 'value' in nameD ? nameD.value : proto && gopd(proto, 'name') && gopd(proto, 'name').value;
-      var message = messageD && 'value' in messageD ? messageD.value : '';
-      return 'N' + slice.call(toStr(name), 0, 40) + ':' + slice.call(toStr(message), 0, 300);
-    } catch (e) {
-      return 'Vunprintable error';
-    }
-  }
-  // The program's output in one call: 'P' when it is an object that is not an array (maybe a
-  // promise: the host looks at its state), else what extract says.
-  function finish() {
-    if (harnessOnly) return reported === null ? 'E' + 'the test harness reported no result (the program skipped or replaced it)' : extract(reported);
-    var value = G.output;
-    if (!isArray(value) && value !== null && typeof value === 'object') return 'P';
-    return extract(value);
-  }
-  return [extract, describe, seed, finish];
-})`;
-
-function byteLength(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 2 : 3;
-  }
-  return bytes;
-}
-
-/** Rejects sources before any evaluation: the size cap, NUL bytes, lone surrogates. */
-export function checkSource(source: string, maxSourceBytes: number): string | null {
-  if (typeof source !== 'string' || source.trim() === '') return 'empty program';
-  if (source.length > maxSourceBytes || byteLength(source) > maxSourceBytes) return `program larger than ${maxSourceBytes} bytes`;
-  if (source.includes('\0')) return 'program contains a NUL character';
-  if (LONE_SURROGATE.test(source)) return 'program contains a lone surrogate';
-  return null;
-}
-
 function arraysEqual(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-const PAGE = 64 * 1024;
-/** The QuickJS module's own heap at start (its declared initial memory). */
-const INITIAL_HEAP = 16 << 20;
-
-/** A compiled QuickJS wasm module (a WebAssembly.Module), or a loader of one. */
-export type QuickJSWasmModuleSource = NonNullable<Parameters<typeof newVariant>[1]['wasmModule']>;
-
-/**
- * Loads the QuickJS module with a wasm memory of bounded size. This build's allocator does
- * not count most bytes against setMemoryLimit, and its interrupt handler is not consulted
- * while builtins allocate, so the hard memory cap is the wasm memory's `maximum`: a memory
- * bomb fails with QuickJS's own "out of memory" once the heap is full, instead of growing
- * the heap to 2 GB. `wasmLocation` is the .wasm URL in the browser (Node finds the file).
- * `wasmModule`, when given, is an already compiled module (the pool compiles it once and
- * shares it, so a new worker neither compiles the wasm again nor starts from cold code).
- */
-export function quickJSLoader(options: { memoryBytes: number; wasmLocation?: string; wasmModule?: QuickJSWasmModuleSource }): () => Promise<QuickJSWASMModule> {
-  const maximumBytes = INITIAL_HEAP + options.memoryBytes + (16 << 20);
-  return () =>
-    newQuickJSWASMModuleFromVariant(
-      newVariant(releaseSyncVariant, {
-        ...(options.wasmLocation ? { wasmLocation: options.wasmLocation } : {}),
-        ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}),
-        wasmMemory: new WebAssembly.Memory({ initial: INITIAL_HEAP / PAGE, maximum: Math.ceil(maximumBytes / PAGE) }),
-      }),
-    );
-}
-
-/** Granularity of the scan that finds the live parts of the wasm memory. */
-const SCAN_PAGE = 4096;
-/**
- * Kept after the last non-zero page of static data: zero-initialised statics may follow it (in
- * this build they end 3 KB past the initialised data; sandbox.test.ts checks that nothing past
- * the margin is ever written).
- */
-const STATIC_MARGIN = 16 << 10;
-/** The unused C stack is the largest all-zero stretch below the heap's top; smaller means no stack was found. */
-const MIN_STACK_GAP = 1 << 20;
-
-interface MemoryRange {
-  start: number;
-  bytes: Uint8Array;
-}
-
-/** The live bytes of the wasm memory at one quiescent moment (no call into QuickJS under way). */
-interface Snapshot {
-  ranges: MemoryRange[];
-  /** The dead stretch between the ranges (the unused C stack), and the end of the live bytes. */
-  gap: [number, number] | null;
-  top: number;
-}
-
-function pageIsZero(words: Int32Array, page: number): boolean {
-  const end = Math.min(words.length, ((page + 1) * SCAN_PAGE) >> 2);
-  for (let i = (page * SCAN_PAGE) >> 2; i < end; i++) if (words[i] !== 0) return false;
-  return true;
-}
-
-/**
- * Copies the live parts of `memory`: everything below the largest all-zero stretch under the
- * heap's top (static data, with a margin for zero-initialised statics) and everything from the
- * end of that stretch to the last non-zero page (the used top of the C stack and the heap).
- * The stretch itself is the unused C stack, dead between calls.
- */
-export function takeSnapshot(memory: WebAssembly.Memory): Snapshot {
-  const bytes = new Uint8Array(memory.buffer);
-  const words = new Int32Array(memory.buffer);
-  const pages = Math.ceil(bytes.length / SCAN_PAGE);
-  let last = pages - 1;
-  while (last >= 0 && pageIsZero(words, last)) last--;
-  let gapStart = 0;
-  let gapEnd = 0;
-  for (let page = 0; page <= last; ) {
-    if (!pageIsZero(words, page)) {
-      page++;
-      continue;
-    }
-    const start = page;
-    while (page <= last && pageIsZero(words, page)) page++;
-    if (page - start > gapEnd - gapStart) [gapStart, gapEnd] = [start, page];
-  }
-  const top = Math.min(bytes.length, (last + 1) * SCAN_PAGE);
-  if ((gapEnd - gapStart) * SCAN_PAGE < MIN_STACK_GAP) return { ranges: [{ start: 0, bytes: bytes.slice(0, top) }], gap: null, top };
-  const staticEnd = Math.min(gapStart * SCAN_PAGE + STATIC_MARGIN, gapEnd * SCAN_PAGE);
-  return {
-    ranges: [
-      { start: 0, bytes: bytes.slice(0, staticEnd) },
-      { start: gapEnd * SCAN_PAGE, bytes: bytes.slice(gapEnd * SCAN_PAGE, top) },
-    ],
-    gap: [staticEnd, gapEnd * SCAN_PAGE],
-    top,
-  };
 }
 
 /** The QuickJS state every program starts from: one runtime and context and their snapshots. */
