@@ -63,7 +63,10 @@ describe('lab store', () => {
     expect(jumps[0]).toBeCloseTo(0, 10);
     expect(jumps[1]).toBeCloseTo((0.5 * 0.5 * 0 + 0.5 * 10) / 0.75, 10);
     const series = new Map([['avg_reward', [{ step: 1, wallMs: 5, value: 0.25 }]]]);
-    expect(metricsToCsv(series)).toBe('step,wall_ms,name,value\n1,5,avg_reward,0.25\n');
+    expect(metricsToCsv(series)).toBe('run,step,wall_ms,name,value\nlive,1,5,avg_reward,0.25\n');
+    // Compared runs go into the same file, one column says whose row it is.
+    const other = new Map([['avg_reward', [{ step: 2, value: 0.5, wallMs: 9 }]]]);
+    expect(metricsToCsv(series, [{ id: 'b', name: 'grpo, seed 2', series: other }])).toBe('run,step,wall_ms,name,value\nlive,1,5,avg_reward,0.25\n"grpo, seed 2",2,9,avg_reward,0.5\n');
     expect(JSON.parse(metricsToJsonl(series))).toEqual({ step: 1, name: 'avg_reward', value: 0.25, wallMs: 5 });
   });
 });

@@ -215,6 +215,11 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         if (metrics.length) queueMetrics(metrics.splice(0));
         rollbackTo(event.step);
         break;
+      case 'newRun':
+        // The old run's figures still waiting go with it; the new run's, after this event, stay.
+        metrics.length = 0;
+        resetMetrics();
+        break;
     }
   }
   if (metrics.length) queueMetrics(metrics);
@@ -237,9 +242,13 @@ export function smooth(points: readonly MetricPoint[], weight: number): MetricPo
   });
 }
 
-export function metricsToCsv(series: ReadonlyMap<string, MetricPoint[]>): string {
-  const rows = ['step,wall_ms,name,value'];
-  for (const [name, points] of series) for (const p of points) rows.push(`${p.step},${p.wallMs.toFixed(0)},${name},${p.value}`);
+/** The live run's series, and the compared runs' beside it, as one CSV: run, step, wall_ms, name, value. */
+export function metricsToCsv(series: ReadonlyMap<string, MetricPoint[]>, compared: readonly ComparedRun[] = []): string {
+  const rows = ['run,step,wall_ms,name,value'];
+  const quote = (text: string) => (/[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+  for (const [run, runSeries] of [['live', series] as const, ...compared.map((c) => [c.name, c.series] as const)]) {
+    for (const [name, points] of runSeries) for (const p of points) rows.push(`${quote(run)},${p.step},${p.wallMs.toFixed(0)},${quote(name)},${p.value}`);
+  }
   return rows.join('\n') + '\n';
 }
 

@@ -10,7 +10,7 @@ import modelingPy from '../cli/modeling_prl.py?raw';
 import { withVariant, type LabConfig } from '../core/config';
 import { taskDefinition } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
-import { handleEvents, reportError, resetMetrics, useLab } from './store';
+import { handleEvents, reportError, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
 import sampleBadUrl from '../../datasets/sample-bad.jsonl?url';
@@ -90,8 +90,8 @@ export async function configure(config: LabConfig, start: RunStart = 'carry'): P
   // The live run stays as it was when the worker refuses the configuration.
   const made = await attempt('configuring the run', () => trainer().configure(config, { start }));
   if (!made) return false;
+  // The worker's 'newRun' event has started the page's charts over, in order with the new run's events.
   useLab.setState({ config });
-  resetMetrics();
   if (switching) await loadShippedPolicy(config.task.name);
   return true;
 }

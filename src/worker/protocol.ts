@@ -58,7 +58,9 @@ export type TrainerEvent =
    */
   | { type: 'runs'; runs: RunRecord[]; storage: { usage: number; quota: number } | null; current: string | null; saving: number | null; interrupted?: RunRecord | null; note?: string }
   /** The run went back to its checkpoint at `step` (a lost GPU device): metric events after it are void. */
-  | { type: 'rollback'; step: number };
+  | { type: 'rollback'; step: number }
+  /** A new run took the live one's place: the page's charts, samples and best programs start over (in order with the new run's events). */
+  | { type: 'newRun' };
 
 /**
  * Where a new run's weights come from: the live run's when the model is the same (`carry`, the

@@ -26,6 +26,10 @@ export interface RunRecord {
   step: number;
   /** The best value of the run's headline figure so far (held-out accuracy, or solved share). */
   best: number | null;
+  /** The search that figure was measured with (greedy, best-of-8, ...). */
+  bestSearch?: string | null;
+  /** Milliseconds of training up to the saved step. */
+  wallMs?: number;
   status: 'training' | 'paused' | 'stopped';
   createdAt: number;
   updatedAt: number;
@@ -48,6 +52,7 @@ export interface RunSave {
   /** The latest samples (replace the stored ones when given). */
   samples?: readonly SampleRecord[];
   best?: number | null;
+  bestSearch?: string | null;
   /** The KL reference's weights: written once, with the run's first save. */
   reference?: Uint8Array;
 }
@@ -157,6 +162,8 @@ export class RunStore {
         updatedAt: Date.now(),
         chunks: stored.chunks + (extra ? 1 : 0),
         best: update.best ?? stored.best,
+        bestSearch: update.bestSearch ?? stored.bestSearch ?? null,
+        wallMs: update.events.reduce((most, event) => Math.max(most, event.wallMs), stored.wallMs ?? 0),
         checkpointBytes: update.bytes.byteLength,
         referenceBytes: update.reference ? update.reference.byteLength : stored.referenceBytes,
       };

@@ -59,6 +59,7 @@ export class SavedRuns {
   private unsavedRows: EvaluationRow[] = [];
   private samples: SampleRecord[] | undefined;
   private best: number | null = null;
+  private bestSearch: string | null = null;
   private referenceStored = false;
   private lastSavedStep = 0;
   private lastStatus: RunRecord['status'] | null = null;
@@ -78,7 +79,10 @@ export class SavedRuns {
     else if (event.type === 'samples') this.samples = event.samples;
     else if (event.type === 'evaluation') {
       this.unsavedRows.push(event.row);
-      if (Number.isFinite(event.row.score)) this.best = Math.max(this.best ?? -Infinity, event.row.score);
+      if (Number.isFinite(event.row.score) && event.row.score > (this.best ?? -Infinity)) {
+        this.best = event.row.score;
+        this.bestSearch = event.row.search;
+      }
     }
   }
 
@@ -91,6 +95,7 @@ export class SavedRuns {
     this.unsavedRows = [];
     this.samples = undefined;
     this.best = null;
+    this.bestSearch = null;
     this.referenceStored = false;
     this.lastSavedStep = 0;
     this.lastStatus = null;
@@ -169,7 +174,7 @@ export class SavedRuns {
     }
     await this.publish(step); // sent before the write begins, so the page says "saving" in order
     try {
-      this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, reference: withReference }, this.holdOpenMs);
+      this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, bestSearch: this.bestSearch, reference: withReference }, this.holdOpenMs);
       if (withReference) this.referenceStored = true;
       this.failing = null;
     } catch (error) {
@@ -257,6 +262,7 @@ export class SavedRuns {
     this.lastSavedStep = stored.run.step;
     this.lastStatus = stored.run.status;
     this.best = stored.run.best;
+    this.bestSearch = stored.run.bestSearch ?? null;
     this.referenceStored = stored.reference !== null;
     this.lastCheckpoint = { step: stored.run.step, bytes: stored.bytes };
     void this.publish();

@@ -81,6 +81,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
           // The same start as the live run's: its warm start's weights, at step 0, against the same reference.
           if (!reference || !referenceOrigin) throw new Error('the configuration was not applied: this run has no warm start to go back to (load a shipped policy or pretrain first)');
           await runs.rebuild(state, next, reference, reference);
+          events.send({ type: 'newRun' }, true); // the page's charts start over, before any event of the new run
           runs.setWeights(state, { origin: referenceOrigin, trained: true, atStep: 0, reference, referenceOrigin });
           state.run!.warmStarted = true;
           events.setPhase('idle', `ready to train ${next.task.name} with ${next.algorithm.name} from the warm start (${referenceOrigin})`);
@@ -90,6 +91,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
         // from them); another model, another task, or a fresh start asked for, starts from random weights.
         const carried = start === 'carry' ? await runs.carriedWeights(state, next) : null;
         await runs.rebuild(state, next, carried?.bytes, carried?.reference);
+        events.send({ type: 'newRun' }, true); // the page's charts start over, before any event of the new run
         runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference, referenceOrigin } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
         if (carried) state.run!.warmStarted = true;
         const { task, algorithm, model } = next;

@@ -171,7 +171,12 @@ export function Charts() {
   const lzma = useLab((s) => s.datasets.train?.references?.lzmaRate);
   const task = useLab((s) => s.config.task.name);
   // Re-rendered only when an optional chart appears (a boolean per chart, joined).
-  const present = useLab((s) => chartsOf(s.config.task.name).map((c) => (!c.optional || (s.series.get(c.name)?.length ?? 0) > 0 || s.compared.some((run) => (run.series.get(c.name)?.length ?? 0) > 0) ? '1' : '0')).join(''));
+  // An optional chart shows for a figure the live run reports; before the live run reports anything, for those the compared runs do.
+  const present = useLab((s) => {
+    const has = (series: ReadonlyMap<string, MetricPoint[]>, name: string) => (series.get(name)?.length ?? 0) > 0;
+    const live = s.series.size > 0;
+    return chartsOf(s.config.task.name).map((c) => (!c.optional || has(s.series, c.name) || (!live && s.compared.some((run) => has(run.series, c.name))) ? '1' : '0')).join('');
+  });
   const compared = useLab((s) => s.compared);
   // Charts that appear (a run's first metrics bring several) mount in a deferred render, which
   // React slices: mounting them in the store's synchronous update made a 50-90 ms task.
@@ -190,7 +195,7 @@ export function Charts() {
             <option value="wallMs">wall time</option>
           </select>
         </label>
-        <button onClick={() => download('metrics.csv', metricsToCsv(useLab.getState().series), 'text/csv')}>Export CSV</button>
+        <button onClick={() => download('metrics.csv', metricsToCsv(useLab.getState().series, useLab.getState().compared), 'text/csv')}>Export CSV</button>
         <button onClick={() => download('metrics.jsonl', metricsToJsonl(useLab.getState().series), 'application/jsonl')}>Export JSONL</button>
       </div>
       {compared.length > 0 && (

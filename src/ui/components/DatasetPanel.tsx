@@ -43,16 +43,20 @@ export function DatasetPanel() {
           </p>
         );
       })}
-      {train && train.errorCount > 0 && (
-        <table className="bad-lines" data-testid="bad-lines">
-          <thead><tr><th>line</th><th>byte</th><th>reason</th><th>snippet</th></tr></thead>
-          <tbody>
-            {train.errors.slice(0, 50).map((error) => (
-              <tr key={error.line}><td>{error.line}</td><td>{error.byteOffset}</td><td>{error.reason}</td><td><code>{error.snippet}</code></td></tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {(['train', 'heldout'] as const).map((role) => {
+        const summary = datasets[role];
+        return summary && summary.errorCount > 0 ? (
+          <table key={role} className="bad-lines" data-testid={role === 'train' ? 'bad-lines' : 'bad-lines-heldout'}>
+            <caption>rejected in the {role === 'train' ? 'training' : 'held-out'} file {summary.name}</caption>
+            <thead><tr><th>line</th><th>byte</th><th>reason</th><th>snippet</th></tr></thead>
+            <tbody>
+              {summary.errors.slice(0, 50).map((error) => (
+                <tr key={error.line}><td>{error.line}</td><td>{error.byteOffset}</td><td>{error.reason}</td><td><code>{error.snippet}</code></td></tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null;
+      })}
       {train && train.preview.length > 0 && (
         <table className="preview" data-testid="preview">
           <thead><tr><th>#</th><th>{train.itemName}</th><th></th></tr></thead>

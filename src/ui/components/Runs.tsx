@@ -14,6 +14,8 @@ const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 
 /** A stored figure or time as the list shows it; a record from an older lab or a bad file may hold anything. */
 export const bestText = (best: unknown): string => (typeof best === 'number' && Number.isFinite(best) ? best.toFixed(3) : '');
+/** Training time as minutes and seconds. */
+export const wallText = (ms: unknown): string => (typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s` : '');
 export const timeText = (format: Intl.DateTimeFormat, ms: unknown): string => (typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? format.format(ms) : '');
 
 const size = (bytes: number) => (bytes > 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${(bytes / 2 ** 20).toFixed(1)} MB`);
@@ -62,7 +64,7 @@ export function Runs() {
       </p>
       {runs.length > 0 && (
         <table data-testid="run-list">
-          <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>steps</th><th>best</th><th>saved</th><th></th></tr></thead>
+          <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>seed</th><th>learning rate</th><th>steps</th><th>wall time</th><th title="the best held-out figure of the run's evaluations, and the search it used">held-out</th><th>saved</th><th></th></tr></thead>
           <tbody>
             {runs.map((run) => (
               // A record that cannot be drawn is a row of its own, which still deletes it.
@@ -90,8 +92,11 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
       </td>
       <td>{run.task}</td>
       <td>{run.algorithm}</td>
+      <td>{run.config?.run?.seed}</td>
+      <td>{run.config?.algorithm?.learningRate}</td>
       <td>{run.step}</td>
-      <td>{bestText(run.best)}</td>
+      <td>{wallText(run.wallMs)}</td>
+      <td>{bestText(run.best)}{run.bestSearch ? <small> ({run.bestSearch})</small> : null}</td>
       <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
       <td className="run-actions">
         <button onClick={() => void resumeRun(run.id)} disabled={busy}>Open</button>
@@ -107,7 +112,7 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
 function BrokenRunRow({ id, error }: { id: string; error: Error }) {
   return (
     <tr className="broken" data-testid="broken-run">
-      <td colSpan={7}>This saved run cannot be shown ({error.message}).</td>
+      <td colSpan={10}>This saved run cannot be shown ({error.message}).</td>
       <td className="run-actions">
         <button onClick={() => window.confirm('Delete this saved run and its checkpoint?') && void deleteRun(id)}>Delete</button>
       </td>
