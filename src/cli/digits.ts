@@ -4,7 +4,8 @@
  * --eval-samples held-out prompts, REINFORCE (per-token normalised log-probs, EMA baseline)
  * with --num-generators generator threads and versioned weight sync, then evaluation again.
  * Seed flags: --task --num-steps --num-generators --eval-samples --verbose; every config field
- * is a flag too (see --help). `npm run train -- --task sum_digits ...` lands here.
+ * is a flag too (see --help). `npm run train -- --task sum_digits ...` lands here. With
+ * --output-dir the run's record (run.json) is written, and `--rerun DIR` repeats it.
  *
  * Shared fields the user does not set take the digit recipe's values (digitRecipeDefaults:
  * a d_model 64 x 2 layer policy, batch 64). Writes metrics.jsonl and eval_results.json to
@@ -19,11 +20,16 @@ import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
+import { newRunRecord, rerunConfig, writeRunRecord } from './runRecord';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'verbose', doc: 'print sample generations every step', boolean: true },
   { name: 'json', doc: 'print the result as one JSON object at the end', boolean: true },
+  { name: 'quiet', doc: 'print no step lines, only the evaluations and the closing table', boolean: true },
+  { name: 'overwrite', doc: 'replace what --output-dir holds (a digits run always writes its output dir anew)', boolean: true },
+  { name: 'rerun', doc: 'repeat the run recorded in this output dir (its run.json), into --output-dir (default DIR-rerun)' },
+  { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
 ];
 
 function percent(x: number): string {
@@ -50,16 +56,20 @@ export async function digitsMain(argv: string[]): Promise<void> {
     return;
   }
   const parsed = parseArgs(argv, extras);
-  const config = withDigitRecipe(parsed.config, explicitFlags(argv));
+  const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed) : null;
+  const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   const verbose = parsed.extra.verbose === true;
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
-  const outputDir = argv.some((a) => a.startsWith('--output-dir') || a.startsWith('--output_dir')) ? config.run.outputDir : undefined;
+  const outputDir = rerun || argv.some((a) => a.startsWith('--output-dir') || a.startsWith('--output_dir')) ? config.run.outputDir : undefined;
+  // The digit tasks read no files: their items come from the seed, which the config holds.
+  const runRecord = newRunRecord(['npm', 'run', 'digits', '--', ...argv], backend.backend, config, []);
   if (outputDir !== undefined) {
     checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
     mkdirSync(outputDir, { recursive: true });
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
     writeFileSync(join(outputDir, 'metrics.jsonl'), '');
+    writeRunRecord(outputDir, runRecord);
   }
   const started = performance.now();
   const metric = (step: number, name: string, value: number) => {
@@ -84,7 +94,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
       step: (m) => {
         for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, importance_weight: m.importanceWeight, generations_per_s: m.generationsPerSecond })) metric(m.step, name, value);
         const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
-        if (m.step % every === 0 || m.step === digits.numSteps || m.skipped) {
+        if (!parsed.extra.quiet && (m.step % every === 0 || m.step === digits.numSteps || m.skipped)) {
           const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');
           // Each algorithm reports what it has (dqn: no baseline, no generators).
           const f = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
@@ -105,7 +115,10 @@ export async function digitsMain(argv: string[]): Promise<void> {
       generations_per_s: result.generationsPerSecond,
       seconds: { warm_start: result.warmStartSeconds, rl: result.rlSeconds, total: result.totalSeconds },
     };
-    if (outputDir) writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify(summary, null, 2));
+    if (outputDir) {
+      writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify(summary, null, 2));
+      writeRunRecord(outputDir, { ...runRecord, ended: new Date().toISOString(), steps: digits.numSteps, stopped: 'step budget' });
+    }
     if (parsed.extra.json) console.log(JSON.stringify(summary));
   } finally {
     pool.close();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { LabConfig } from '../core/config';
 import { parseConfig } from '../core/config';
 import { checkedSize, readTextChecked, writeAtomic } from './data';
+import type { ParsedArgs } from './args';
 
 export const RECORD_FORMAT = 'program-rl-lab-run-record';
 /** A record is small; a file past this is not one. */
@@ -101,4 +102,23 @@ export function changedFiles(record: RunRecordFile): string[] {
     }
     return now.sha256 === file.sha256 ? [] : [`${file.role} ${file.path} changed since the run (sha256 ${file.sha256.slice(0, 12)}... then, ${now.sha256.slice(0, 12)}... now)`];
   });
+}
+
+/** A new run's record, before its first step: it ends with `ended`, `steps` and `stopped` set. */
+export function newRunRecord(command: string[], backend: string, config: LabConfig, files: RecordedFile[]): RunRecordFile {
+  return { format: RECORD_FORMAT, version: 1, command, code: codeVersion(), node: process.version, backend, config, files, started: new Date().toISOString(), ended: null, steps: null, stopped: null };
+}
+
+/** The config of a run to repeat from its record (`--rerun DIR`), into a new output dir; the files it read must be as they were. */
+export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra'>): LabConfig {
+  const allowed = new Set(['run.outputDir']);
+  const others = [...parsed.given].filter((path) => !allowed.has(path));
+  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
+  const record = readRunRecord(dir);
+  const changed = changedFiles(record);
+  if (changed.length && !parsed.extra['allow-changed']) throw new Error(`--rerun ${dir}: ${changed.join('; ')} (--allow-changed goes on all the same)`);
+  for (const line of changed) console.error(`--rerun ${dir}: ${line}`);
+  const outputDir = parsed.given.has('run.outputDir') ? parsed.config.run.outputDir : `${dir.replace(/\/+$/, '')}-rerun`;
+  console.error(`rerun of ${dir} (${record.command.join(' ')}; code ${record.code.version}${record.code.commit ? ` at ${record.code.commit.slice(0, 12)}` : ''}) into ${outputDir}`);
+  return { ...record.config, run: { ...record.config.run, outputDir } };
 }

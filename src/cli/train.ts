@@ -30,7 +30,7 @@ import { isEntry, parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
-import { RECORD_FORMAT, changedFiles, codeVersion, readRunRecord, recordFile, writeRunRecord, type RecordedFile, type RunRecordFile } from './runRecord';
+import { newRunRecord, readRunRecord, recordFile, rerunConfig, writeRunRecord, type RecordedFile } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -105,7 +105,8 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
 /** `npm run train -- ARGS`, also called in-process by tests (the signal handlers are removed when it returns). */
 export async function trainCommand(argv: string[]): Promise<void> {
   // A task that warms up before RL on generated items (the digit tasks) has its own recipe and command (src/cli/digits.ts).
-  const task = argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
+  const rerunDir = argv.flatMap((arg, i) => (arg === '--rerun' ? [argv[i + 1]] : arg.startsWith('--rerun=') ? [arg.slice(8)] : []))[0];
+  const task = rerunDir ? readRunRecord(rerunDir).config.task.name : argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
   if (task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining) return (await import('./digits')).digitsMain(argv);
   if (argv.includes('--help') || argv.includes('-h')) {
     const tasks = taskNames().map((name) => `  ${name}: ${taskDefinition(name).doc}`).join('\n');
@@ -214,25 +215,12 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
-    const runRecord: RunRecordFile = {
-      format: RECORD_FORMAT,
-      version: 1,
-      command: ['npm', 'run', 'train', '--', ...argv],
-      code: codeVersion(),
-      node: process.version,
-      backend: backend.backend,
-      config,
-      files: [
-        ...data.files,
-        ...(initPath ? [recordFile('warm start', initPath)] : []),
-        ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
-        ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
-      ],
-      started: new Date().toISOString(),
-      ended: null,
-      steps: null,
-      stopped: null,
-    };
+    const runRecord = newRunRecord(['npm', 'run', 'train', '--', ...argv], backend.backend, config, [
+      ...data.files,
+      ...(initPath ? [recordFile('warm start', initPath)] : []),
+      ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
+      ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
+    ]);
     writeRunRecord(outputDir, runRecord);
 
     const algorithm = algorithmDefinition(config.algorithm.name);
@@ -444,20 +432,6 @@ async function taskData(definition: TaskDefinition, config: LabConfig): Promise<
   const used = task.trainingItems(train).length;
   const note = used !== train.length ? `RL trains on ${used} items made from the ${train.length} training ${definition.data.itemName} (task.maxTrainLength, task.trainPieces)` : undefined;
   return { train, heldout, validation, validationName, note, files };
-}
-
-/** The config of a run to repeat from its record, into a new output dir; the files it read must be as they were. */
-function rerunConfig(dir: string, parsed: ReturnType<typeof parseArgs>): LabConfig {
-  const allowed = new Set(['run.outputDir']);
-  const others = [...parsed.given].filter((path) => !allowed.has(path));
-  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
-  const record = readRunRecord(dir);
-  const changed = changedFiles(record);
-  if (changed.length && !parsed.extra['allow-changed']) throw new Error(`--rerun ${dir}: ${changed.join('; ')} (--allow-changed goes on all the same)`);
-  for (const line of changed) console.error(`--rerun ${dir}: ${line}`);
-  const outputDir = parsed.given.has('run.outputDir') ? parsed.config.run.outputDir : `${dir.replace(/\/+$/, '')}-rerun`;
-  console.error(`rerun of ${dir} (${record.command.join(' ')}; code ${record.code.version}${record.code.commit ? ` at ${record.code.commit.slice(0, 12)}` : ''}) into ${outputDir}`);
-  return { ...record.config, run: { ...record.config.run, outputDir } };
 }
 
 if (isEntry(import.meta.url)) runMain(() => trainCommand(process.argv.slice(2)));

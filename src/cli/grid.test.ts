@@ -1,0 +1,63 @@
+/**
+ * The grid command: 2 algorithms x 3 seeds under a small step budget write their table, and its
+ * numbers are those of the same runs made one by one with `train`. In this process, no child.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { gridCommand } from './grid';
+import { trainCommand } from './train';
+
+const tiny = ['--task', 'functions', '--init-from', 'public/functions.prl', '--batch-size', '8', '--max-steps', '2', '--learning-rate', '0.003', '--eval-data-path', 'datasets/functions/evaluation_problems.json', '--eval-samples', '3', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0'];
+
+/** A run's final held-out figures, as the grid reads them. */
+function finalFigures(dir: string): Record<string, number> {
+  const entries = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { step: number; name: string; value: number });
+  const last = Math.max(...entries.map((e) => e.step));
+  return Object.fromEntries(entries.filter((e) => e.step === last && e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name)).map((e) => [e.name, e.value]));
+}
+
+describe('npm run grid', () => {
+  it('2 algorithms x 3 seeds: a table of mean and spread per algorithm, equal to separate runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-grid-'));
+    const out = join(dir, 'grid');
+    const table = await gridCommand(['--algorithms', 'reinforce,grpo', '--seeds', '1,2,3', '--output-dir', out, ...tiny]);
+    expect(table.cells.map((c) => `${c.algorithm}/${c.seed}`)).toEqual(['reinforce/1', 'reinforce/2', 'reinforce/3', 'grpo/1', 'grpo/2', 'grpo/3']);
+    for (const name of ['grid.json', 'grid.csv', 'grid.md']) expect(existsSync(join(out, name))).toBe(true);
+    const csv = readFileSync(join(out, 'grid.csv'), 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('algorithm,figure,n,mean,std,min,max');
+    expect(readFileSync(join(out, 'grid.md'), 'utf8')).toMatch(/\| figure \| reinforce \| grpo \|/);
+
+    // The same settings, run one by one: the grid's cells and means are theirs.
+    const separate: Record<string, number>[] = [];
+    for (const seed of [1, 2, 3]) {
+      const run = join(dir, `alone-${seed}`);
+      await trainCommand([...tiny, '--algorithm', 'reinforce', '--seed', String(seed), '--output-dir', run]);
+      separate.push(finalFigures(run));
+    }
+    const reinforce = table.cells.filter((c) => c.algorithm === 'reinforce');
+    expect(reinforce.map((c) => c.figures)).toEqual(separate);
+    const names = Object.keys(separate[0]);
+    expect(names.length).toBeGreaterThan(2);
+    for (const name of names) {
+      const row = table.rows.find((r) => r.algorithm === 'reinforce' && r.figure === name)!;
+      const values = separate.map((f) => f[name]);
+      const mean = values.reduce((a, b) => a + b, 0) / 3;
+      expect(row.mean).toBeCloseTo(mean, 12);
+      expect(row.std).toBeCloseTo(Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / 2), 12);
+      expect(csv).toContain(['reinforce', name, 3, row.mean, row.std, row.min, row.max].join(','));
+    }
+    // Seeds matter: the three runs do not all give the same figures.
+    expect(new Set(separate.map((f) => JSON.stringify(f))).size).toBeGreaterThan(1);
+
+    // Run again: every finished cell is kept, none retrained.
+    const again = await gridCommand(['--algorithms', 'reinforce,grpo', '--seeds', '1,2,3', '--output-dir', out, ...tiny]);
+    expect(again.rows).toEqual(table.rows.map((r) => (r.figure === 'wall_seconds' ? again.rows.find((x) => x.algorithm === r.algorithm && x.figure === r.figure)! : r)));
+  }, 300_000);
+
+  it('refuses what it sets per run, and unknown algorithms', async () => {
+    await expect(gridCommand(['--algorithms', 'reinforce', '--seed', '3'])).rejects.toThrow('--seed: the grid sets it for each run');
+    await expect(gridCommand(['--algorithms', 'reinforce,nope'])).rejects.toThrow('--algorithms: unknown nope');
+  });
+});
