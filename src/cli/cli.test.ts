@@ -25,7 +25,7 @@ describe('CLI', () => {
     // The Q-language system's layout beside the lab's own files.
     expect(readdirSync(out)).toEqual(expect.arrayContaining(['checkpoints', 'logs', 'latest.prl', 'config.json', 'config.yaml', 'metrics.jsonl']));
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['checkpoint-2.prl', 'checkpoint-3.prl']);
-    expect(readdirSync(join(out, 'logs')).sort()).toEqual(['eval_results.json', 'rewards.json', 'training_log.txt']);
+    expect(readdirSync(join(out, 'logs')).sort()).toEqual(['eval_results.json', 'rewards.json', 'training_log.txt', 'unsolved.json']);
     const log = readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8');
     expect(log).toMatch(/step 3\/3 .*reward/); // every step is logged, --quiet or not
     const rewards = JSON.parse(readFileSync(join(out, 'logs', 'rewards.json'), 'utf8')) as { reward: { steps: number; mean: number }; per_step: { step: number; avg_reward: number }[] };

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
 import { parseConfig } from '../core/config';
 import { checkedSize, readTextChecked, writeAtomic } from './data';
@@ -56,13 +57,18 @@ export function recordFile(role: string, path: string, counts?: { loaded: number
   return { role, path, ...sha256File(path), ...(counts ? { loaded: counts.loaded, rejected: counts.rejected } : {}) };
 }
 
-/** The code this process runs: the package's version, and the git commit (and whether files differ from it) when there is one. */
+/** The code this process runs: the package's version, and the git commit (and whether files differ from it) when there is one; read where this file lives, whatever the working directory. */
 export function codeVersion(): RunRecordFile['code'] {
-  const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version?: string }).version ?? 'unknown';
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  let version = 'unknown';
   try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-    return { version, commit, dirty };
+    version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    // A copy of the code without its package.json: the version is unknown, the run goes on.
+  }
+  try {
+    const git = (args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { version, commit: git(['rev-parse', 'HEAD']), dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '' };
   } catch {
     return { version, commit: null, dirty: null };
   }

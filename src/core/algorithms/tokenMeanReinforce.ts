@@ -26,6 +26,7 @@ import { asPolicyAlgorithm, type AlgorithmDefinition } from '../algorithm';
 import type { BaseConfig } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
+import { stopGradient } from '../model/stopGradient';
 import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
@@ -153,12 +154,6 @@ export function advantages(rewards: readonly number[], baseline: number, groupSi
     return r - group.reduce((sum, v) => sum + v, 0) / groupSize;
   });
 }
-
-/** Identity whose gradient is zero (tfjs has no stop_gradient op). */
-const stopGradient = tf.customGrad(((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
-  const x = args[0] as tf.Tensor;
-  return { value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) };
-}) as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor) => tf.Tensor;
 
 /** The episodes' behaviour log-probabilities, right-padded to P; null when none has them. */
 function behaviourTensor(episodes: readonly TokenMeanEpisode[], P: number): tf.Tensor2D | null {
