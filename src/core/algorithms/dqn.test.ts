@@ -17,6 +17,13 @@ beforeAll(async () => {
 
 const base: DqnConfig = { ...defaultConfig('kolmogorov', 'dqn').algorithm } as DqnConfig;
 
+/** A frozen copy of a policy's weights now: the run's start, the soft form's default prior. */
+function frozen(policy: TransformerPolicy): TransformerPolicy {
+  const copy = new TransformerPolicy(policy.config, 99);
+  copy.setWeights(policy.getWeights());
+  return copy;
+}
+
 describe('DQN targets', () => {
   it('n-step returns: the reward discounted from the program\'s end, else the value n tokens on; the soft form adds -alpha log pi of the steps between', () => {
     const value = (t: number) => 10 * t; // a recognisable value per state
@@ -101,8 +108,8 @@ describe('DQN on the toy grammar', () => {
   const reward = (tokens: readonly number[]) => (tokens.join(',') === answer.join(',') ? 1 : 0);
   const greedy = async (policy: TransformerPolicy) => (await sampleBatch(policy, grammar, [prompt], { maxTokens: 6, temperature: 1, greedy: true }))[0].tokens;
 
-  async function train(policy: TransformerPolicy, dqn: Dqn, rounds: number, seed: number, check?: (round: number) => void): Promise<void> {
-    const rng = new Rng(seed);
+  async function train(policy: TransformerPolicy, dqn: Dqn, rounds: number, seed: number | Rng, check?: (round: number) => void): Promise<void> {
+    const rng = typeof seed === 'number' ? new Rng(seed) : seed;
     for (let round = 0; round < rounds; round++) {
       const samples = await sampleBatch(policy, grammar, Array(8).fill(prompt), { maxTokens: 6, temperature: 1, rng, ...dqn.sampling() });
       const episodes: Episode[] = samples.map((s) => ({ prompt, tokens: s.tokens, lineEnds: s.lineEnds, reward: reward(s.tokens) }));
@@ -123,7 +130,7 @@ describe('DQN on the toy grammar', () => {
   ] as const) {
     it(`learns the two-step task from scratch (${form.qForm} Q, ${form.exploration}); the target syncs exactly; tensors stay flat`, async () => {
       const policy = new TransformerPolicy(policyConfig, 4);
-      const dqn = new Dqn(policy, grammar, { ...base, ...form, learningRate: 3e-3, learningStarts: 8, trainFrequency: 4, dqnBatchSize: 16, targetNetworkFrequency: 10, gamma: 0.9 }, 2);
+      const dqn = new Dqn(policy, grammar, { ...base, ...form, learningRate: 3e-3, learningStarts: 8, trainFrequency: 4, dqnBatchSize: 16, targetNetworkFrequency: 10, gamma: 0.9 }, 2, frozen(policy));
       expect(await greedy(policy)).not.toEqual(answer); // not solved by the initial weights
       let tensors = 0;
       await train(policy, dqn, 60, 9, (round) => {
@@ -153,7 +160,7 @@ describe('DQN on the toy grammar', () => {
     });
     expect(await greedy(policy)).toEqual(answer);
     const before = logProb();
-    const dqn = new Dqn(policy, grammar, { ...base, learningRate: 1e-3, learningStarts: 8, trainFrequency: 8, dqnBatchSize: 16, gamma: 0.9 }, 3);
+    const dqn = new Dqn(policy, grammar, { ...base, learningRate: 1e-3, learningStarts: 8, trainFrequency: 8, dqnBatchSize: 16, gamma: 0.9 }, 3, frozen(policy));
     await train(policy, dqn, 40, 11);
     expect(await greedy(policy)).toEqual(answer);
     expect(logProb()).toBeGreaterThan(before - 0.05);
@@ -164,24 +171,20 @@ describe('DQN on the toy grammar', () => {
   it('resumes exactly: its buffer, counters, target network and draws travel in its state', async () => {
     const make = () => {
       const policy = new TransformerPolicy(policyConfig, 5);
-      return { policy, dqn: new Dqn(policy, grammar, { ...base, learningStarts: 8, trainFrequency: 8, dqnBatchSize: 8, prioritized: true }, 6) };
+      return { policy, dqn: new Dqn(policy, grammar, { ...base, learningStarts: 8, trainFrequency: 8, dqnBatchSize: 8, prioritized: true }, 6, frozen(policy)) };
     };
     const straight = make();
     await train(straight.policy, straight.dqn, 6, 21);
     const first = make();
-    await train(first.policy, first.dqn, 3, 21);
-    const saved = { weights: first.policy.getWeights(), optimizer: first.dqn.optimizerWeights(), state: first.dqn.state() };
+    const sampling = new Rng(21);
+    await train(first.policy, first.dqn, 3, sampling);
+    const saved = { weights: first.policy.getWeights(), optimizer: first.dqn.optimizerWeights(), state: first.dqn.state(), sampling: sampling.state() };
     const resumed = make();
     resumed.policy.setWeights(saved.weights);
     resumed.dqn.setOptimizerWeights(saved.optimizer);
     resumed.dqn.restore(saved.state);
-    // The sampling RNG of the rounds after the save continues as the straight run's did.
-    const rng = new Rng(21);
-    for (let round = 0; round < 3; round++) await sampleBatch(first.policy, grammar, Array(8).fill(prompt), { maxTokens: 6, temperature: 1, rng });
-    for (let round = 0; round < 3; round++) {
-      const samples = await sampleBatch(resumed.policy, grammar, Array(8).fill(prompt), { maxTokens: 6, temperature: 1, rng });
-      await resumed.dqn.step(samples.map((s) => ({ prompt, tokens: s.tokens, lineEnds: s.lineEnds, reward: reward(s.tokens) })));
-    }
+    // The sampling RNG goes on from where the first run saved it, as a checkpoint's does.
+    await train(resumed.policy, resumed.dqn, 3, new Rng(saved.sampling));
     expect(resumed.policy.getWeights().map((w) => [...w.data])).toEqual(straight.policy.getWeights().map((w) => [...w.data]));
     expect(resumed.dqn.buffer.toWeights()).toEqual(straight.dqn.buffer.toWeights());
     for (const { policy, dqn } of [straight, first, resumed]) {

@@ -34,7 +34,8 @@ export class ReplayBuffer {
   }
 
   add(program: StoredProgram): void {
-    this.items.push(program);
+    // Held as a checkpoint holds it (float32), so a resumed buffer is this one exactly.
+    this.items.push({ ...program, reward: Math.fround(program.reward) });
     this.priorities.push(this.maxPriority);
     this.stored += program.tokens.length;
     while (this.stored > this.capacity && this.items.length > 1) {
@@ -81,8 +82,8 @@ export class ReplayBuffer {
   /** Sets a program's priority (its mean |TD error| + a small constant, before alpha). */
   setPriority(index: number, priority: number): void {
     if (!this.prioritized || index >= this.items.length) return;
-    this.priorities[index] = priority;
-    this.maxPriority = Math.max(this.maxPriority, priority);
+    this.priorities[index] = Math.fround(priority);
+    this.maxPriority = Math.max(this.maxPriority, this.priorities[index]);
   }
 
   /** The buffer as tensors: every prompt and program end to end, and per program its lengths, reward and priority. */
@@ -99,6 +100,8 @@ export class ReplayBuffer {
     return [
       { name: 'dqn/replay/tokens', shape: [tokens.length], data: tokens },
       { name: 'dqn/replay/index', shape: [this.items.length, 4], data: index },
+      // The largest priority ever set, which new programs take: it may belong to a program gone since.
+      { name: 'dqn/replay/max_priority', shape: [1], data: new Float32Array([this.maxPriority]) },
     ];
   }
 
@@ -120,6 +123,7 @@ export class ReplayBuffer {
     this.items = items;
     this.priorities = priorities;
     this.stored = items.reduce((sum, p) => sum + p.tokens.length, 0);
-    this.maxPriority = Math.max(1, ...priorities);
+    const max = weights.find((w) => w.name === 'dqn/replay/max_priority');
+    this.maxPriority = max ? max.data[0] : Math.max(1, ...priorities);
   }
 }
