@@ -5,7 +5,7 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak (and, only when named: expert_iteration, dqn: bench/learning.ts)  --runs N  --quick (fewer runs, small model only)
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -36,6 +36,7 @@ import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
 import { Rng } from '../src/core/rng';
+import { dqnFigures, expertIterationFigures } from './learning';
 
 const args = process.argv.slice(2);
 const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',');
@@ -424,6 +425,8 @@ async function main(): Promise<void> {
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
+  if (only?.includes('expert_iteration')) await expertIterationFigures(quick ? 3 : 10, report);
+  if (only?.includes('dqn')) await dqnFigures(quick ? 5 : 20, report);
 }
 
 main().then(

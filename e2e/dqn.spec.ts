@@ -1,0 +1,37 @@
+import { test, expect } from '@playwright/test';
+import { LabPage } from './pages/labPage';
+
+/** The share of the last `count` steps' programs that were right, from the page's charted accuracy. */
+async function meanAccuracy(lab: LabPage, from: 'first' | 'last', count: number): Promise<number> {
+  const values = (await lab.state<{ value: number }[]>('series.accuracy')).map((point) => point.value);
+  const part = from === 'first' ? values.slice(0, count) : values.slice(-count);
+  return part.reduce((sum, v) => sum + v, 0) / part.length;
+}
+
+test('dqn from the shipped functions policy, 60 s in the page: the solved share does not fall', async ({ page }) => {
+  test.setTimeout(300_000);
+  const lab = new LabPage(page);
+  await page.goto('/#task=functions');
+  await expect(page.getByTestId('checkpoint-note')).toContainText('loaded shipped functions policy', { timeout: 60_000 });
+  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  await page.getByTestId('field-algorithm').selectOption('dqn');
+  await page.getByTestId('run-start').selectOption('warm');
+  await lab.button('Apply (new run)').click();
+  await expect(page.getByTestId('status-message')).toContainText('from the warm start', { timeout: 60_000 });
+  const before = await lab.evaluate();
+  expect(before).toBeGreaterThan(0.3); // the shipped policy, greedy on the 40 held-out functions
+
+  await lab.button('Train').click();
+  await lab.waitForPoints(3, 'accuracy');
+  await page.waitForTimeout(60_000);
+  await lab.button('Pause').click();
+  await expect(page.getByTestId('phase')).toHaveText('paused');
+  const steps = await lab.state<number>('step');
+  expect(steps).toBeGreaterThanOrEqual(10);
+  await expect(lab.chart('losses/td_loss (dqn)')).toBeVisible();
+  // The programs it writes while learning stay as right as at the start (a scrambled warm start falls by half)...
+  expect(await meanAccuracy(lab, 'last', 5)).toBeGreaterThanOrEqual((await meanAccuracy(lab, 'first', 5)) - 0.1);
+  // ...and the held-out functions it solves greedily: at most one of 40 fewer.
+  const after = await lab.evaluate();
+  expect(after).toBeGreaterThanOrEqual(before - 0.025);
+});
