@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { trainCommand } from './train';
 
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '48', '--eval-samples', '2', '--quiet'];
@@ -24,24 +25,22 @@ const events = (dir: string) =>
     }
   });
 
+// The logic of a run on disk is tested in this process (trainCommand); the signals need a process of their own.
 describe('train runs on disk', () => {
-  it('refuses a fresh run into a directory that holds one, unless --overwrite', () => {
+  it('refuses a fresh run into a directory that holds one, unless --overwrite', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-runs-'));
-    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '1', '--output-dir', out], { stdio: 'pipe' });
-    const again = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '1', '--output-dir', out], { encoding: 'utf8' });
-    expect(again.status).not.toBe(0);
-    expect(again.stderr).toContain(`--output-dir ${out} already holds a run`);
+    await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out]);
+    await expect(trainCommand([...tiny, '--max-steps', '1', '--output-dir', out])).rejects.toThrow(`--output-dir ${out} already holds a run`);
     expect(existsSync(join(out, 'latest.prl'))).toBe(true);
-    const replaced = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '1', '--output-dir', out, '--overwrite'], { encoding: 'utf8' });
-    expect(replaced.status, replaced.stderr).toBe(0);
+    await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out, '--overwrite']);
   });
 
-  it('a resumed run has each step once in metrics.jsonl and its wall time keeps growing; a refused --resume keeps the config', () => {
+  it('a resumed run has each step once in metrics.jsonl and its wall time keeps growing; a refused --resume keeps the config', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-resume-'));
-    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out], { stdio: 'pipe' });
+    await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out]);
     // As after a crash at step 4 whose last checkpoint was step 2.
     copyFileSync(join(out, 'checkpoints', 'checkpoint-2.prl'), join(out, 'crash.prl'));
-    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out, '--resume', join(out, 'crash.prl')], { stdio: 'pipe' });
+    await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out, '--resume', join(out, 'crash.prl')]);
     const rewards = events(out).filter((e) => e.name === 'avg_reward');
     expect(rewards.map((e) => e.step)).toEqual([1, 2, 3, 4]);
     // logs/rewards.json covers the steps before the resume too, each once, as metrics.jsonl has them.
@@ -53,8 +52,7 @@ describe('train runs on disk', () => {
 
     const config = readFileSync(join(out, 'config.json'), 'utf8');
     writeFileSync(join(out, 'bad.prl'), 'not a checkpoint');
-    const refused = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--learning-rate', '0.5', '--output-dir', out, '--resume', join(out, 'bad.prl')], { encoding: 'utf8' });
-    expect(refused.status).not.toBe(0);
+    await expect(trainCommand([...tiny, '--learning-rate', '0.5', '--output-dir', out, '--resume', join(out, 'bad.prl')])).rejects.toThrow();
     expect(readFileSync(join(out, 'config.json'), 'utf8')).toBe(config);
   });
 });
@@ -106,28 +104,26 @@ describe('a signal saves the run', () => {
 });
 
 describe('checkpoints on disk', () => {
-  it('keeps the last --keep-checkpoints numbered checkpoints, latest.prl and best.prl', () => {
+  it('keeps the last --keep-checkpoints numbered checkpoints, latest.prl and best.prl', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-keep-'));
-    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '6', '--checkpoint-freq', '1', '--keep-checkpoints', '2', '--eval-freq', '3', '--output-dir', out], { stdio: 'pipe' });
+    await trainCommand([...tiny, '--max-steps', '6', '--checkpoint-freq', '1', '--keep-checkpoints', '2', '--eval-freq', '3', '--output-dir', out]);
     expect(readdirSync(out).filter((f) => f.endsWith('.prl')).sort()).toEqual(['best.prl', 'latest.prl']);
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['checkpoint-5.prl', 'checkpoint-6.prl']);
   });
 
-  it('a checkpoint that cannot be written is named in the error and leaves no .tmp behind', () => {
+  it('a checkpoint that cannot be written is named in the error and leaves no .tmp behind', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-unwritable-'));
     mkdirSync(join(out, 'checkpoints', 'checkpoint-2.prl', 'in-the-way'), { recursive: true }); // a folder where the file goes
-    const failed = spawnSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--output-dir', out, '--overwrite'], { encoding: 'utf8' });
-    expect(failed.status).not.toBe(0);
-    expect(failed.stderr).toContain(`cannot write ${join(out, 'checkpoints', 'checkpoint-2.prl')}`);
+    await expect(trainCommand([...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--output-dir', out, '--overwrite'])).rejects.toThrow(`cannot write ${join(out, 'checkpoints', 'checkpoint-2.prl')}`);
     expect(readdirSync(join(out, 'checkpoints')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
 
 describe('the functions task through the CLI', () => {
-  it('trains on problem files joined by commas and evaluates per problem as JSON', () => {
+  it('trains on problem files joined by commas and evaluates per problem as JSON', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-functions-'));
-    execFileSync(tsx, ['src/cli/train.ts', ...tinyFunctions, '--max-steps', '2', '--output-dir', out,
-      '--problems', 'datasets/functions/training_problems.json,datasets/functions/evaluation_problems.json', '--eval-data-path', 'datasets/functions/evaluation_problems.json'], { stdio: 'pipe' });
+    await trainCommand([...tinyFunctions, '--max-steps', '2', '--output-dir', out,
+      '--problems', 'datasets/functions/training_problems.json,datasets/functions/evaluation_problems.json', '--eval-data-path', 'datasets/functions/evaluation_problems.json']);
     const names = new Set(events(out).map((e) => e.name));
     for (const name of ['avg_reward', 'accuracy', 'tests_passed', 'reward/correctness', 'policy_loss', 'eval_solved', 'eval_pass_at_1']) expect(names, name).toContain(name);
     const json = execFileSync(tsx, ['src/cli/eval.ts', '--task', 'functions', '--checkpoint', join(out, 'latest.prl'), '--data', 'datasets/functions/training_problems.json', '--k', '2', '--json'], { encoding: 'utf8' });
