@@ -2,7 +2,10 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig } from '../core/config';
-import { runDigitTask, type DigitStepMetrics } from '../core/digits/experiment';
+import { hostScored, runDigitTask, type DigitStepMetrics } from '../core/digits/experiment';
+import { digitTask } from '../core/digits/task';
+import { createTrainingLoop } from '../core/loop';
+import { TransformerPolicy } from '../core/model/transformer';
 import { createNodeGeneratorPool } from './digitGenerators';
 
 beforeAll(async () => {
@@ -44,5 +47,27 @@ describe('digit tasks with generator worker_threads', () => {
       expect(Number.isFinite(m.loss)).toBe(true);
     });
     expect(steps.at(-1)!.generators.map((g) => g.generated)).toEqual([12, 12]);
+  });
+});
+
+describe('a warm start made outside the loop', () => {
+  it('becomes the reference when the loop is told (startFromHere): the KL to it is zero at the first step, not the distance to the weights the loop began with', async () => {
+    const base = defaultConfig('sum_digits', 'reinforce');
+    const config = parseConfig({ ...base, model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 }, algorithm: { ...base.algorithm, batchSize: 8, groupSize: 1, klCoef: 0.05 } });
+    const kl = async (rebase: boolean) => {
+      const loop = await createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored });
+      try {
+        // The warm start: other weights put into the policy from outside.
+        const other = new TransformerPolicy(loop.policy.config, 99);
+        loop.policy.setWeights(other.getWeights());
+        other.dispose();
+        if (rebase) loop.startFromHere();
+        return (await loop.step()).metrics.kl;
+      } finally {
+        loop.dispose();
+      }
+    };
+    expect(Math.abs(await kl(true))).toBeLessThan(1e-4);
+    expect(Math.abs(await kl(false))).toBeGreaterThan(1e-3);
   });
 });

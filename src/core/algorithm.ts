@@ -68,6 +68,8 @@ export interface PolicyAlgorithm {
   search?(): SearchSpec | null;
   /** Training items the loop evaluates greedily at every step, a fixed slice (the policy alone's progress); 0 for none. */
   probe?(): number;
+  /** The policy's weights were set from outside (a warm start): what the algorithm keeps of the start follows them (DQN's target network). */
+  rebase?(): void;
   readonly optimizer: Adam;
   readonly baseline: number | undefined;
   setBaseline(value: number): void;

@@ -82,6 +82,12 @@ export interface TrainingLoop {
   step(options?: StepOptions): Promise<StepResult>;
   /** Sets the learning rate of the next updates (schedules). */
   setLearningRate(rate: number): void;
+  /**
+   * The policy's weights now (set by a warm start made outside the loop, the digit tasks') are the
+   * run's start: the reference becomes a copy of them, and the algorithm takes them as its start
+   * (DQN's target network). Without it the reference would be the weights the loop was made with.
+   */
+  startFromHere(): void;
   saveCheckpoint(): Promise<Uint8Array>;
   /** Validates the whole file, then swaps it in; on any failure the live run is left as it was. */
   loadCheckpoint(bytes: Uint8Array): Promise<void>;
@@ -432,6 +438,10 @@ export async function createTrainingLoop<Item, S extends Scored>(
     step,
     setLearningRate(rate: number) {
       algorithm.optimizer.learningRate = rate;
+    },
+    startFromHere() {
+      reference?.setWeights(policy.getWeights());
+      algorithm.rebase?.();
     },
     saveCheckpoint,
     loadCheckpoint,

@@ -68,6 +68,7 @@ export function withEvaluation<E>(loop: TrainingLoop, definition: TaskDefinition
     },
     step: loop.step,
     setLearningRate: loop.setLearningRate,
+    startFromHere: loop.startFromHere,
     saveCheckpoint: loop.saveCheckpoint,
     loadCheckpoint: loop.loadCheckpoint,
     dispose: loop.dispose,

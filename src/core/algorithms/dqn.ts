@@ -466,6 +466,7 @@ export const dqn: AlgorithmDefinition<DqnRun> = {
       state: () => algorithm.state(),
       restore: (state) => algorithm.restore(state),
       dispose: () => algorithm.dispose(),
+      rebase: () => algorithm.syncTarget(),
       update: async (episodes) => {
         const { loss, gradNorm, skipped, reason, named } = await algorithm.step(episodes);
         return { loss, gradNorm, skipped, reason, metrics: named };

@@ -177,6 +177,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.
   try {
     await digitWarmStart(config, loop.policy, excluded, events.log);
+    loop.startFromHere();
     const warmStartSeconds = (performance.now() - started) / 1000;
     const before = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
     events.evaluation?.('warm start', 0, before);

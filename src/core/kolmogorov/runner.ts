@@ -23,6 +23,7 @@ export async function createKolmogorovRunner(config: LabConfig, data: { train: r
     },
     step: loop.step,
     setLearningRate: loop.setLearningRate,
+    startFromHere: loop.startFromHere,
     saveCheckpoint: loop.saveCheckpoint,
     loadCheckpoint: loop.loadCheckpoint,
     dispose: loop.dispose,

@@ -74,6 +74,7 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
   const run = requireRun(state);
   if (warm.beforeTraining) {
     run.warmStarted = true;
+    run.runner.startFromHere();
     setWeights(state, { origin: `${run.definition.name} warm start, ${warm.step} steps`, trained: true, atStep: 0 });
     run.before = (await evaluateRun(state, run, run.definition.searches[0], run.config.run.evalSamples, 'warm start')).result;
     state.wallStart = performance.now();
