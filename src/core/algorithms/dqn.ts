@@ -78,7 +78,7 @@ export const dqnFields = {
   priorityAlpha: z.number().min(0).max(1).default(0.6).describe('dqn, prioritized: how much priorities count (0 = uniform).'),
   priorityBeta: z.number().min(0).max(1).default(0.4).describe('dqn, prioritized: importance-weight exponent at the start, annealed to 1 over priorityBetaUpdates.'),
   priorityBetaUpdates: int(1, 10_000_000).default(2_000).describe('dqn, prioritized: updates over which beta reaches 1.'),
-  nStep: int(1, 16).default(1).describe('dqn: n-step returns (rewards over n tokens, then the bootstrapped value).'),
+  nStep: int(1, 128).default(1).describe('dqn: n-step returns (rewards over n tokens, then the bootstrapped value).'),
 };
 
 export type DqnConfig = Pick<AlgorithmCommonConfig, 'learningRate' | 'gradClip' | 'gamma' | 'temperature'> & Infer<typeof dqnFields>;
