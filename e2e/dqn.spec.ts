@@ -13,7 +13,7 @@ test('dqn from the shipped functions policy, 60 s in the page: the solved share 
   const lab = new LabPage(page);
   await page.goto('/#task=functions');
   await expect(page.getByTestId('checkpoint-note')).toContainText('loaded shipped functions policy', { timeout: 60_000 });
-  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  await expect(page.getByTestId('status-message')).toContainText('Train starts RL at step 0', { timeout: 60_000 });
   await page.getByTestId('field-algorithm').selectOption('dqn');
   await page.getByTestId('run-start').selectOption('warm');
   await lab.button('Apply (new run)').click();
