@@ -65,4 +65,15 @@ describe('a run repeats from its record', () => {
     await trainCommand(['--task', 'sum_digits', '--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '8', '--num-steps', '3', '--num-generators', '1', '--warm-start-examples', '64', '--warm-start-steps', '60', '--learning-rate', '0.003', '--eval-samples', '8', '--backend', 'cpu', '--seed', '8', '--output-dir', join(dir, 'other')]);
     expect(figures(join(dir, 'other'))).not.toEqual(figures(run));
   }, 120_000);
+
+  it('a run its time budget stopped reruns to the step it reached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-t-'));
+    const run = join(dir, 'run');
+    await trainCommand(['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '2', '--max-program-tokens', '24', '--eval-samples', '1', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0', '--max-steps', '100000', '--time-limit', '2', '--output-dir', run]);
+    const written = record(run);
+    expect(written.stopped).toBe('time budget');
+    await trainCommand(['--rerun', run, '--quiet']);
+    expect(record(`${run}-rerun`).steps).toBe(written.steps);
+    expect(figures(`${run}-rerun`)).toEqual(figures(run));
+  }, 120_000);
 });
