@@ -4,7 +4,7 @@
  * kept; checkpoint bytes, with a message that names the file (and the flag that gave it); and
  * writing a file whole or not at all.
  */
-import { createReadStream, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { WeightsMismatchError } from '../core/model/transformer';
 import { SafetensorsError } from '../core/safetensors';
@@ -40,6 +40,23 @@ export function loadProblemsReport(path: string, options: { quiet?: boolean; max
   if (!options.quiet) console.error(`${path}: ${parsed.problems.length} problems${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
   if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems`);
   return parsed;
+}
+
+/**
+ * The functions problems no generated training problem may equal: the reported held-out sets
+ * and the dev sets settings are chosen on. Read by code only, to drop exact duplicates
+ * (`problemKey`: the docstring and the shown tests); a file that is missing is skipped.
+ */
+export const functionsProtectedFiles = [
+  'datasets/functions/heldout.jsonl',
+  'datasets/functions/handwritten_heldout.jsonl',
+  'datasets/functions/dev.jsonl',
+  'datasets/functions/handwritten_dev.jsonl',
+] as const;
+
+/** The problems of `functionsProtectedFiles` (and of `more`), for exclusion from generated data. */
+export function functionsProtectedProblems(more: readonly string[] = []): FunctionProblem[] {
+  return [...new Set([...functionsProtectedFiles, ...more])].filter((path) => existsSync(path)).flatMap((path) => loadProblemsReport(path, { quiet: true, maxErrorsShown: 0 }).problems);
 }
 
 /**
