@@ -177,6 +177,59 @@ const conditional: Family[] = [
   },
 ];
 
+/** Arithmetic of several steps on each element, comparisons with a parameter, and repeated values. */
+const compound: Family[] = [
+  (rng, c) => {
+    const { one, list } = c.ph;
+    const a = rng.int(2, 5);
+    const b = rng.int(1, 9);
+    const o = rng.pick([
+      { body: ['ADD', 'MUL', 'X', a, b], says: [`${a} * x + ${b}`, `${say(a)} times the ${one} plus ${say(b)}`] },
+      { body: ['SUB', 'MUL', 'X', a, b], says: [`${a} * x - ${b}`, `${say(a)} times the ${one} minus ${say(b)}`] },
+      { body: ['MUL', 'ADD', 'X', b, a], says: [`(x + ${b}) * ${a}`, `the ${one} plus ${say(b)}, times ${say(a)}`] },
+      { body: ['SUB', 'MUL', 'X', 'X', 'X'], says: ['x * x - x', `the square of the ${one} minus the ${one}`] },
+      { body: ['ADD', 'MUL', 'X', 'X', 'X'], says: ['x * x + x', `the square of the ${one} plus the ${one}`] },
+      { body: ['ADD', 'MUL', 'X', 'X', b], says: [`x * x + ${b}`, `the square plus ${say(b)}`] },
+      { body: ['MUL', 'X', 'ABS', 'X'], says: ['x * |x|', `the square of the ${one} with its sign kept`] },
+      { body: ['ABS', 'SUB', 'X', b], says: [`|x - ${b}|`, `the distance of the ${one} from ${say(b)}`] },
+      { body: ['MOD', 'ABS', 'X', 10], says: ['the last digit of x', `the last digit of the ${one} (of its absolute value)`] },
+      { body: ['SUB', 'X', 'MOD', 'X', 2], says: ['x rounded down to an even number (for x >= 0)', `the ${one} minus its remainder by 2`] },
+    ]);
+    const what = rng.pick(o.says);
+    return listFamily(c, 'map_formula', 'list', [], () => ['RETURN', 'MAP', 'P0', ...o.body], () => [
+      `Map every x to ${what}.`, `Replace each ${one} x of ${list} by ${what}.`, `Return a list of ${what} for each ${one}.`, `For each ${one}, compute ${what}.`,
+    ]);
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const k = intName(rng, 'value');
+    const [cmp, word] = rng.pick([['GT', 'greater than'], ['LT', 'less than'], ['GE', 'at least'], ['LE', 'at most'], ['EQ', 'equal to'], ['NE', 'different from']] as const);
+    const absolute = rng.chance(0.3);
+    const x = absolute ? ['ABS', 'X'] : ['X'];
+    const which = absolute ? `whose absolute value is ${word} ${k}` : `${word} ${k}`;
+    const o = rng.pick([
+      { name: 'filter_vs_k', ret: 'list' as const, body: ['FILTER', 'P0', cmp, ...x, 'P1'], docs: [`Return the ${el} of ${list} ${which}.`, `Keep only the ${el} ${which}.`, `Remove the ${el} that are not ${which}.`] },
+      { name: 'count_vs_k', ret: 'int' as const, body: ['LEN', 'FILTER', 'P0', cmp, ...x, 'P1'], docs: [`Count the ${el} ${which}.`, `How many ${el} of ${list} are ${which}?`] },
+      { name: 'any_vs_k', ret: 'bool' as const, body: ['GT', 'LEN', 'FILTER', 'P0', cmp, ...x, 'P1', 0], docs: [`Return true if some ${one} is ${which}.`, `Is there an ${one} ${which}?`] },
+      { name: 'all_vs_k', ret: 'bool' as const, body: ['EQ', 'LEN', 'FILTER', 'P0', cmp, ...x, 'P1', 'LEN', 'P0'], docs: [`Return true if every ${one} is ${which}.`, `Are all the ${el} ${which}?`] },
+      { name: 'divisible_by_k', ret: 'list' as const, body: ['FILTER', 'P0', 'EQ', 'MOD', 'X', 'P1', 0], docs: [`Return the ${el} divisible by ${k}.`, `Keep the multiples of ${k}.`] },
+    ]);
+    return { ...listFamily(c, o.name, o.ret, [{ kind: 'param', name: k, text: k, draw: (r) => (o.name === 'divisible_by_k' ? r.int(2, 5) : r.int(-3, 9)) }], () => ['RETURN', ...o.body], () => o.docs) };
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const first = ['EQ', 'INDEXOF', 'P0', 'AT', 'P0', 'X', 'X'];
+    const o = rng.pick([
+      { name: 'dedupe', ret: 'list' as const, body: ['MAP', 'FILTER', 'RANGE', 'LEN', 'P0', ...first, 'AT', 'P0', 'X'], docs: [`Remove repeated values, keeping the first occurrence of each.`, `Return the distinct ${el} of ${list} in order of first appearance.`, `Drop every ${one} that already appeared earlier.`] },
+      { name: 'count_distinct', ret: 'int' as const, body: ['LEN', 'FILTER', 'RANGE', 'LEN', 'P0', ...first], docs: [`Count the distinct values in ${list}.`, `How many different numbers does ${list} contain?`] },
+      { name: 'all_distinct', ret: 'bool' as const, body: ['EQ', 'LEN', 'FILTER', 'RANGE', 'LEN', 'P0', ...first, 'LEN', 'P0'], docs: [`Return true if no value appears twice in ${list}.`, `Are all the ${el} different?`] },
+      { name: 'repeated_values', ret: 'list' as const, body: ['FILTER', 'P0', 'NE', 'INDEXOF', 'P0', 'X', 'SUB', 'SUB', 'LEN', 'P0', 1, 'INDEXOF', 'REVERSE', 'P0', 'X'], docs: [`Keep the ${el} that appear more than once.`, `Return the ${el} of ${list} whose value occurs at least twice.`] },
+      { name: 'count_of_first', ret: 'int' as const, body: ['LEN', 'FILTER', 'P0', 'EQ', 'X', 'AT', 'P0', 0], docs: [`Count how many times the first ${one} appears in ${list}.`] },
+    ]);
+    return listFamily(c, o.name, o.ret, [], () => ['RETURN', ...o.body], () => o.docs, o.name === 'count_of_first' ? 1 : 0);
+  },
+];
+
 /** Integer functions with a condition, a rounding or a loop. */
 const integers: Family[] = [
   (rng, c) => {
@@ -205,15 +258,19 @@ const integers: Family[] = [
       { name: 'digit_count', body: ['LET_INT', 0, 'LET_INT', 'ABS', 'P0', 'FOR', 0, 10, 'IF', 'GT', 'V1', 0, 'SET0', 'ADD', 'V0', 1, 'END', 'SET1', 'DIV', 'V1', 10, 'END', 'RETURN', 'MAX2', 'V0', 1], docs: [`Return how many digits ${n} has.`, `Count the decimal digits of ${n} (0 has one digit).`] },
       { name: 'smallest_factor', body: ['FOR', 2, 'P0', 'IF', 'EQ', 'MOD', 'P0', 'I', 0, 'RETURN', 'I', 'END', 'RETURN', 'P0'], docs: [`Return the smallest prime factor of ${n}, for ${n} at least 2.`, `Return the smallest number greater than 1 that divides ${n}.`] },
       { name: 'count_divisors', body: ['RETURN', 'LEN', 'FILTER', 'DROP', 'RANGE', 'ADD', 'P0', 1, 1, 'EQ', 'MOD', 'P0', 'X', 0], docs: [`Count the positive divisors of ${n}.`, `How many numbers from 1 to ${n} divide ${n}?`] },
+      { name: 'gcd', body: ['LET_INT', 1, 'FOR', 1, 'ADD', 'MIN2', 'P0', 'P1', 1, 'IF', 'AND', 'EQ', 'MOD', 'P0', 'I', 0, 'EQ', 'MOD', 'P1', 'I', 0, 'SET0', 'I', 'END', 'END', 'RETURN', 'V0'], docs: [`Return the greatest common divisor of ${n} and m.`, `Return the largest number that divides both ${n} and m.`] },
+      { name: 'is_square', body: ['RETURN', 'COND', 'INCLUDES', 'MAP', 'RANGE', 'ADD', 'P0', 1, 'MUL', 'X', 'X', 'P0', 1, 0], docs: [`Return 1 if ${n} is a perfect square and 0 otherwise.`] },
       { name: 'sign', body: ['RETURN', 'COND', 'GT', 'P0', 0, 1, 'COND', 'LT', 'P0', 0, -1, 0], docs: [`Return 1 if ${n} is positive, -1 if it is negative and 0 if it is zero.`, `Return the sign of ${n}.`] },
     ]);
     const wide = o.name.startsWith('digit');
-    return { name: o.name, sig: { params: ['int'], ret: 'int' }, body: o.body, docs: o.docs, params: [n], inputs: (r: Rng) => [wide ? r.int(-500, 5000) : o.name === 'sign' ? r.int(-20, 20) : r.int(2, 60)] };
+    if (o.name === 'gcd') return { name: o.name, sig: { params: ['int', 'int'], ret: 'int' }, body: o.body, docs: o.docs, params: [n, 'm'], inputs: (r: Rng) => [r.int(1, 60), r.int(1, 60)] };
+    return { name: o.name, sig: { params: ['int'], ret: 'int' }, body: o.body, docs: o.docs, params: [n], inputs: (r: Rng) => [wide ? r.int(-500, 5000) : o.name === 'sign' ? r.int(-20, 20) : o.name === 'is_square' ? r.int(0, 60) : r.int(2, 60)] };
   },
 ];
 
 /** One of the conditional, aggregate-relative, prefix and integer families. */
 export function conditionFamily(rng: Rng, c: Context): Spec {
-  return rng.pick(rng.chance(0.85) ? conditional : integers)(rng, c);
+  const u = rng.next();
+  return rng.pick(u < 0.6 ? conditional : u < 0.85 ? compound : integers)(rng, c);
 }
 
