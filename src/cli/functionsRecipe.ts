@@ -36,6 +36,7 @@ const extras: ExtraFlag[] = [
   { name: 'init-from', doc: 'the warm start continues from this checkpoint (same shape, e.g. public/functions.prl) instead of from random weights' },
   { name: 'pretrain-lr', doc: 'the warm start\'s peak learning rate', defaultValue: '0.003' },
   { name: 'rl-lr', doc: 'the RL learning rate', defaultValue: '0.0001' },
+  { name: 'seed', doc: 'seed of the warm start\'s generated stream and of RL (a second warm start from the first should draw other problems)', defaultValue: '1' },
   { name: 'dev-only', doc: 'score the policies on the dev sets and the seed problems only, never the held-out ones (for choosing settings); --ship-only then scores the RL policy on the held-out sets before shipping it', boolean: true },
 ];
 
@@ -100,9 +101,9 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
-    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
+    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
   }
-  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--learning-rate', String(extra['rl-lr']), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--learning-rate', String(extra['rl-lr']), '--seed', String(extra.seed), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, Record<string, FunctionScore>> = {};
   const evalStarted = performance.now();
   const sets = functionSets.filter((set) => !(extra['dev-only'] && set.heldout));
@@ -136,7 +137,7 @@ async function scoreSets(out: string, policy: string, checkpoint: string, sets: 
 /** Ships the RL policy: public/functions.prl, and what the regression test checks in public/functions.json. */
 function ship(rl: string, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string): void {
   writeFileSync('public/functions.prl', readCheckpointFile(rl));
-  const made = ['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
+  const made = ['out', 'init-from', 'seed', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const after = scores['warm start + RL'];
   const solvedOf = (set: string) => after[set].per_problem.filter((row) => row.solved).map((row) => row.function_name);
   const record = {
