@@ -32,6 +32,7 @@ function actions(rng: Rng, k: number): Action[] {
     { body: ['MUL', 'X', k], order: (o) => `multiply ${o} by ${t}` },
     { body: ['ADD', 'X', 1], order: (o) => rng.pick([`add one to ${o}`, `increment ${o}`]) },
     { body: ['SUB', 'X', 1], order: (o) => rng.pick([`subtract one from ${o}`, `decrement ${o}`]) },
+    { body: ['MUL', 'ABS', 'X', 2], order: (o) => `replace ${o} by twice its absolute value` },
   ];
 }
 
@@ -180,6 +181,13 @@ const conditional: Family[] = [
 /** Arithmetic of several steps on each element, comparisons with a parameter, and repeated values. */
 const compound: Family[] = [
   (rng, c) => {
+    const { el, one, list } = c.ph;
+    const who = c.adj ? `the ${c.adj} ${el}` : `the ${el} that are ${c.pr}`;
+    return listFamily(c, 'remove_where', 'list', [], () => ['RETURN', 'FILTER', 'P0', 'NOT', ...c.p.body], () => [
+      `Remove ${who}.`, `Drop every ${one} that is ${c.pr}.`, `Return ${list} without ${who}.`, `Delete ${who} from ${list}; keep the rest in order.`,
+    ]);
+  },
+  (rng, c) => {
     const { one, list } = c.ph;
     const a = rng.int(2, 5);
     const b = rng.int(1, 9);
@@ -212,6 +220,7 @@ const compound: Family[] = [
       { name: 'count_vs_k', ret: 'int' as const, body: ['LEN', 'FILTER', 'P0', cmp, ...x, 'P1'], docs: [`Count the ${el} ${which}.`, `How many ${el} of ${list} are ${which}?`] },
       { name: 'any_vs_k', ret: 'bool' as const, body: ['GT', 'LEN', 'FILTER', 'P0', cmp, ...x, 'P1', 0], docs: [`Return true if some ${one} is ${which}.`, `Is there an ${one} ${which}?`] },
       { name: 'all_vs_k', ret: 'bool' as const, body: ['EQ', 'LEN', 'FILTER', 'P0', cmp, ...x, 'P1', 'LEN', 'P0'], docs: [`Return true if every ${one} is ${which}.`, `Are all the ${el} ${which}?`] },
+      { name: 'remove_vs_k', ret: 'list' as const, body: ['FILTER', 'P0', 'NOT', cmp, ...x, 'P1'], docs: [`Remove the ${el} ${which}.`, `Drop every ${one} ${which}.`, `Return ${list} without the ${el} ${which}.`] },
       { name: 'divisible_by_k', ret: 'list' as const, body: ['FILTER', 'P0', 'EQ', 'MOD', 'X', 'P1', 0], docs: [`Return the ${el} divisible by ${k}.`, `Keep the multiples of ${k}.`] },
     ]);
     return { ...listFamily(c, o.name, o.ret, [{ kind: 'param', name: k, text: k, draw: (r) => (o.name === 'divisible_by_k' ? r.int(2, 5) : r.int(-3, 9)) }], () => ['RETURN', ...o.body], () => o.docs) };
