@@ -31,7 +31,8 @@ const extras: ExtraFlag[] = [
   { name: 'k', doc: 'programs per problem for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
   { name: 'ship', doc: 'copy the RL policy to public/functions.prl, with its record public/functions.json', boolean: true },
   { name: 'smoke', doc: 'a tiny model and few steps: checks the whole pipeline (tests)', boolean: true },
-  { name: 'ship-only', doc: 'only ship the RL policy of an earlier run in --out (its recipe.json)', boolean: true },
+  { name: 'ship-only', doc: 'only ship a policy of an earlier run in --out (its recipe.json)', boolean: true },
+  { name: 'ship-policy', doc: 'which policy --ship and --ship-only ship: rl (the warm start + RL) or warm (the warm start alone, when the dev sets chose it)', defaultValue: 'rl' },
   { name: 'reuse-warm-start', doc: 'keep the warm start of an earlier run in --out (same flags) and run only RL and the evaluations', boolean: true },
   { name: 'init-from', doc: 'the warm start continues from this checkpoint (same shape, e.g. public/functions.prl) instead of from random weights' },
   { name: 'pretrain-lr', doc: 'the warm start\'s peak learning rate', defaultValue: '0.003' },
@@ -84,15 +85,17 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   const rl = join(rlDir, 'latest.prl');
   const smoke = Boolean(extra.smoke);
   const seconds: Record<string, number> = {};
+  if (extra['ship-policy'] !== 'rl' && extra['ship-policy'] !== 'warm') throw new Error(`--ship-policy: rl or warm, got "${String(extra['ship-policy'])}"`);
+  const shipped = extra['ship-policy'] === 'warm' ? { name: 'warm start', checkpoint: warm } : { name: 'warm start + RL', checkpoint: rl };
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, Record<string, FunctionScore>>; flags: Record<string, unknown> };
-    // A --dev-only run: the RL policy (the one shipped, and only it) is scored on the held-out sets now, once.
-    const missing = functionSets.filter((set) => !earlier.scores['warm start + RL'][set.name]);
+    // A --dev-only run: the policy shipped (and only it) is scored on the held-out sets now, once.
+    const missing = functionSets.filter((set) => !earlier.scores[shipped.name][set.name]);
     if (missing.length) {
-      Object.assign(earlier.scores['warm start + RL'], await scoreSets(out, 'warm start + RL', rl, missing, k));
+      Object.assign(earlier.scores[shipped.name], await scoreSets(out, shipped.name, shipped.checkpoint, missing, k));
       writeFileSync(join(out, 'recipe.json'), JSON.stringify(earlier, null, 2) + '\n');
     }
-    return ship(rl, earlier.scores, earlier.flags, k);
+    return ship(shipped, earlier.scores, { ...earlier.flags, 'ship-policy': extra['ship-policy'] }, k, true);
   }
   if (extra['reuse-warm-start']) {
     // The warm start is deterministic given its flags, so an earlier run's is the one this run would make.
@@ -119,7 +122,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   console.log(table);
   if (extra.ship) {
     if (extra['dev-only']) throw new Error('--ship with --dev-only: the held-out sets were not scored; run --ship-only on this --out to score them and ship');
-    ship(rl, scores, extra, k);
+    ship(shipped, scores, extra, k, false);
   }
 }
 
@@ -134,14 +137,18 @@ async function scoreSets(out: string, policy: string, checkpoint: string, sets: 
   return scored;
 }
 
-/** Ships the RL policy: public/functions.prl, and what the regression test checks in public/functions.json. */
-function ship(rl: string, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string): void {
-  writeFileSync('public/functions.prl', readCheckpointFile(rl));
+/** Ships a policy (the RL one unless --ship-policy warm): public/functions.prl, and what the regression test checks in public/functions.json. */
+function ship(shipped: { name: string; checkpoint: string }, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string, later: boolean): void {
+  writeFileSync('public/functions.prl', readCheckpointFile(shipped.checkpoint));
   const made = ['out', 'init-from', 'seed', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
-  const after = scores['warm start + RL'];
+  const choice = flags['ship-policy'] === 'warm' ? ' --ship-policy warm' : '';
+  const after = scores[shipped.name];
   const solvedOf = (set: string) => after[set].per_problem.filter((row) => row.solved).map((row) => row.function_name);
   const record = {
-    made_by: `npm run recipe -- --task functions ${made.join(' ')} --ship`,
+    made_by: later
+      ? `npm run recipe -- --task functions ${made.join(' ')}${flags['dev-only'] ? ' --dev-only' : ''}, then the same with --ship-only${choice}`
+      : `npm run recipe -- --task functions ${made.join(' ')} --ship${choice}`,
+    shipped_policy: shipped.name,
     k: Number(k),
     seed_training_solved: solvedOf('seed training'),
     seed_evaluation_solved: solvedOf('seed evaluation'),
