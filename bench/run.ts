@@ -6,7 +6,7 @@
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
  * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
- * `--only fsearch` (never part of the default run: it takes minutes): the functions search at
+ * `--only=fsearch` (never part of the default run: it takes minutes): the functions search at
  * k = 256 (cluster, early stop) over 200 problems with --checkpoint=FILE (default the shipped
  * policy): handwritten_dev.jsonl, dev.jsonl, then validation.jsonl to 200; wall time and solved.
  */
