@@ -5,7 +5,11 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak (and, only when named: expert_iteration, dqn: bench/learning.ts)  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only=policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
+ * Only when named (they take minutes): `--only=expert_iteration`, `--only=dqn` (bench/learning.ts),
+ * and `--only=fsearch`: the functions search at k = 256 (cluster, early stop) over 200 problems
+ * with --checkpoint=FILE (default the shipped policy): handwritten_dev.jsonl, dev.jsonl, then
+ * validation.jsonl to 200; wall time and solved.
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -29,8 +33,8 @@ import { generateProblems } from '../src/core/functions/generator';
 import { functionsTask } from '../src/core/functions/task';
 import { createTrainingLoop } from '../src/core/loop';
 import { sandboxLimits } from '../src/cli/report';
-import { openCheckpointRunner } from '../src/cli/checkpointRunner';
-import { loadKolmogorovFile } from '../src/cli/data';
+import { openCheckpointRunner, openFunctionsCheckpointRunner } from '../src/cli/checkpointRunner';
+import { loadKolmogorovFile, loadProblemsFile } from '../src/cli/data';
 import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
@@ -39,7 +43,10 @@ import { Rng } from '../src/core/rng';
 import { dqnFigures, expertIterationFigures } from './learning';
 
 const args = process.argv.slice(2);
-const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',');
+// `--only=a,b` or `--only a,b` (the second form ran the whole bench before).
+const onlyAt = args.findIndex((a) => a === '--only' || a.startsWith('--only='));
+const only = onlyAt < 0 ? undefined : (args[onlyAt].includes('=') ? args[onlyAt].split('=')[1] : args[onlyAt + 1] ?? '').split(',').filter(Boolean);
+if (only && only.length === 0) throw new Error('--only: name the benchmarks to run, e.g. --only=policy,sandbox');
 const quick = args.includes('--quick');
 const runsArg = args.find((a) => a.startsWith('--runs'))?.split('=')[1];
 const wanted = (name: string) => !only || only.includes(name);
@@ -409,6 +416,26 @@ async function soakFigures(steps: number): Promise<void> {
   }
 }
 
+/** The functions search at k = 256 over 200 problems (the issue's budget: under 5 minutes on this machine), one timed run. */
+async function functionSearchFigures(): Promise<void> {
+  const checkpoint = args.find((a) => a.startsWith('--checkpoint='))?.split('=')[1] ?? 'public/functions.prl';
+  const sources = ['datasets/functions/handwritten_dev.jsonl', 'datasets/functions/dev.jsonl', 'datasets/functions/validation.jsonl'];
+  const problems = sources.flatMap((path) => loadProblemsFile(path, { quiet: true })).slice(0, 200);
+  const { runner, close } = await openFunctionsCheckpointRunner(new Uint8Array(readFileSync(checkpoint)));
+  try {
+    const started = performance.now();
+    const result = await runner.search(problems, { k: 256, selection: 'cluster', onProgress: (done, total) => process.stderr.write(`\rsearched ${done}/${total}`) });
+    const seconds = (performance.now() - started) / 1000;
+    process.stderr.write('\n');
+    report({
+      name: 'functions_search_k256_cluster/200_problems', unit: 's', median: seconds, min: seconds, max: seconds, runs: 1,
+      problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, checkpoint, sources, backend: tf.getBackend(),
+    });
+  } finally {
+    await close();
+  }
+}
+
 async function main(): Promise<void> {
   const backend = await initTensorflow('auto');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
@@ -427,6 +454,7 @@ async function main(): Promise<void> {
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
   if (only?.includes('expert_iteration')) await expertIterationFigures(quick ? 3 : 10, report);
   if (only?.includes('dqn')) await dqnFigures(quick ? 5 : 20, report);
+  if (only?.includes('fsearch')) await functionSearchFigures();
 }
 
 main().then(

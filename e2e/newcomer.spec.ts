@@ -105,7 +105,7 @@ test('a long evaluation shows its progress and Cancel ends it, leaving the run a
 test('the functions and sum_digits tasks, as a newcomer opens them from a link', async ({ page }) => {
   const problems = problemsOf(page);
   await page.goto('/#task=functions');
-  await expect(page.getByTestId('weights')).toContainText('weights: shipped functions policy, step 300', { timeout: 60_000 });
+  await expect(page.getByTestId('weights')).toContainText('weights: shipped functions policy, step 0', { timeout: 60_000 });
   await expect(page.getByTestId('guide')).toContainText('JavaScript function');
   await shot(page, 'functions');
   await page.goto('/#task=sum_digits');

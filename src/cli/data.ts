@@ -4,7 +4,7 @@
  * kept; checkpoint bytes, with a message that names the file (and the flag that gave it); and
  * writing a file whole or not at all.
  */
-import { createReadStream, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { WeightsMismatchError } from '../core/model/transformer';
 import { SafetensorsError } from '../core/safetensors';
@@ -12,13 +12,21 @@ import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl'
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { Task, TaskDefinition } from '../core/task';
-import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
+import { describeProblemError, parseProblemsText, type FunctionProblem, type ProblemError } from '../core/functions/problems';
 
 /** Largest problems file read (a JSON array is parsed whole). */
 export const MAX_PROBLEMS_BYTES = 64 << 20;
 
 /** Function problems from a JSON array or JSONL file; bad problems are reported with where they are, the rest load. */
 export function loadProblemsFile(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): FunctionProblem[] {
+  return loadProblemsReport(path, options).problems;
+}
+
+/**
+ * The same with the rejected problems returned too (position, name when it has one, and why),
+ * for a report that lists them: each is also written to stderr (the first `maxErrorsShown`).
+ */
+export function loadProblemsReport(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): { problems: FunctionProblem[]; errors: ProblemError[] } {
   const text = readTextChecked(path, 'problems file', MAX_PROBLEMS_BYTES);
   let parsed: ReturnType<typeof parseProblemsText>;
   try {
@@ -27,11 +35,28 @@ export function loadProblemsFile(path: string, options: { quiet?: boolean; maxEr
     throw new Error(`problems ${path}: ${(error as Error).message}`);
   }
   const shown = options.maxErrorsShown ?? 10;
-  for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${error.where} ${error.index}: ${error.reason}`);
+  for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${describeProblemError(error)}`);
   if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad problems`);
   if (!options.quiet) console.error(`${path}: ${parsed.problems.length} problems${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
   if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems`);
-  return parsed.problems;
+  return parsed;
+}
+
+/**
+ * The functions problems no generated training problem may equal: the reported held-out sets
+ * and the dev sets settings are chosen on. Read by code only, to drop exact duplicates
+ * (`problemKey`: the docstring and the shown tests); a file that is missing is skipped.
+ */
+export const functionsProtectedFiles = [
+  'datasets/functions/heldout.jsonl',
+  'datasets/functions/handwritten_heldout.jsonl',
+  'datasets/functions/dev.jsonl',
+  'datasets/functions/handwritten_dev.jsonl',
+] as const;
+
+/** The problems of `functionsProtectedFiles` (and of `more`), for exclusion from generated data. */
+export function functionsProtectedProblems(more: readonly string[] = []): FunctionProblem[] {
+  return [...new Set([...functionsProtectedFiles, ...more])].filter((path) => existsSync(path)).flatMap((path) => loadProblemsReport(path, { quiet: true, maxErrorsShown: 0 }).problems);
 }
 
 /**

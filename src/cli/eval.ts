@@ -23,9 +23,12 @@ import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { decodeCheckpoint } from '../core/checkpoint';
+import type { FunctionsConfig } from '../core/functions/config';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
+import type { SearchOptions as FunctionSearchOptions, SearchResult, Selection } from '../core/functions/search';
+import { encodeProblemPrompt, promptBudget } from '../core/functions/task';
 import { openAnyCheckpointRunner, openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
-import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
+import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsReport, namingCheckpoint, readCheckpointFile } from './data';
 import { checkOutputs, writeOutputFile } from './outputs';
 import { evaluationTable, formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -76,6 +79,10 @@ const extras: ExtraFlag[] = [
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
   { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
+  { name: 'search', doc: 'functions: search instead of best-of-k: up to --k programs per problem (at most 1024; 256 when --k is not given), drawn in batches, a problem stopping once --enough distinct programs pass its shown tests; the choice among them by --select; prints solved@k and names problems with a shown test that looks wrong', boolean: true },
+  { name: 'select', doc: 'functions, with --search: first (the first program to pass the shown tests), shortest, or cluster (the largest group of passing programs that agree on extra inputs, then its shortest)', defaultValue: 'cluster' },
+  { name: 'enough', doc: 'functions, with --search: distinct programs passing the shown tests after which a problem stops drawing (first: always 1)', defaultValue: '8' },
+  { name: 'batch', doc: 'functions, with --search: programs drawn per problem in one round', defaultValue: '32' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -171,29 +178,66 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
   }
 }
 
+/** What a functions evaluation reports beside its scores: the problems it could not score, by position and name, and why. */
+interface Rejected {
+  rejected: { where: string; function_name: string | null; reason: string }[];
+}
+type FunctionsResult = (FunctionEvaluation | SearchResult) & Rejected;
+
 /**
- * The functions task: per problem, the greedy program and k - 1 samples; the first that passes
- * the shown tests is chosen and scored on every test (functions/evaluate.ts).
+ * The functions task: per problem, the greedy program and k - 1 samples, the first that passes
+ * the shown tests chosen and scored on every test (functions/evaluate.ts); or, with `search`,
+ * up to k programs per problem with early stop and a choice rule (functions/search.ts). Problems
+ * the policy cannot read (a value that is not an integer, a boolean or a list of them; a
+ * signature too long for its prompt) are reported by name with why, and the rest are scored.
  */
-async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature: number; limit?: number }, backendName: string): Promise<FunctionEvaluation> {
+async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature: number; limit?: number; search?: Omit<FunctionSearchOptions, 'k' | 'temperature' | 'limit'> }, backendName: string): Promise<FunctionsResult> {
   const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
-  const problems = loadProblemsFile(dataPath);
+  const loaded = loadProblemsReport(dataPath);
   const { runner, meta, close } = await namingCheckpoint('checkpoint', path, () => openFunctionsCheckpointRunner(bytes), { any: true });
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
   try {
-    const result = await runner.evaluate(problems, { ...options, onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`) });
+    const config = runner.config as FunctionsConfig;
+    const rejected: Rejected['rejected'] = loaded.errors.map((error) => ({ where: `${error.where} ${error.index}`, function_name: error.name ?? null, reason: error.reason }));
+    const problems = loaded.problems.filter((problem, i) => {
+      try {
+        encodeProblemPrompt(problem, config.functions.promptTests, promptBudget(config));
+        return true;
+      } catch (error) {
+        rejected.push({ where: `problem ${i + 1} of those that load`, function_name: problem.functionName, reason: (error as Error).message });
+        console.error(`${dataPath}: ${problem.functionName}: ${(error as Error).message}; not scored`);
+        return false;
+      }
+    });
+    if (problems.length === 0) throw new Error(`${dataPath}: no problem the policy can read`);
+    if (rejected.length) console.error(`${dataPath}: ${rejected.length} problem${rejected.length > 1 ? 's' : ''} not scored (listed above and under "rejected" in --json); scoring the other ${problems.length}`);
+    const onProgress = (done: number, total: number) => process.stderr.write(`\r${options.search ? 'searched' : 'evaluated'} ${done}/${total}`);
+    const result = options.search
+      ? await runner.search(problems, { ...options.search, k: options.k, temperature: options.temperature, limit: options.limit, onProgress })
+      : await runner.evaluate(problems, { k: options.k, temperature: options.temperature, limit: options.limit, onProgress });
     process.stderr.write('\n');
-    return result;
+    return { ...result, rejected };
   } finally {
     await close();
   }
 }
 
-function formatFunctionsTable(result: FunctionEvaluation): string {
+function formatFunctionsTable(result: FunctionsResult): string {
+  const rejected = result.rejected.map((row) => `not scored  ${row.where}${row.function_name ? ` (${row.function_name})` : ''}: ${row.reason}`);
+  if ('selection' in result) {
+    const rows = result.per_problem.map((row) =>
+      `${row.solved ? 'solved' : '      '}  ${row.function_name.padEnd(26)} drawn ${String(row.drawn).padStart(4)}  passing ${String(row.passing).padStart(3)}  ${row.program.replace(/\s+/g, ' ').slice(0, 90)}`);
+    const suspects = result.per_problem.flatMap((row) => (row.suspect_test ? [`suspect test  ${row.function_name}: shown test ${row.suspect_test.index + 1} looks wrong: ${row.suspect_test.reason}`] : []));
+    return [
+      ...rows, ...(suspects.length ? ['', ...suspects] : []), ...(rejected.length ? ['', ...rejected] : []), '',
+      `solved@k (the first program to pass the shown tests within k samples passes every test): ${result.solved_at.map(({ k, solved }) => `@${k} ${solved.toFixed(3)}`).join('  ')}`,
+      `${result.n} problems, search up to k=${result.k}, ${result.selection}: solved ${result.solved.toFixed(3)}, ${result.mean_drawn.toFixed(1)} programs drawn per problem on average`,
+    ].join('\n');
+  }
   const rows = result.per_problem.map((row) =>
     `${row.solved ? 'solved' : '      '}  ${row.function_name.padEnd(26)} shown ${row.shown_passed}/${row.shown_total}  hidden ${row.hidden_passed}/${row.hidden_total}  success ${row.success_rate.toFixed(2)}  ${row.program.replace(/\s+/g, ' ').slice(0, 90)}`);
-  return [...rows, '', `${result.n} problems, k=${result.k}: solved ${result.solved.toFixed(3)}, pass@1 ${result.pass_at_1.toFixed(3)}, success rate ${result.success_rate.toFixed(3)}`].join('\n');
+  return [...rows, ...(rejected.length ? ['', ...rejected] : []), '', `${result.n} problems, k=${result.k}: solved ${result.solved.toFixed(3)}, pass@1 ${result.pass_at_1.toFixed(3)}, success rate ${result.success_rate.toFixed(3)}`].join('\n');
 }
 
 /** A checkpoint's task, read from its header (null when the file cannot be read or decoded; the scoring path reports why). */
@@ -205,13 +249,17 @@ async function checkpointTask(path: string): Promise<string | null> {
   }
 }
 
+/** Most programs per problem the search draws (the issue's 1,024). */
+const MAX_SEARCH_K = 1024;
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(usage('eval', [
       'A checkpoint scored on held-out data with one of its task\'s searches (the task is the checkpoint\'s, or --task):',
       '  kolmogorov: KT metrics (accuracy, compression rate, by length) beside gzip and LZMA; --k, --repair, --split; or a file of programs (--programs)',
-      '  functions: problems solved (the program chosen on the shown tests passes every test), pass@1, per problem; --k',
+      '  functions: problems solved (the program chosen on the shown tests passes every test), pass@1, per problem; --k;',
+      '    or --search: up to --k programs per problem with early stop, --select first|shortest|cluster, solved@k and suspect tests',
       '  any other task: its own evaluation and searches (the digit tasks: greedy accuracy and format compliance)',
       '  preference pairs (--preferences, with --reference): DPO\'s rewards/accuracies and margins',
     ].join('\n'), extras, false));
@@ -223,7 +271,9 @@ async function main(): Promise<void> {
     checkOutputs([{ flag: 'out', path: extra.out, kind: 'file' }], inputs);
   }
   const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
-  const k = positiveFlag(kFlag, extra[kFlag], true);
+  // --search without --k draws up to 256 programs a problem (the task's 'search-256, cluster').
+  const kGiven = argv.some((arg) => /^--(k|num-episodes)(=|$)/.test(arg));
+  const k = extra.search && !kGiven ? 256 : positiveFlag(kFlag, extra[kFlag], true);
   const limit = extra.limit === undefined ? undefined : positiveFlag('limit', extra.limit, true);
   const repair = Number(extra.repair);
   if (!Number.isInteger(repair) || repair < 0) throw new Error(`--repair: expected a whole number, got "${extra.repair}"`);
@@ -241,10 +291,16 @@ async function main(): Promise<void> {
     return;
   }
   const task = typeof extra.task === 'string' ? extra.task : typeof extra.checkpoint === 'string' ? await checkpointTask(extra.checkpoint) : 'kolmogorov';
+  if (extra.search && task !== 'functions') throw new Error(`--search is the functions task's search; this is a ${task ?? 'unreadable'} checkpoint (kolmogorov searches with --k, --repair and --split)`);
   if (task === 'functions') {
     if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');
     const data = argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : 'datasets/functions/heldout.jsonl';
-    const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature, limit }, String(extra.backend));
+    const selections: readonly Selection[] = ['first', 'shortest', 'cluster'];
+    if (!selections.includes(extra.select as Selection)) throw new Error(`--select: expected first, shortest or cluster, got "${String(extra.select)}"`);
+    if (extra.search && k > MAX_SEARCH_K) throw new Error(`--k: at most ${MAX_SEARCH_K} programs per problem with --search, got ${k}`);
+    if (!extra.search && argv.some((arg) => /^--(select|enough|batch)(=|$)/.test(arg))) throw new Error('--select, --enough and --batch choose how --search searches: add --search (without it, eval is best-of-k)');
+    const search = extra.search ? { selection: extra.select as Selection, enough: positiveFlag('enough', extra.enough, true), batch: positiveFlag('batch', extra.batch, true) } : undefined;
+    const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature, limit, search }, String(extra.backend));
     if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
     return;

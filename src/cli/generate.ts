@@ -11,7 +11,7 @@ import { problemToJson } from '../core/functions/problems';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { checkOutputs, writeOutputFile } from './outputs';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile } from './data';
+import { functionsProtectedProblems, loadKolmogorovFile } from './data';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -24,7 +24,8 @@ const extras: ExtraFlag[] = [
 
 /** `--task functions`: generated problems (functions/generator.ts), one seed-format object per line. */
 function generateFunctions(count: number, seed: number, exclude: string | undefined): string[] {
-  const excluded = new Set(exclude ? loadProblemsFile(exclude, { quiet: true }).map(problemKey) : []);
+  // --exclude, and always the held-out and dev problems (data.ts functionsProtectedFiles).
+  const excluded = new Set(functionsProtectedProblems(exclude ? [exclude] : []).map(problemKey));
   const made = generateProblems(count, seed, defaultGeneratorOptions, excluded);
   if (made.length < count) throw new Error(`only ${made.length} problems could be generated`);
   return made.map(({ problem }) => JSON.stringify(problemToJson(problem)));

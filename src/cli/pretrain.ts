@@ -32,7 +32,7 @@ import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
-import { loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
+import { functionsProtectedProblems, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards, type ShardGrammar } from './gradientHost';
 import { createNodeSandboxPool } from './sandboxHost';
@@ -198,7 +198,8 @@ async function kolmogorovSetup(config: LabConfig, extra: Record<string, string |
  */
 async function functionsSetup(config: LabConfig, extra: Record<string, string | boolean | undefined>, pool: SandboxPool, initFrom?: Uint8Array): Promise<PretrainSetup> {
   const heldout = loadProblemsFile(config.run.evalDataPath);
-  const exclude = new Set(heldout.map(problemKey));
+  // Never a generated problem equal to one of the held-out or dev problems, whichever file the progress is measured on.
+  const exclude = new Set(functionsProtectedProblems([config.run.evalDataPath]).map(problemKey));
   const maxPrompt = promptBudget(config);
   const toPair = ({ problem, program }: GeneratedProblem): Pair => ({ prompt: encodeProblemPrompt(problem, config.functions.promptTests, maxPrompt), tokens: program });
   const options = { ...defaultGeneratorOptions, maxProgramTokens: config.model.maxProgramTokens };

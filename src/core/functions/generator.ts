@@ -17,8 +17,14 @@ import { Rng } from '../rng';
 import { FunctionGrammar, type Signature } from './grammar';
 import { Undefined, parseProgram, runProgram } from './interpreter';
 import {
-  EXPR0, SET0, STMT0, VALUE0, VAR0, expressions, statements, valueToken, variableNames, type Value, type ValueType,
+  EXPR0, SET0, STMT0, VALUE0, VAR0, expressions, statements, valueToken, variableNames,
 } from './language';
+import {
+  L, aggregates, defaultInputs, fill, mappings, nonEmpty, oneInt, oneNat, predicates, randomList, say, setSayRng, sig, smallNat, threeInts, twoInts, type Spec,
+} from './familyKit';
+import { conditionFamily } from './conditionFamilies';
+import { phrasing, vary } from './familyKit';
+import { positionFamily } from './positionFamilies';
 import { MAX_LIST_VALUES, type FunctionProblem, type TestCase } from './problems';
 import { signaturePrompt } from './program';
 
@@ -38,103 +44,9 @@ export function tokens(...parts: (string | number)[]): number[] {
   });
 }
 
-interface Spec {
-  name: string;
-  sig: Signature;
-  /** The program, as token names (tokens()). */
-  body: (string | number)[];
-  docs: string[];
-  /** Draws one argument list; the generator keeps the inputs on which the program is defined. */
-  inputs?: (rng: Rng) => Value[];
-}
-
-/** A predicate on x with its phrasings: after "numbers that are", and as an adjective ("the even numbers") when it has one. */
-interface Predicate {
-  body: (string | number)[];
-  says: string[];
-  adjective?: string[];
-}
-
-const numberWords = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
-/** A number as the docstring says it: digits, or (up to ten) a word, a third of the time. */
-let sayRng: Rng | null = null;
-const say = (n: number): string => (sayRng && n >= 0 && n <= 10 && sayRng.chance(1 / 3) ? numberWords[n] : String(n));
-
-function predicates(rng: Rng): Predicate {
-  const k = rng.int(1, 9);
-  const d = rng.int(2, 5);
-  const options: Predicate[] = [
-    { body: ['EQ', 'MOD', 'X', 2, 0], says: ['even', 'divisible by 2'], adjective: ['even'] },
-    { body: ['NE', 'MOD', 'X', 2, 0], says: ['odd', 'not divisible by 2'], adjective: ['odd'] },
-    { body: ['GT', 'X', 0], says: ['positive', 'greater than 0', 'above zero'], adjective: ['positive'] },
-    { body: ['LT', 'X', 0], says: ['negative', 'less than 0', 'below zero'], adjective: ['negative'] },
-    { body: ['GE', 'X', 0], says: ['non-negative', 'at least 0', 'at least zero'], adjective: ['non-negative'] },
-    { body: ['LE', 'X', 0], says: ['at most 0', 'not positive'] },
-    { body: ['GT', 'X', k], says: [`greater than ${say(k)}`, `larger than ${say(k)}`, `above ${say(k)}`, `bigger than ${say(k)}`] },
-    { body: ['LT', 'X', k], says: [`less than ${say(k)}`, `smaller than ${say(k)}`, `below ${say(k)}`] },
-    { body: ['GE', 'X', k], says: [`at least ${say(k)}`, `greater than or equal to ${say(k)}`] },
-    { body: ['LE', 'X', k], says: [`at most ${say(k)}`, `less than or equal to ${say(k)}`] },
-    { body: ['EQ', 'X', k], says: [`equal to ${say(k)}`] },
-    { body: ['NE', 'X', k], says: [`not equal to ${say(k)}`, `different from ${say(k)}`] },
-    { body: ['EQ', 'MOD', 'X', d, 0], says: [`divisible by ${say(d)}`, `a multiple of ${say(d)}`] },
-    { body: ['NE', 'MOD', 'X', d, 0], says: [`not divisible by ${say(d)}`] },
-    { body: ['NE', 'X', 0], says: ['nonzero', 'not zero'], adjective: ['nonzero', 'non-zero'] },
-  ];
-  return rng.pick(options);
-}
-
-/** A map of x with its phrasings: what each element becomes, and as an order ("Add 3 to each element."). */
-interface Mapping {
-  body: (string | number)[];
-  says: string[];
-  orders: string[];
-}
-
-function mappings(rng: Rng): Mapping {
-  const k = rng.int(1, 9);
-  const options: Mapping[] = [
-    { body: ['ADD', 'X', k], says: [`each element plus ${say(k)}`, `every number increased by ${say(k)}`, `${say(k)} added to each element`], orders: [`Add ${say(k)} to each element.`, `Increase every number by ${say(k)}.`, `Add ${say(k)} to every element of the list.`] },
-    { body: ['ADD', 'X', 1], says: ['each element plus one', 'every number incremented'], orders: ['Add one to each element.', 'Increment every element.'] },
-    { body: ['SUB', 'X', k], says: [`each element minus ${say(k)}`, `every number decreased by ${say(k)}`], orders: [`Subtract ${say(k)} from each element.`, `Decrease every number by ${say(k)}.`] },
-    { body: ['SUB', 'X', 1], says: ['each element minus one'], orders: ['Subtract one from each element.', 'Decrement every element.'] },
-    { body: ['MUL', 'X', k], says: [`each element multiplied by ${say(k)}`, `every number times ${say(k)}`], orders: [`Multiply each element by ${say(k)}.`, `Multiply every number by ${say(k)}.`] },
-    { body: ['MUL', 'X', 2], says: ['each element doubled', 'every number times 2', 'twice each element'], orders: ['Double each element.', 'Double every number.', 'Multiply every element by two.'] },
-    { body: ['MUL', 'X', 3], says: ['each element tripled', 'three times each element'], orders: ['Triple each element.', 'Multiply each number by three.'] },
-    { body: ['MUL', 'X', 'X'], says: ['the square of each element', 'each element squared', 'the squares of the numbers'], orders: ['Square each element.', 'Square every number.'] },
-    { body: ['MUL', 'MUL', 'X', 'X', 'X'], says: ['the cube of each element', 'each element cubed'], orders: ['Cube each element.'] },
-    { body: ['ABS', 'X'], says: ['the absolute value of each element'], orders: ['Take the absolute value of each element.'] },
-    { body: ['NEG', 'X'], says: ['each element negated', 'the negative of each number'], orders: ['Negate each element.', 'Flip the sign of every number.'] },
-    { body: ['MOD', 'X', Math.max(2, k)], says: [`each element modulo ${Math.max(2, k)}`, `the remainder of each element divided by ${say(Math.max(2, k))}`], orders: [`Replace each element by its remainder modulo ${Math.max(2, k)}.`] },
-    { body: ['DIV', 'X', 2], says: ['each element halved (rounded down)', 'half of each element rounded down'], orders: ['Halve each element, rounding down.', 'Divide every number by two, rounded down.'] },
-  ];
-  return rng.pick(options);
-}
-
-/** An integer computed from the list, with its noun phrase ("the sum of the elements"); `nonEmpty` when it needs one element. */
-interface Aggregate {
-  body: (string | number)[];
-  says: string[];
-  nonEmpty?: boolean;
-}
-
-function aggregates(rng: Rng): Aggregate {
-  return rng.pick<Aggregate>([
-    { body: ['REDUCE', 'P0', 0, 'ADD', 'ACC', 'X'], says: ['the sum of the elements', 'the total of the list', 'the sum of the numbers'] },
-    { body: ['MAXL', 'P0'], says: ['the largest element', 'the maximum', 'the greatest number'], nonEmpty: true },
-    { body: ['MINL', 'P0'], says: ['the smallest element', 'the minimum', 'the least number'], nonEmpty: true },
-    { body: ['LEN', 'P0'], says: ['the length of the list', 'the number of elements'] },
-    { body: ['AT', 'P0', 0], says: ['the first element'], nonEmpty: true },
-    { body: ['AT', 'P0', 'SUB', 'LEN', 'P0', 1], says: ['the last element'], nonEmpty: true },
-  ]);
-}
-
-const L: Signature = { params: ['list'], ret: 'int' };
-const sig = (params: ValueType[], ret: ValueType): Signature => ({ params, ret });
-const fill = (template: string, parts: Record<string, string>) => template.replace(/\{(\w+)\}/g, (_, key: string) => parts[key]);
-
 /** One family drawn at random, with its parameters and phrasings. */
 function family(rng: Rng): Spec {
-  sayRng = rng;
+  setSayRng(rng);
   const p = predicates(rng);
   const m = mappings(rng);
   const k = rng.int(1, 9);
@@ -211,35 +123,6 @@ function family(rng: Rng): Spec {
   }
 }
 
-/**
- * Integers from one of three ranges per draw of a test set's value: small non-negative ones (the
- * kind people write in examples: 1, 2, 3), mixed-sign small ones, and wide ones. Problems written
- * by people and problems generated then look alike, whatever range a person picked.
- */
-type Range = readonly [number, number];
-const ranges: readonly Range[] = [[0, 10], [-5, 12], [-20, 40]];
-const pickRange = (rng: Rng): Range => ranges[rng.pick([0, 0, 1, 1, 1, 2])];
-const within = (rng: Rng, [lo, hi]: Range) => rng.int(lo, hi);
-
-function randomList(rng: Rng, min = 0): number[] {
-  const length = rng.int(min, 8);
-  const range = pickRange(rng);
-  return Array.from({ length }, () => within(rng, range));
-}
-const nonEmpty = (rng: Rng): Value[] => [randomList(rng, 1)];
-const oneInt = (rng: Rng): Value[] => [within(rng, pickRange(rng))];
-const oneNat = (rng: Rng): Value[] => [rng.int(0, 30)];
-const smallNat = (rng: Rng): Value[] => [rng.int(0, 10)];
-const ints = (count: number) => (rng: Rng): Value[] => {
-  const range = pickRange(rng);
-  return Array.from({ length: count }, () => within(rng, range));
-};
-const twoInts = ints(2);
-const threeInts = ints(3);
-
-function defaultInputs(signature: Signature): (rng: Rng) => Value[] {
-  return (rng) => signature.params.map((type) => (type === 'int' ? rng.int(-10, 20) : type === 'bool' ? rng.chance(0.5) : randomList(rng)));
-}
 
 /** A random well-typed program of `signature` sampled from the grammar itself, biased toward short ones. */
 function randomProgram(rng: Rng, signature: Signature, budget: number): number[] {
@@ -269,11 +152,14 @@ export interface GeneratorOptions {
   hidden: number;
   /** Share of problems that are random programs with a generic docstring. */
   randomShare: number;
+  /** Share of the family problems drawn from the wider families (positionFamilies.ts, conditionFamilies.ts). */
+  widerShare: number;
   /** Token budget of a program (the grammar's). */
   maxProgramTokens: number;
 }
 
-export const defaultGeneratorOptions: GeneratorOptions = { minShown: 3, shown: 6, hidden: 10, randomShare: 0.25, maxProgramTokens: 40 };
+// The wider families take most of the draws: the first generator's 58 slots are still a third of them.
+export const defaultGeneratorOptions: GeneratorOptions = { minShown: 3, shown: 6, hidden: 10, randomShare: 0.15, widerShare: 0.6, maxProgramTokens: 40 };
 
 const genericDocs: Record<string, string[]> = {
   int: ['Compute a number from the input.', 'Return an integer computed from the arguments.'],
@@ -302,8 +188,16 @@ export function generateProblem(rng: Rng, options: GeneratorOptions = defaultGen
     spec = { name: 'compute', sig: signature, body: [], docs: genericDocs[signature.ret] };
     return withTests(rng, spec, program, options);
   }
-  spec = family(rng);
+  spec = rng.chance(options.widerShare) ? widerFamily(rng) : family(rng);
   return withTests(rng, spec, tokens(...spec.body), options);
+}
+
+/** One of the wider families: edits by position and relative indexing, or conditional transforms, prefixes and integers. */
+export function widerFamily(rng: Rng): Spec {
+  setSayRng(rng);
+  const p = predicates(rng);
+  const context = { ph: phrasing(rng), k: rng.int(1, 9), p, pr: rng.pick(p.says), adj: p.adjective ? rng.pick(p.adjective) : null };
+  return rng.chance(0.6) ? positionFamily(rng, context) : conditionFamily(rng, context);
 }
 
 function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOptions): GeneratedProblem | null {
@@ -333,12 +227,13 @@ function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOp
   if (outputs.size === 1) return null; // a constant says nothing the tests can check
   const problem: FunctionProblem = {
     functionName: spec.name,
-    docstring: rng.pick(spec.docs),
+    docstring: spec.name === 'compute' ? rng.pick(spec.docs) : vary(rng, rng.pick(spec.docs)),
     tests: cases.slice(0, shown),
     hiddenTests: cases.slice(shown),
     starterCode: '',
     signature: spec.sig,
     difficulty: program.length,
+    ...(spec.params ? { parameters: spec.params } : {}),
   };
   return { problem, program };
 }

@@ -18,6 +18,8 @@
  * Types: int, bool, list (of int), blist (of bool).
  */
 
+import { wordPieces } from './wordpieces';
+
 export type ValueType = 'int' | 'bool' | 'list' | 'blist';
 
 // Specials and prompt structure.
@@ -168,12 +170,34 @@ export const words: readonly string[] = [
 export const vocabSize = WORD0 + words.length;
 const wordIndex = new Map(words.map((word, i) => [word, WORD0 + i]));
 
-/** Docstring tokens: lowercase words (unknown ones are UNK) and integers as value tokens. */
-export function docstringTokens(text: string, max = 32): number[] {
+/** Words never read as a parameter's name, even when a parameter has it ("Return a plus b": the article stays a word). Single letters that are words (k, n, x) are read as names. */
+const notNames = new Set(['a', 'an', 'the', 'of', 'in', 'is', 'to', 'and', 'or', 'at', 'by', 'it', 'be', 'as']);
+
+/**
+ * Docstring tokens: lowercase words and integers as value tokens. A word that is a parameter's
+ * name (`parameters`, in order) is that parameter's variable token (P0 ... P3), so "Insert v at
+ * index i of xs" says which argument is which; a word outside the vocabulary is read as known
+ * pieces of it (wordpieces.ts: a synonym, a stem, a compound's parts), and UNK only when none fit.
+ */
+export function docstringTokens(text: string, max = 32, parameters: readonly string[] = []): number[] {
   const out: number[] = [];
+  // A name that is also a longer vocabulary word ("numbers", "value") stays a word: "the odd numbers" says more than "the odd P0".
+  const names = new Map(parameters.slice(0, MAX_PARAMS).map((name, k) => [name.toLowerCase(), VAR0 + k] as const).filter(([name]) => !notNames.has(name) && !(name.length > 1 && wordIndex.has(name))));
   for (const piece of text.toLowerCase().match(/-?\d+|[a-z_][a-z_-]*/g) ?? []) {
-    if (/^-?\d+$/.test(piece)) out.push(...valueTokens(Number(piece)));
-    else out.push(wordIndex.get(piece) ?? UNK);
+    if (/^-?\d+$/.test(piece)) {
+      out.push(...valueTokens(Number(piece)));
+      continue;
+    }
+    // "k-th" with a parameter k: the name, then the rest.
+    const parts = piece.includes('-') && piece.split('-').some((part) => names.has(part)) ? piece.split('-').filter(Boolean) : [piece];
+    for (const part of parts) {
+      if (names.has(part)) out.push(names.get(part)!);
+      else {
+        const known = wordPieces(part, (word) => wordIndex.has(word));
+        if (known.length) out.push(...known.map((word) => wordIndex.get(word)!));
+        else if (parts.length === 1) out.push(UNK);
+      }
+    }
     if (out.length >= max) break;
   }
   return out.slice(0, max);

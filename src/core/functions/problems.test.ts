@@ -1,6 +1,6 @@
 /** Problems in the seed's format: how test inputs become argument lists, types, and per-problem errors. */
 import { describe, expect, it } from 'vitest';
-import { parseFunctionProblem, parseProblemsText, problemToJson, starterParameters } from './problems';
+import { describeProblemError, parseFunctionProblem, parseProblemsText, problemToJson, starterParameters } from './problems';
 
 const base = { function_name: 'f', docstring: 'Do it.', starter_code: '' };
 
@@ -51,10 +51,11 @@ describe('parseProblemsText', () => {
     const good = { ...base, test_cases: [[1, 2]] };
     const array = parseProblemsText(JSON.stringify([good, { ...base }, good]));
     expect(array.problems).toHaveLength(2);
-    expect(array.errors).toEqual([{ index: 2, where: 'item', reason: 'missing field "test_cases"' }]);
+    expect(array.errors).toEqual([{ index: 2, where: 'item', reason: 'missing field "test_cases"', name: base.function_name }]);
+    expect(describeProblemError(array.errors[0])).toBe(`item 2 (${base.function_name}): missing field "test_cases"`);
     const jsonl = parseProblemsText(`\uFEFF${JSON.stringify(good)}\r\n\n{not json\n${JSON.stringify(good)}`);
     expect(jsonl.problems).toHaveLength(2);
-    expect(jsonl.errors.map((e) => [e.index, e.where])).toEqual([[3, 'line']]);
+    expect(jsonl.errors.map((e) => [e.index, e.where, e.name])).toEqual([[3, 'line', undefined]]); // no name to give
     expect(() => parseProblemsText('[1, 2')).toThrow(/not valid JSON/);
   });
 

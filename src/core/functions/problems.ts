@@ -151,6 +151,19 @@ export interface ProblemError {
   index: number;
   where: 'line' | 'item';
   reason: string;
+  /** The problem's `function_name`, when it has a readable one (so a report can say which problem). */
+  name?: string;
+}
+
+/** The `function_name` of a rejected item, when it is a short string (else undefined). */
+function nameOf(item: unknown): string | undefined {
+  const name = isPlainObject(item) ? own(item, 'function_name') : undefined;
+  return typeof name === 'string' && name.length > 0 && name.length <= 64 ? name : undefined;
+}
+
+/** Where a rejected problem is, by position and (when it has one) by name: `line 3 (sum_pairs)`. */
+export function describeProblemError(error: ProblemError): string {
+  return `${error.where} ${error.index}${error.name ? ` (${error.name})` : ''}: ${error.reason}`;
 }
 
 /**
@@ -172,17 +185,21 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
       try {
         problems.push(parseFunctionProblem(item));
       } catch (error) {
-        errors.push({ index: i + 1, where: 'item', reason: (error as Error).message });
+        const name = nameOf(item);
+        errors.push({ index: i + 1, where: 'item', reason: (error as Error).message, ...(name ? { name } : {}) });
       }
     });
     return { problems, errors };
   }
   body.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === '') return;
+    let item: unknown;
     try {
-      problems.push(parseFunctionProblem(JSON.parse(line)));
+      item = JSON.parse(line);
+      problems.push(parseFunctionProblem(item));
     } catch (error) {
-      errors.push({ index: i + 1, where: 'line', reason: (error as Error).message });
+      const name = nameOf(item);
+      errors.push({ index: i + 1, where: 'line', reason: (error as Error).message, ...(name ? { name } : {}) });
     }
   });
   return { problems, errors };

@@ -6,10 +6,13 @@ import type { LabConfig } from '../config';
 import { createTrainingLoop, type LoopDeps, type TrainingLoop } from '../loop';
 import { evaluateFunctions, type FunctionEvaluateOptions, type FunctionEvaluation } from './evaluate';
 import type { FunctionProblem } from './problems';
+import { searchFunctions, type SearchOptions, type SearchResult } from './search';
 import { functionsTask } from './task';
 
 export interface FunctionsRunner extends TrainingLoop {
   evaluate(problems: readonly FunctionProblem[], options?: FunctionEvaluateOptions): Promise<FunctionEvaluation>;
+  /** The search that uses the shown tests (search.ts): up to k programs per problem, early stop, a choice rule. */
+  search(problems: readonly FunctionProblem[], options: SearchOptions): Promise<SearchResult>;
 }
 
 export async function createFunctionsRunner(config: LabConfig, train: readonly FunctionProblem[], deps: LoopDeps): Promise<FunctionsRunner> {
@@ -28,5 +31,6 @@ export async function createFunctionsRunner(config: LabConfig, train: readonly F
     loadCheckpoint: loop.loadCheckpoint,
     dispose: loop.dispose,
     evaluate: (problems, options) => evaluateFunctions({ policy: loop.policy, config, pool: deps.pool }, problems, options),
+    search: (problems, options) => searchFunctions({ policy: loop.policy, config, pool: deps.pool }, problems, options),
   };
 }

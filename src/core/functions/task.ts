@@ -33,7 +33,7 @@ export interface FunctionScored extends Scored {
 /** Prompt tokens: `BOS param-types ARROW return-type DOC words (TEST args OUT value)* SEP`, cut to `maxLength`. */
 export function encodeProblemPrompt(problem: FunctionProblem, maxTests: number, maxLength: number): number[] {
   const head = [BOS, ...problem.signature.params.map(typeToken), ARROW, typeToken(problem.signature.ret), DOC];
-  const doc = docstringTokens(problem.docstring);
+  const doc = docstringTokens(problem.docstring, 32, problem.parameters);
   const tests = problem.tests.slice(0, maxTests).map((test) => [TEST, ...test.args.flatMap(valuePromptTokens), OUT, ...valuePromptTokens(test.expected)]);
   // Tests first (they say most), then as much of the docstring as still fits.
   let prompt: number[] = [];

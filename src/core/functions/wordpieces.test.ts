@@ -1,0 +1,55 @@
+/**
+ * Docstring words outside the vocabulary are read as known pieces (a synonym, a stem, a
+ * hyphenated word's parts), parameters' names as their variable tokens, and UNK is left for a
+ * word nothing fits, once; the vocabulary itself (and so the shipped policy's shape) is unchanged.
+ */
+import { describe, expect, it } from 'vitest';
+import { UNK, VAR0, docstringTokens, tokenText, vocabSize, words } from './language';
+import { synonyms, wordPieces } from './wordpieces';
+
+const text = (doc: string, params: string[] = []) => docstringTokens(doc, 64, params).map(tokenText).join(' ');
+const known = new Set(words);
+const isKnown = (word: string) => known.has(word);
+
+describe('word pieces for docstring words outside the vocabulary', () => {
+  it('keeps the vocabulary of the shipped functions policy', () => {
+    expect(vocabSize).toBe(527);
+  });
+
+  it('reads synonyms, inflections and hyphenated words as known words', () => {
+    expect(wordPieces('indices', isKnown)).toEqual(['index']);
+    expect(wordPieces('subtract', isKnown)).toEqual(['minus']);
+    expect(wordPieces('dropped', isKnown)).toEqual(['drop']); // a doubled consonant
+    expect(wordPieces('counts', isKnown)).toEqual(['count']);
+    expect(wordPieces('halving', isKnown)).toEqual(['halve']); // a dropped e
+    expect(wordPieces('sixth', isKnown)).toEqual(['six']);
+    expect(wordPieces('fifth', isKnown)).toEqual(['five']);
+    expect(wordPieces('rotated', isKnown)).toEqual(['rotate']);
+    expect(wordPieces('zero-based', isKnown)).toEqual(['zero']); // the unknown part dropped
+    expect(wordPieces('non-empty', isKnown)).toEqual(['not', 'empty']); // never "empty" alone
+    expect(wordPieces('everyone', isKnown)).toEqual(['every', 'one']); // a compound
+    expect(wordPieces('qwxz', isKnown)).toEqual([]); // nothing fits
+  });
+
+  it('every synonym stands for words of the vocabulary, and no vocabulary word is redefined', () => {
+    for (const [word, meaning] of Object.entries(synonyms)) {
+      expect(meaning.split(' ').every(isKnown), `${word} -> ${meaning}`).toBe(true);
+      expect(isKnown(word), word).toBe(false);
+    }
+  });
+
+  it('degrades an unknown sentence gracefully: fewer UNKs than unknown words, one per word at most', () => {
+    const doc = 'Subtract one from every positive number; zeros and negative numbers stay the same.';
+    expect(text(doc)).toBe('minus one from every positive number zeros and negative numbers keep the same');
+    expect(text('Return the indices of the elements, in increasing order.')).toBe('return the index of the elements in increasing order');
+    expect(docstringTokens('Frobnicate the quux.').filter((t) => t === UNK)).toHaveLength(2);
+  });
+
+  it('reads a parameter\'s name as its variable token, but not an article or a longer vocabulary word', () => {
+    expect(text('Insert v at index i of xs.', ['xs', 'i', 'v'])).toBe('add P2 at index P1 of P0');
+    expect(text('Return the k-th element of xs.', ['xs', 'k'])).toBe('return the P1 element of P0');
+    expect(docstringTokens('Return a plus b.', 32, ['a', 'b'])).toEqual([...docstringTokens('Return a plus'), VAR0 + 1]);
+    expect(text('Sum the odd numbers.', ['numbers'])).toBe('sum the odd numbers');
+    expect(text('Return the k-th element of xs.')).toBe('return the k element of list'); // no parameters given
+  });
+});
