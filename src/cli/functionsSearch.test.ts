@@ -52,9 +52,10 @@ describe('the choice among programs that pass the shown tests', () => {
 
   it('a shown test that several different programs agree against is reported with why', () => {
     const wrongTest = problem.tests[1];
-    const against = [0, 1, 2].map((i) => candidate(i, `p${i}`, 10, [true, false, true], [[2, 4], [10 + 0 * i], []]));
-    expect(suspectTest(against, { ...problem, tests: [problem.tests[0], { ...wrongTest, expected: [11] }, problem.tests[2]] })).toMatchObject({ index: 1, reason: expect.stringContaining('3 different programs pass every other shown test and all return [10] here, where the test expects [11]') });
-    expect(suspectTest(against.slice(0, 2), problem)).toBeUndefined(); // two are not enough
+    const against = [0, 1, 2, 3, 4].map((i) => candidate(i, `p${i}`, 10, [true, false, true], [[2, 4], [10 + 0 * i], []]));
+    expect(suspectTest(against, { ...problem, tests: [problem.tests[0], { ...wrongTest, expected: [11] }, problem.tests[2]] })).toMatchObject({ index: 1, reason: expect.stringContaining('5 different programs pass every other shown test and all return [10] here, where the test expects [11]') });
+    expect(suspectTest(against.slice(0, 4), problem)).toBeUndefined(); // four are not enough
+    expect(suspectTest([...against, ...Array.from({ length: 16 }, (_, i) => candidate(10 + i, `q${i}`, 10, [false, false, false]))], problem)).toBeUndefined(); // nor 5 of 21 drawn
   });
 });
 
@@ -73,8 +74,9 @@ describe('search with the shipped functions policy', () => {
       expect(result.solved).toBe(1);
       expect(result.solved_at.map((at) => at.k)).toEqual([1, 2, 4, 8, 16, 32, 64]);
       expect(result.solved_at[0].solved).toBe(1);
-      const clustered = await searchFunctions({ policy, config, pool }, seed.slice(0, 3), { k: 16, selection: 'cluster', enough: 4, batch: 8 });
-      for (const row of clustered.per_problem) expect(row.drawn).toBeLessThanOrEqual(16);
+      // Cluster waits for `enough` passing draws; a program the confident policy writes again counts again, so it stops at 64 of 256.
+      const clustered = await searchFunctions({ policy, config, pool }, seed.slice(0, 3), { k: 256, selection: 'cluster', enough: 8, batch: 64 });
+      for (const row of clustered.per_problem) expect(row.drawn).toBe(64);
     } finally {
       policy.dispose();
     }
