@@ -1,4 +1,5 @@
 import { test, expect } from '@playwright/test';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeCheckpoint } from '../src/core/checkpoint';
 import { LabPage } from './pages/labPage';
@@ -58,4 +59,13 @@ test('comparisons from the same start: Apply "from the warm start" after trainin
   // The list says how each run was made and measured.
   await expect(page.getByTestId('run-list')).toContainText('grpo');
   await expect(page.getByTestId('run-list')).toContainText('reinforce');
+  // A downloaded run carries its record: the build it ran on, the backend, the shipped files with their sha256.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-list').getByRole('button', { name: 'Download' }).first().click()]);
+  const { run } = JSON.parse(readFileSync((await download.path())!, 'utf8')) as { run: { provenance: { code: { build: string }; backend: string; files: { role: string; name: string; sha256: string }[] } } };
+  expect(run.provenance.code.build).toMatch(/^([0-9a-f]{40}(\+dirty)?|unknown)$/);
+  expect(run.provenance.backend).not.toBe('');
+  const train = run.provenance.files.find((f) => f.role === 'train')!;
+  expect(train.name).toContain('train.jsonl');
+  expect(train.sha256).toBe(createHash('sha256').update(readFileSync('datasets/train.jsonl')).digest('hex'));
+  expect(run.provenance.files.map((f) => f.role)).toContain('warm start');
 });

@@ -46,6 +46,13 @@ describe('run file fields', () => {
     expect(() => parseRunFile(text((f) => (f.run.name = 'x'.repeat(1000))), 'r.json')).toThrow('run.name must be a name of 1 to 200 characters');
   });
 
+  it('the run\'s record (its code, backend and files with their sha256) reads back; a malformed one is refused, naming the field', () => {
+    const provenance = { code: { version: '0.1.0', build: 'abc123' }, backend: 'wasm', files: [{ role: 'train', name: 'train.jsonl', sha256: 'a'.repeat(64), bytes: 10, loaded: 2, rejected: 1 }] };
+    expect(parseRunFile(text((f) => Object.assign(f.run, { provenance })), 'r.run.json').run.provenance).toEqual(provenance);
+    expect(() => parseRunFile(text((f) => Object.assign(f.run, { provenance: { ...provenance, files: [{ ...provenance.files[0], sha256: 'xyz' }] } })), 'r.run.json')).toThrow('r.run.json: run.provenance.files[0].sha256 must be 64 hex digits');
+    expect(() => parseRunFile(text((f) => Object.assign(f.run, { provenance: { ...provenance, code: 'v1' } })), 'r.run.json')).toThrow('run.provenance.code must hold a version and a build');
+  });
+
   it('evaluation rows that are not rows, and metric steps that are not steps, are refused', () => {
     expect(() => parseRunFile(text((f) => (f.evaluations = [1, null, 'x'] as never)), 'r.json')).toThrow('r.json: evaluations[0] is not an evaluation row');
     expect(() => parseRunFile(text((f) => (f.evaluations = [{ ...oldRow, accuracy: 'high' }] as never)), 'r.json')).toThrow('evaluations[0].accuracy must be a number');

@@ -9,6 +9,7 @@
  */
 import type { MetricEvent } from '../core/runnerTypes';
 import type { EvaluationRow } from './protocol';
+import type { RunProvenance } from './provenance';
 import type { RunRecord } from './runStore';
 
 export const RUN_FORMAT = 'program-rl-lab-run';
@@ -118,6 +119,23 @@ function metricEvent(raw: unknown, where: string): MetricEvent {
 }
 
 /** A run file's fields checked one by one; the error names the file and the field. */
+/** A run's record (provenance.ts), checked field by field. */
+function runProvenance(raw: unknown): RunProvenance {
+  if (!isObject(raw)) throw new Error('run.provenance must be an object');
+  const code = raw.code;
+  if (!isObject(code) || typeof code.version !== 'string' || typeof code.build !== 'string') throw new Error('run.provenance.code must hold a version and a build');
+  if (typeof raw.backend !== 'string') throw new Error('run.provenance.backend must be text');
+  if (!Array.isArray(raw.files) || raw.files.length > 16) throw new Error('run.provenance.files must be a list of at most 16 files');
+  const files = raw.files.map((entry, i) => {
+    if (!isObject(entry)) throw new Error(`run.provenance.files[${i}] must be an object`);
+    const f = fields(`run.provenance.files[${i}]`, entry);
+    const sha256 = f.text('sha256', 64);
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`run.provenance.files[${i}].sha256 must be 64 hex digits`);
+    return { role: f.text('role', 40), name: f.text('name', 500), sha256, bytes: f.count('bytes'), ...(entry.loaded !== undefined ? { loaded: f.count('loaded') } : {}), ...(entry.rejected !== undefined ? { rejected: f.count('rejected') } : {}) };
+  });
+  return { code: { version: code.version.slice(0, 100), build: code.build.slice(0, 100) }, backend: raw.backend.slice(0, 40), files };
+}
+
 export function parseRunFile(text: string, name: string): RunFile & { checkpoint: string } {
   let file: unknown;
   try {
@@ -140,10 +158,11 @@ export function parseRunFile(text: string, name: string): RunFile & { checkpoint
     if (f.evaluations !== undefined && !Array.isArray(f.evaluations)) throw new Error('"evaluations" must be an array');
     const evaluations = (f.evaluations ?? []).map((row, i) => evaluationRow(row, `evaluations[${i}]`));
     if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error('"reference" must be base64 or null');
+    const provenance = run.provenance === undefined ? undefined : runProvenance(run.provenance);
     return {
       format: RUN_FORMAT,
       version: 1,
-      run: { name: run.name, best: (run.best as number | null | undefined) ?? null, ...(run.createdAt !== undefined ? { createdAt: run.createdAt as number } : {}) },
+      run: { name: run.name, best: (run.best as number | null | undefined) ?? null, ...(run.createdAt !== undefined ? { createdAt: run.createdAt as number } : {}), ...(provenance ? { provenance } : {}) },
       metrics,
       evaluations,
       checkpoint: f.checkpoint,

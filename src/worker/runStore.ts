@@ -12,6 +12,7 @@
  *
  * A run not stopped when the page opens was interrupted (a reload, a crash, a closed tab).
  */
+import type { RunProvenance } from './provenance';
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { LabConfig } from '../core/config';
 import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
@@ -38,6 +39,8 @@ export interface RunRecord {
   /** Bytes of the latest checkpoint, and of the KL reference when the run has one. */
   checkpointBytes: number;
   referenceBytes: number;
+  /** The run's record: code, backend, and the files it read with their sha256 (provenance.ts). */
+  provenance?: RunProvenance;
 }
 
 /** What one save adds to a run. */
@@ -55,6 +58,7 @@ export interface RunSave {
   bestSearch?: string | null;
   /** The KL reference's weights: written once, with the run's first save. */
   reference?: Uint8Array;
+  provenance?: RunProvenance;
 }
 
 /** A stored run, whole. */
@@ -166,6 +170,7 @@ export class RunStore {
         wallMs: update.events.reduce((most, event) => Math.max(most, event.wallMs), stored.wallMs ?? 0),
         checkpointBytes: update.bytes.byteLength,
         referenceBytes: update.reference ? update.reference.byteLength : stored.referenceBytes,
+        ...(update.provenance ?? stored.provenance ? { provenance: update.provenance ?? stored.provenance } : {}),
       };
       await tx.objectStore('checkpoints').put({ runId: run.id, step: update.step, bytes: update.bytes });
       if (update.reference) await tx.objectStore('references').put({ runId: run.id, bytes: update.reference });

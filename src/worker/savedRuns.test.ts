@@ -6,6 +6,7 @@
 import 'fake-indexeddb/auto';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 import { configFromSearchParams } from '../core/config';
@@ -58,6 +59,17 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     const stored = await store.load(run.id);
     expect(stored.reference).not.toBeNull();
     expect(stored.run.referenceBytes).toBeGreaterThan(0);
+    // The run's record: the files it read, each with its sha256, and the code and backend.
+    const sha = (bytes: string | Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+    expect(stored.run.provenance).toEqual({
+      code: { version: 'unknown', build: 'dev' },
+      backend: 'wasm',
+      files: [
+        { role: 'train', name: 'train.jsonl', sha256: sha(jsonl(16, 1)), bytes: jsonl(16, 1).length, loaded: 16, rejected: 0 },
+        { role: 'heldout', name: 'heldout.jsonl', sha256: sha(jsonl(3, 2)), bytes: jsonl(3, 2).length, loaded: 3, rejected: 0 },
+        { role: 'warm start', name: 'warm', sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: stored.run.referenceBytes },
+      ],
+    });
     // Every step's metrics up to the save, once each.
     expect(stored.events.filter((e) => e.name === 'avg_reward').map((e) => e.step)).toEqual(Array.from({ length: step }, (_, i) => i + 1));
     store.close();

@@ -11,6 +11,7 @@
  * A stored run is locked to the tab whose worker holds it (Web Locks, also in workers): another
  * tab may look at it, not resume it. A closed tab releases its locks.
  */
+import type { RunProvenance } from './provenance';
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
@@ -118,7 +119,7 @@ export class SavedRuns {
    * Writes the run at `step` in the background (the caller made `bytes` between steps, or none
    * when only the status changed). Events sent so far are all of steps up to `step`.
    */
-  save(status: RunRecord['status'], step: number, bytes: Uint8Array | null, config: LabConfig, reference?: Uint8Array): Promise<void> {
+  save(status: RunRecord['status'], step: number, bytes: Uint8Array | null, config: LabConfig, reference?: Uint8Array, provenance?: RunProvenance): Promise<void> {
     const events = this.unsaved;
     const rows = this.unsavedRows;
     const samples = this.samples;
@@ -137,7 +138,7 @@ export class SavedRuns {
       this.samples ??= samples;
       if (bytes) this.lastSavedStep = this.current?.step ?? 0;
     };
-    this.writing = this.writing.then(() => this.commit(status, step, bytes, config, reference, { events, rows, samples }, restore));
+    this.writing = this.writing.then(() => this.commit(status, step, bytes, config, reference, { events, rows, samples }, restore, provenance));
     return this.writing;
   }
 
@@ -149,6 +150,7 @@ export class SavedRuns {
     reference: Uint8Array | undefined,
     since: { events: MetricEvent[]; rows: EvaluationRow[]; samples?: SampleRecord[] },
     restore: () => void,
+    provenance?: RunProvenance,
   ): Promise<void> {
     const store = await this.open();
     if (!store) return;
@@ -174,7 +176,7 @@ export class SavedRuns {
     }
     await this.publish(step); // sent before the write begins, so the page says "saving" in order
     try {
-      this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, bestSearch: this.bestSearch, reference: withReference }, this.holdOpenMs);
+      this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, bestSearch: this.bestSearch, reference: withReference, provenance }, this.holdOpenMs);
       if (withReference) this.referenceStored = true;
       this.failing = null;
     } catch (error) {
@@ -338,7 +340,7 @@ export class SavedRuns {
     const events = file.metrics.filter((e) => e.step <= meta.step);
     let stored: RunRecord;
     try {
-      stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)), best: file.run.best ?? null, reference });
+      stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)), best: file.run.best ?? null, reference, provenance: file.run.provenance });
     } catch (error) {
       throw new Error(`${name}: this browser's storage did not take it (${(error as Error).message})`);
     }

@@ -28,6 +28,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
     backendName: '',
     recovering: false,
     datasets: new Map(),
+    files: { data: new Map(), weights: null },
     run: null,
     weights: { origin: 'random', trained: false, atStep: 0 },
     wallStart: performance.now(),
@@ -90,6 +91,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
         // Trained weights of the same model go on under the new configuration (RL restarts at step 0
         // from them); another model, another task, or a fresh start asked for, starts from random weights.
         const carried = start === 'carry' ? await runs.carriedWeights(state, next) : null;
+        if (!carried) state.files.weights = null; // random weights: no file behind them
         await runs.rebuild(state, next, carried?.bytes, carried?.reference);
         events.send({ type: 'newRun' }, true); // the page's charts start over, before any event of the new run
         runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference, referenceOrigin } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });

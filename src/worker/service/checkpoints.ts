@@ -4,6 +4,7 @@
  * anything changes; a file of another model or task switches the run to it, said, never
  * silently), and a stored run resumed with its reference.
  */
+import { sha256Hex } from '../provenance';
 import { decodeCheckpoint, modelDifference } from '../../core/checkpoint';
 import { isSafetensors } from '../../core/safetensors';
 import type { ResumedRun } from '../protocol';
@@ -34,6 +35,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     // While training, this runs between two steps (serial): the run continues from the file.
     if (events.phase === 'pretraining' || state.warmStart) throw new Error('stop pretraining before loading a checkpoint');
     const wasTraining = events.phase === 'training';
+    const file = { role: warmStart ? 'warm start' : 'checkpoint', name: source, sha256: await sha256Hex(bytes), bytes: bytes.byteLength };
     const done = (message: string) => events.setPhase(wasTraining ? 'training' : 'idle', wasTraining ? `${message}; training goes on from it` : message);
     if (isSafetensors(bytes)) {
       // Weights a PyTorch user saved (modeling_prl.py): no config inside, so they start a run of
@@ -42,6 +44,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
       if (!run) throw new Error('configure a run before loading weights into it');
       await rebuild(state, run.config, bytes);
       setWeights(state, { origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: bytes, referenceOrigin: `${source} (safetensors)` });
+      state.files.weights = file;
       done(`loaded the weights of ${source}; Train starts RL at step 0 from them`);
       return { step: 0, checkpointStep: 0, config: run.config };
     }
@@ -54,6 +57,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     if (warmStart) {
       await rebuild(state, meta.config, bytes);
       setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin }); // the reference, should a later config want one
+      state.files.weights = file;
       done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
       return { step: 0, checkpointStep: meta.step, config: meta.config };
     }
@@ -66,6 +70,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     }
     dropWarmStart(state);
     setWeights(state, { origin, trained: true, atStep: meta.step });
+    state.files.weights = file;
     done(`loaded ${source}, step ${meta.step}${switched}`);
     return { step: meta.step, checkpointStep: meta.step, config: meta.config };
   });

@@ -10,7 +10,7 @@ import { algorithmDefinition } from '../../core/registry';
 import { AUTOSAVE_EVERY } from '../savedRuns';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
-import { onGpu, requireRun, serial, wallNow, type LiveRun, type ServiceState } from './state';
+import { onGpu, requireRun, runProvenance, serial, wallNow, type LiveRun, type ServiceState } from './state';
 import { finishWarmStart, startWarmStart, warmStartLoop, warmStartStep } from './warmStart';
 
 /** The RL steps the run takes: the task's own limit (the digit recipe's), else run.maxSteps (0: no limit). */
@@ -57,7 +57,7 @@ export async function keepRun(state: ServiceState, status: 'training' | 'paused'
   const step = run.runner.globalStep;
   if (savedRuns.due(step, status)) {
     const bytes = savedRuns.needsCheckpoint(step) ? await run.runner.saveCheckpoint() : null;
-    void savedRuns.save(status, step, bytes, run.config, state.weights.reference);
+    void savedRuns.save(status, step, bytes, run.config, state.weights.reference, runProvenance(state));
   } else if (!savedRuns.autosave && onGpu(state) && step > 0 && step % AUTOSAVE_EVERY === 0) {
     savedRuns.remember(step, await run.runner.saveCheckpoint());
   }

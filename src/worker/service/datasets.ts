@@ -5,6 +5,7 @@
  * yields nothing leaves the set it would have replaced (a binary dropped by mistake must not
  * empty the training set), and says why.
  */
+import { sha256Hex } from '../provenance';
 import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
 import { allTasks, taskDefinition } from '../../core/registry';
 import type { TaskDefinition } from '../../core/task';
@@ -69,6 +70,9 @@ export async function parseDataset(state: ServiceState, role: 'train' | 'heldout
     };
   }
   items[role] = loaded;
+  const files = state.files.data.get(task.name) ?? {};
+  files[role] = { role, name, sha256: await sha256Hex(file), bytes: file.size, loaded: loaded.length, rejected: summary.errorCount };
+  state.files.data.set(task.name, files);
   return {
     name,
     role,

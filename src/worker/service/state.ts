@@ -5,6 +5,8 @@
  * files (events.ts, datasets.ts, runs.ts, control.ts, warmStart.ts, evaluation.ts,
  * checkpoints.ts, deviceRecovery.ts) each take this state.
  */
+import type { FileProvenance, RunProvenance } from '../provenance';
+import { codeOfThisBuild } from '../provenance';
 import type { LabConfig } from '../../core/config';
 import type { GeneratorHandle, GeneratorPool } from '../../core/generators';
 import type { Runner } from '../../core/runner';
@@ -93,6 +95,8 @@ export interface ServiceState {
   recovering: boolean;
   /** Items per task, by the task's name. */
   readonly datasets: Map<string, TaskItems>;
+  /** The files behind the data (per task and role) and behind the weights: the run's record (provenance.ts). */
+  readonly files: { data: Map<string, Partial<Record<'train' | 'heldout', FileProvenance>>>; weights: FileProvenance | null };
   run: LiveRun | null;
   weights: Weights;
   /** Wall time of the live run: since `wallStart`, plus `wallOffset` before it. */
@@ -136,3 +140,11 @@ export function heldoutOf(state: ServiceState, run: LiveRun): unknown[] {
 
 /** Milliseconds of the live run so far. */
 export const wallNow = (state: ServiceState) => state.wallOffset + performance.now() - state.wallStart;
+
+/** The live run's record: the code, the backend, the data files of its task and the weights file it came from. */
+export function runProvenance(state: ServiceState): RunProvenance {
+  const task = state.run?.config.task.name;
+  const data = task ? state.files.data.get(task) : undefined;
+  const files = [data?.train, data?.heldout, state.files.weights].filter((file): file is FileProvenance => Boolean(file));
+  return { code: codeOfThisBuild(), backend: state.backendName, files };
+}
