@@ -1,9 +1,13 @@
 import { test, expect } from '@playwright/test';
 import { LabPage } from './pages/labPage';
 
-/** The share of the last `count` steps' programs that were right, from the page's charted accuracy. */
-async function meanAccuracy(lab: LabPage, from: 'first' | 'last', count: number): Promise<number> {
+/**
+ * The share of the first or last steps' programs that were right, from the page's charted accuracy:
+ * a third of the steps, at most 25 (one step's 32 programs vary by 0.15, 25 steps' mean by 0.03).
+ */
+async function meanAccuracy(lab: LabPage, from: 'first' | 'last'): Promise<number> {
   const values = (await lab.state<{ value: number }[]>('series.accuracy')).map((point) => point.value);
+  const count = Math.min(25, Math.floor(values.length / 3));
   const part = from === 'first' ? values.slice(0, count) : values.slice(-count);
   return part.reduce((sum, v) => sum + v, 0) / part.length;
 }
@@ -30,7 +34,7 @@ test('dqn from the shipped functions policy, 60 s in the page: the solved share 
   expect(steps).toBeGreaterThanOrEqual(10);
   await expect(lab.chart('losses/td_loss (dqn)')).toBeVisible();
   // The programs it writes while learning stay as right as at the start (a scrambled warm start falls by half)...
-  expect(await meanAccuracy(lab, 'last', 5)).toBeGreaterThanOrEqual((await meanAccuracy(lab, 'first', 5)) - 0.1);
+  expect(await meanAccuracy(lab, 'last')).toBeGreaterThanOrEqual((await meanAccuracy(lab, 'first')) - 0.1);
   // ...and the held-out functions it solves greedily: at most one of 40 fewer.
   const after = await lab.evaluate();
   expect(after).toBeGreaterThanOrEqual(before - 0.025);

@@ -18,6 +18,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
@@ -122,8 +123,17 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   console.log(table);
   if (extra.ship) {
     if (extra['dev-only']) throw new Error('--ship with --dev-only: the held-out sets were not scored; run --ship-only on this --out to score them and ship');
-    ship(shipped, scores, extra, k, false);
+    await ship(shipped, scores, extra, k, false);
   }
+}
+
+/** The checkpoint with its config's RL learning rate set to `learningRate`: weights, optimizer state and step unchanged. */
+export async function withLearningRate(bytes: Uint8Array, learningRate: number): Promise<Uint8Array> {
+  const { meta, tensors } = await decodeCheckpoint(bytes);
+  if (meta.config.algorithm.learningRate === learningRate) return bytes;
+  const { step, rngState, vocab, dataCursor, extra } = meta;
+  const config = { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate } };
+  return encodeCheckpoint({ config, step, rngState, vocab, dataCursor, extra }, tensors);
 }
 
 /** Each set scored with eval --task functions (greedy and best-of-k), its JSON kept in `out`. */
@@ -138,8 +148,10 @@ async function scoreSets(out: string, policy: string, checkpoint: string, sets: 
 }
 
 /** Ships a policy (the RL one unless --ship-policy warm): public/functions.prl, and what the regression test checks in public/functions.json. */
-function ship(shipped: { name: string; checkpoint: string }, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string, later: boolean): void {
-  writeFileSync('public/functions.prl', readCheckpointFile(shipped.checkpoint));
+async function ship(shipped: { name: string; checkpoint: string }, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string, later: boolean): Promise<void> {
+  // The page runs RL from the shipped policy with the config inside it: a warm start's carries the
+  // warm-start stage's learning rate (10x the RL one), so it is given the RL stage's.
+  writeFileSync('public/functions.prl', await withLearningRate(readCheckpointFile(shipped.checkpoint), Number(flags['rl-lr'] ?? 1e-4)));
   const made = ['out', 'init-from', 'seed', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const choice = flags['ship-policy'] === 'warm' ? ' --ship-policy warm' : '';
   const after = scores[shipped.name];
