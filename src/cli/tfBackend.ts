@@ -5,9 +5,13 @@
  * On wasm our kernels are installed (core/model/wasmKernels.ts): products, GELU and LayerNorm on
  * SIMD kernels, copies that share data. For before/after measurements PRL_WASM_BATCH_MATMUL=off,
  * PRL_WASM_ELEMENTWISE=off and PRL_WASM_ZERO_COPY=off keep tfjs's own.
+ * The kernels use relaxed SIMD's fused multiply-add when V8 has it: Node 20 only with
+ * --experimental-wasm-relaxed-simd, which the npm scripts pass (package.json); PRL_FMA=0 (or off)
+ * runs their plain SIMD build instead.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
+import { relaxedSimdSupported } from '../core/model/wasmKernelModule';
 import { installWasmKernels } from '../core/model/wasmKernels';
 
 export type NodeBackend = 'auto' | 'wasm' | 'cpu';
@@ -31,7 +35,18 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
 }
 
+/** Whether PRL_FMA allows the fused multiply-add kernels (anything but 0, off or false). */
+export function fmaWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !['0', 'off', 'false'].includes((env.PRL_FMA ?? '').trim().toLowerCase());
+}
+
 function ourKernels(): string[] {
   const on = (name: string) => process.env[name] !== 'off';
-  return installWasmKernels({ batchMatMul: on('PRL_WASM_BATCH_MATMUL'), elementwise: on('PRL_WASM_ELEMENTWISE'), zeroCopy: on('PRL_WASM_ZERO_COPY') });
+  const fma = fmaWanted();
+  const lines = installWasmKernels({ batchMatMul: on('PRL_WASM_BATCH_MATMUL'), elementwise: on('PRL_WASM_ELEMENTWISE'), zeroCopy: on('PRL_WASM_ZERO_COPY'), fma });
+  return lines.map((line) => {
+    if (!line.startsWith("kernels' multiply-add")) return line;
+    if (!fma) return line.replace('turned off', 'turned off by PRL_FMA');
+    return relaxedSimdSupported() ? line : `${line}; start node with --experimental-wasm-relaxed-simd, as the npm scripts do`;
+  });
 }

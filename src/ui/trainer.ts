@@ -32,7 +32,10 @@ let api: Comlink.Remote<TrainerApi> | null = null;
 
 export function trainer(): Comlink.Remote<TrainerApi> {
   if (!api) {
-    const worker = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+    // `?fma=0` on the page runs the wasm kernels' plain SIMD build (before/after measurements); the
+    // worker reads it from its name, which it sees before any message (trainer.worker.ts).
+    const fmaOff = new URLSearchParams(window.location.search).get('fma') === '0';
+    const worker = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: fmaOff ? 'trainer?fma=0' : 'trainer' });
     worker.addEventListener('error', (event) => reportError(`trainer worker failed: ${event.message || 'could not load'}`));
     api = Comlink.wrap<TrainerApi>(worker);
   }

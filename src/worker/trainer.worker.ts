@@ -58,8 +58,10 @@ async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
     try {
       if (await tf.setBackend(name)) {
         await tf.ready();
-        // Products, GELU and LayerNorm on our SIMD kernels; the status line says which kernels run.
-        const notes = name === 'wasm' ? installWasmKernels() : [];
+        // Products, GELU and LayerNorm on our SIMD kernels (with fused multiply-add where the
+        // browser has relaxed SIMD, unless the page was opened with ?fma=0: ui/trainer.ts names
+        // this worker after it); the status line says which kernels run.
+        const notes = name === 'wasm' ? installWasmKernels({ fma: new URLSearchParams(self.name.split('?')[1] ?? '').get('fma') !== '0' }) : [];
         notes.forEach((note) => console.log(note));
         watchDevice(name);
         return { backend: name, skipped, notes };
