@@ -5,7 +5,11 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
+ * Flags: --only policy,fma,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
+ * (`fma` runs only when named: the FMA on/off comparison in this process).
+ *
+ * Every figure carries `load`: the cores this process and all other processes used while it was
+ * measured (/proc/stat), since the machine is shared and a busy neighbour halves a figure.
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -34,6 +38,8 @@ import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../sr
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
+import { multiplyAddChoice, setFusedMultiplyAdd } from '../src/core/model/wasmKernelModule';
+import { LoadMonitor } from './load';
 import { Rng } from '../src/core/rng';
 
 const args = process.argv.slice(2);
@@ -41,6 +47,8 @@ const only = args.find((a) => a.startsWith('--only'))?.split('=')[1]?.split(',')
 const quick = args.includes('--quick');
 const runsArg = args.find((a) => a.startsWith('--runs'))?.split('=')[1];
 const wanted = (name: string) => !only || only.includes(name);
+/** Figures that run only when --only names them. */
+const wantedExplicitly = (name: string) => only?.includes(name) ?? false;
 
 interface Figure {
   name: string;
@@ -52,8 +60,12 @@ interface Figure {
   [extra: string]: unknown;
 }
 
+let load = new LoadMonitor();
+
+/** Prints a figure with the load since the previous one (or since the start). */
 function report(figure: Figure): void {
-  console.log(JSON.stringify(figure));
+  console.log(JSON.stringify({ ...figure, load: load.read() }));
+  load = new LoadMonitor();
 }
 
 /** Times `fn` after `warmup` calls; returns per-run durations in ms. */
@@ -81,14 +93,14 @@ function rate(name: string, unit: string, work: number, durations: number[], ext
   return { name, unit, ...stats(perSecond), ...extra };
 }
 
-async function policyFigures(label: string, config: PolicyConfig, batch: number, seq: number, runs: number): Promise<void> {
+/** The reference policy's REINFORCE training step on random tokens, as policy_bench.py: loss = -(sum of taken log-probs * advantage).mean(). */
+function referenceTrainer(config: PolicyConfig, batch: number, seq: number): { policy: TransformerPolicy; trainStep: () => Promise<void>; dispose: () => void } {
   const policy = new TransformerPolicy(config, 0);
   const adam = new Adam(policy.variables, { learningRate: 3e-4 });
   const tokens = tf.randomUniform([batch, seq], 0, config.vocabSize, 'int32', 1) as tf.Tensor2D;
   const inputs = tokens.slice([0, 0], [batch, seq - 1]) as tf.Tensor2D;
   const targets = tf.oneHot(tokens.slice([0, 1], [batch, seq - 1]).reshape([batch * (seq - 1)]), config.vocabSize);
   const advantage = tf.randomNormal([batch, 1], 0, 1, 'float32', 2);
-  // One REINFORCE step, as policy_bench.py: loss = -(sum of taken log-probs * advantage).mean().
   const trainStep = async () => {
     const { value, grads } = tf.variableGrads(() => {
       const logits = policy.forward(inputs).reshape([batch * (seq - 1), config.vocabSize]);
@@ -99,8 +111,20 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
     await value.data();
     tf.dispose([value, ...Object.values(grads)]);
   };
+  const dispose = () => {
+    tf.dispose([tokens, inputs, targets, advantage]);
+    adam.dispose();
+    policy.dispose();
+  };
+  return { policy, trainStep, dispose };
+}
+
+const referenceConfig: PolicyConfig = { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 };
+
+async function policyFigures(label: string, config: PolicyConfig, batch: number, seq: number, runs: number): Promise<void> {
+  const { policy, trainStep, dispose } = referenceTrainer(config, batch, seq);
   const train = await time(trainStep, runs, 2);
-  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: stats(train).median, backend: tf.getBackend() }));
+  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: stats(train).median, backend: tf.getBackend(), multiply_add: multiplyAddChoice().build }));
 
   // Sampling 64 new tokens for `batch` sequences from a 1-token prompt, reading logits each step.
   const newTokens = Math.min(64, config.context);
@@ -144,9 +168,43 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
     const naive = await time(naiveSample, 2, 1);
     report(rate(`sample_naive_tokens_per_s/${label}`, 'tokens/s', batch * newTokens, naive));
   }
-  tf.dispose([tokens, inputs, targets, advantage]);
-  adam.dispose();
-  policy.dispose();
+  dispose();
+}
+
+/**
+ * Training tokens/s of the reference policy on one thread with the kernels' fused multiply-add
+ * build against their plain SIMD build, in this process: `rounds` rounds of `steps` steps each
+ * way, the order alternating every round so that drift of the machine falls on both. Reports
+ * both and the ratio of their medians, and the per-round ratios.
+ */
+async function fmaFigures(rounds: number, steps = 4): Promise<void> {
+  const { trainStep, dispose } = referenceTrainer(referenceConfig, 32, 64);
+  const rates: Record<'fma' | 'simd', number[]> = { fma: [], simd: [] };
+  const roundRatios: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? [false, true] : [true, false];
+      const perRound: Record<string, number> = {};
+      for (const on of order) {
+        setFusedMultiplyAdd(on);
+        const build = multiplyAddChoice().build;
+        if (on && build !== 'fma') throw new Error(`the fused build cannot run: ${multiplyAddChoice().reason}`);
+        const durations = await time(trainStep, steps, 1);
+        const tokensPerSecond = (32 * 64) / (stats(durations).median / 1000);
+        rates[build].push(tokensPerSecond);
+        perRound[build] = tokensPerSecond;
+      }
+      roundRatios.push(perRound.fma / perRound.simd);
+    }
+  } finally {
+    setFusedMultiplyAdd(true);
+    dispose();
+  }
+  const fma = stats(rates.fma), simd = stats(rates.simd), ratios = stats(roundRatios);
+  report({
+    name: 'train_tokens_per_s/reference_d128_l2/fma_on_vs_off', unit: 'ratio', median: fma.median / simd.median, min: ratios.min, max: ratios.max, runs: rounds,
+    fma_on: fma, fma_off: simd, round_ratios: ratios, steps_per_round: steps, threads: 1,
+  });
 }
 
 const limits = { deadlineMs: 100, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
@@ -412,7 +470,7 @@ async function main(): Promise<void> {
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
   const runs = Number(runsArg ?? (quick ? 3 : 10));
   if (wanted('policy')) {
-    await policyFigures('reference_d128_l2', { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 }, 32, 64, runs);
+    await policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs);
     await dataParallelFigures(runs);
     if (!quick) await policyFigures('d256_l4', { vocabSize: 64, dModel: 256, heads: 4, layers: 4, context: 64 }, 32, 64, Math.max(3, Math.floor(runs / 2)));
   }
@@ -423,6 +481,7 @@ async function main(): Promise<void> {
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
+  if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
 }
 
 main().then(
