@@ -5,8 +5,9 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,fma,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
- * (`fma` runs only when named: the FMA on/off comparison in this process).
+ * Flags: --only policy,fma,warmstart,sandbox,repair,split,jsonl,checkpoint,soak,page  --runs N  --quick (fewer runs, small model only)
+ * (`fma` and `page` run only when named: the FMA on/off comparison in this process, and the
+ * page trained in headless Chromium beside this process's figures, bench/page.ts).
  *
  * Every figure carries `load`: the cores this process and all other processes used while it was
  * measured (/proc/stat), since the machine is shared and a busy neighbour halves a figure.
@@ -40,6 +41,7 @@ import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
 import { multiplyAddChoice, setFusedMultiplyAdd } from '../src/core/model/wasmKernelModule';
 import { LoadMonitor } from './load';
+import { pageFigures } from './page';
 import { Rng } from '../src/core/rng';
 
 const args = process.argv.slice(2);
@@ -482,6 +484,7 @@ async function main(): Promise<void> {
   if (wanted('checkpoint')) await checkpointFigures(runs);
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
   if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
+  if (wantedExplicitly('page')) await pageFigures({ quick, report, cliFigures: () => policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs) });
 }
 
 main().then(

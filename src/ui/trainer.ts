@@ -30,12 +30,25 @@ export const shippedDatasets = [
 
 let api: Comlink.Remote<TrainerApi> | null = null;
 
+/**
+ * The trainer worker's name, carrying the page's start-up flags (`?fma=0`, `?backend=wasm`; see
+ * trainer.worker.ts): the worker reads its name before any message, so they reach its backend
+ * start-up with no change to the trainer's API.
+ */
+function workerName(): string {
+  const page = new URLSearchParams(window.location.search);
+  const flags = new URLSearchParams();
+  for (const key of ['fma', 'backend']) {
+    const value = page.get(key);
+    if (value) flags.set(key, value);
+  }
+  const text = flags.toString();
+  return text ? `trainer?${text}` : 'trainer';
+}
+
 export function trainer(): Comlink.Remote<TrainerApi> {
   if (!api) {
-    // `?fma=0` on the page runs the wasm kernels' plain SIMD build (before/after measurements); the
-    // worker reads it from its name, which it sees before any message (trainer.worker.ts).
-    const fmaOff = new URLSearchParams(window.location.search).get('fma') === '0';
-    const worker = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: fmaOff ? 'trainer?fma=0' : 'trainer' });
+    const worker = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: workerName() });
     worker.addEventListener('error', (event) => reportError(`trainer worker failed: ${event.message || 'could not load'}`));
     api = Comlink.wrap<TrainerApi>(worker);
   }

@@ -43,14 +43,25 @@ function softwareWebGl(): string | null {
   }
 }
 
+/**
+ * Start-up flags from the page's address, which ui/trainer.ts puts in this worker's name
+ * ("trainer?fma=0&backend=wasm"): `fma=0` runs the wasm kernels' plain SIMD build (before/after
+ * measurements), `backend=webgpu|webgl|wasm|cpu` tries that backend first even where it would be
+ * skipped as a software one (how `npm run bench -- --only=page` measures SwiftShader's WebGPU).
+ */
+const startupFlags = new URLSearchParams(self.name.split('?')[1] ?? '');
+const backendNames = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
+const requestedBackend = backendNames.find((name) => name === startupFlags.get('backend'));
+
 async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
   const skipped: string[] = [];
-  for (const name of ['webgpu', 'webgl', 'wasm', 'cpu'] as const) {
+  const order = requestedBackend ? [requestedBackend, ...backendNames.filter((name) => name !== requestedBackend)] : backendNames;
+  for (const name of order) {
     if (skip.includes(name)) {
       skipped.push(`${name}: its device was lost`);
       continue;
     }
-    const reason = name === 'webgpu' ? await softwareWebGpu() : name === 'webgl' ? softwareWebGl() : null;
+    const reason = name === requestedBackend ? null : name === 'webgpu' ? await softwareWebGpu() : name === 'webgl' ? softwareWebGl() : null;
     if (reason) {
       skipped.push(`${name}: ${reason}`);
       continue;
@@ -59,9 +70,10 @@ async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
       if (await tf.setBackend(name)) {
         await tf.ready();
         // Products, GELU and LayerNorm on our SIMD kernels (with fused multiply-add where the
-        // browser has relaxed SIMD, unless the page was opened with ?fma=0: ui/trainer.ts names
-        // this worker after it); the status line says which kernels run.
-        const notes = name === 'wasm' ? installWasmKernels({ fma: new URLSearchParams(self.name.split('?')[1] ?? '').get('fma') !== '0' }) : [];
+        // browser has relaxed SIMD, unless the page was opened with ?fma=0); the status line
+        // says which kernels run.
+        const notes = name === 'wasm' ? installWasmKernels({ fma: startupFlags.get('fma') !== '0' }) : [];
+        if (name === requestedBackend) notes.unshift(`backend ${name}: requested by the page's ?backend=${name}`);
         notes.forEach((note) => console.log(note));
         watchDevice(name);
         return { backend: name, skipped, notes };
