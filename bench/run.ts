@@ -5,9 +5,10 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,fma,warmstart,sandbox,repair,split,jsonl,checkpoint,soak,page  --runs N  --quick (fewer runs, small model only)
- * (`fma` and `page` run only when named: the FMA on/off comparison in this process, and the
- * page trained in headless Chromium beside this process's figures, bench/page.ts).
+ * Flags: --only policy,fma,threads,warmstart,sandbox,repair,split,jsonl,checkpoint,soak,page  --runs N  --quick (fewer runs, small model only)
+ * (`fma`, `threads` and `page` run only when named: the FMA on/off comparison and products split
+ * with a helper thread against one thread, both in this process, and the page trained in
+ * headless Chromium beside this process's figures, bench/page.ts).
  *
  * Every figure carries `load`: the cores this process and all other processes used while it was
  * measured (/proc/stat), since the machine is shared and a busy neighbour halves a figure.
@@ -40,6 +41,8 @@ import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
 import { multiplyAddChoice, setFusedMultiplyAdd } from '../src/core/model/wasmKernelModule';
+import { setProductThreads } from '../src/core/model/wasmBatchMatMul';
+import { startNodeProductThreads } from '../src/cli/productThreads';
 import { LoadMonitor } from './load';
 import { pageFigures } from './page';
 import { Rng } from '../src/core/rng';
@@ -174,39 +177,57 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
 }
 
 /**
- * Training tokens/s of the reference policy on one thread with the kernels' fused multiply-add
- * build against their plain SIMD build, in this process: `rounds` rounds of `steps` steps each
- * way, the order alternating every round so that drift of the machine falls on both. Reports
- * both and the ratio of their medians, and the per-round ratios.
+ * Training tokens/s of the reference policy under two settings, in this process: `rounds` rounds
+ * of `steps` steps each way, the order alternating every round so that drift of the machine falls
+ * on both. Reports both, the ratio of their medians (`on` over `off`) and the per-round ratios.
  */
-async function fmaFigures(rounds: number, steps = 4): Promise<void> {
+async function alternatingFigure(name: string, rounds: number, on: { label: string; apply: () => void }, off: { label: string; apply: () => void }, extra: Record<string, unknown>, steps = 4): Promise<void> {
   const { trainStep, dispose } = referenceTrainer(referenceConfig, 32, 64);
-  const rates: Record<'fma' | 'simd', number[]> = { fma: [], simd: [] };
+  const rates: Record<string, number[]> = { [on.label]: [], [off.label]: [] };
   const roundRatios: number[] = [];
   try {
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 ? [false, true] : [true, false];
+      const order = round % 2 ? [off, on] : [on, off];
       const perRound: Record<string, number> = {};
-      for (const on of order) {
-        setFusedMultiplyAdd(on);
-        const build = multiplyAddChoice().build;
-        if (on && build !== 'fma') throw new Error(`the fused build cannot run: ${multiplyAddChoice().reason}`);
+      for (const setting of order) {
+        setting.apply();
         const durations = await time(trainStep, steps, 1);
-        const tokensPerSecond = (32 * 64) / (stats(durations).median / 1000);
-        rates[build].push(tokensPerSecond);
-        perRound[build] = tokensPerSecond;
+        perRound[setting.label] = (32 * 64) / (stats(durations).median / 1000);
+        rates[setting.label].push(perRound[setting.label]);
       }
-      roundRatios.push(perRound.fma / perRound.simd);
+      roundRatios.push(perRound[on.label] / perRound[off.label]);
     }
   } finally {
-    setFusedMultiplyAdd(true);
     dispose();
   }
-  const fma = stats(rates.fma), simd = stats(rates.simd), ratios = stats(roundRatios);
-  report({
-    name: 'train_tokens_per_s/reference_d128_l2/fma_on_vs_off', unit: 'ratio', median: fma.median / simd.median, min: ratios.min, max: ratios.max, runs: rounds,
-    fma_on: fma, fma_off: simd, round_ratios: ratios, steps_per_round: steps, threads: 1,
-  });
+  const [a, b, ratios] = [stats(rates[on.label]), stats(rates[off.label]), stats(roundRatios)];
+  report({ name, unit: 'ratio', median: a.median / b.median, min: ratios.min, max: ratios.max, runs: rounds, [on.label]: a, [off.label]: b, round_ratios: ratios, steps_per_round: steps, ...extra });
+}
+
+/** The kernels' fused multiply-add build against their plain SIMD build, one thread. */
+async function fmaFigures(rounds: number): Promise<void> {
+  const fma = { label: 'fma_on', apply: () => {
+    setFusedMultiplyAdd(true);
+    if (multiplyAddChoice().build !== 'fma') throw new Error(`the fused build cannot run: ${multiplyAddChoice().reason}`);
+  } };
+  try {
+    await alternatingFigure('train_tokens_per_s/reference_d128_l2/fma_on_vs_off', rounds, fma, { label: 'fma_off', apply: () => setFusedMultiplyAdd(false) }, { threads: 1 });
+  } finally {
+    setFusedMultiplyAdd(true);
+  }
+}
+
+/** Threads inside a step: products split with a helper thread (PRL_KERNEL_THREADS=2) against one thread. */
+async function productThreadFigures(rounds: number): Promise<void> {
+  const threads = await startNodeProductThreads();
+  try {
+    await alternatingFigure('train_tokens_per_s/reference_d128_l2/product_threads_2_vs_1', rounds,
+      { label: 'two_threads', apply: () => setProductThreads(threads) }, { label: 'one_thread', apply: () => setProductThreads(null) },
+      { multiply_add: multiplyAddChoice().build, min_macs: threads.minMacs });
+  } finally {
+    setProductThreads(null);
+    await threads.close();
+  }
 }
 
 const limits = { deadlineMs: 100, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
@@ -484,6 +505,7 @@ async function main(): Promise<void> {
   if (wanted('checkpoint')) await checkpointFigures(runs);
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
   if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
+  if (wantedExplicitly('threads')) await productThreadFigures(quick ? 4 : Number(runsArg ?? 8));
   if (wantedExplicitly('page')) await pageFigures({ quick, report, cliFigures: () => policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs) });
 }
 

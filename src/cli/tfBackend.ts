@@ -7,12 +7,16 @@
  * PRL_WASM_ELEMENTWISE=off and PRL_WASM_ZERO_COPY=off keep tfjs's own.
  * The kernels use relaxed SIMD's fused multiply-add when V8 has it: Node 20 only with
  * --experimental-wasm-relaxed-simd, which the npm scripts pass (package.json); PRL_FMA=0 (or off)
- * runs their plain SIMD build instead.
+ * runs their plain SIMD build instead. PRL_KERNEL_THREADS=2 splits large products with a helper
+ * thread (cli/productThreads.ts; off by default).
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { relaxedSimdSupported } from '../core/model/wasmKernelModule';
 import { installWasmKernels } from '../core/model/wasmKernels';
+import { setProductThreads } from '../core/model/wasmBatchMatMul';
+import { isMainThread } from 'node:worker_threads';
+import { startNodeProductThreads } from './productThreads';
 
 export type NodeBackend = 'auto' | 'wasm' | 'cpu';
 
@@ -24,7 +28,8 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
       if (await tf.setBackend(name)) {
         await tf.ready();
         const simd = name === 'wasm' ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') : false;
-        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, single thread; ${ourKernels().join('; ')}` : 'pure JavaScript';
+        const threads = name === 'wasm' ? await productThreads() : '';
+        const detail = name === 'wasm' ? `WebAssembly${simd ? ' with SIMD' : ' without SIMD'}, ${threads ? 'tfjs single-threaded' : 'single thread'}; ${ourKernels().join('; ')}${threads}` : 'pure JavaScript';
         return { backend: name, detail: skipped.length ? `${detail}; skipped ${skipped.join(', ')}` : detail };
       }
       skipped.push(`${name} (failed to initialise)`);
@@ -33,6 +38,17 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
     }
   }
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
+}
+
+/**
+ * PRL_KERNEL_THREADS=2: a helper thread takes part of every large product (threads inside a
+ * step, cli/productThreads.ts); in the main thread only, never in the CLI's own worker threads.
+ */
+async function productThreads(): Promise<string> {
+  const wanted = Number(process.env.PRL_KERNEL_THREADS ?? 1);
+  if (!(wanted >= 2) || !isMainThread) return '';
+  setProductThreads(await startNodeProductThreads());
+  return '; matMul: 2 threads (a helper thread computes part of each product of >= 1M multiply-adds, PRL_KERNEL_THREADS)';
 }
 
 /** Whether PRL_FMA allows the fused multiply-add kernels (anything but 0, off or false). */

@@ -26,6 +26,8 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { batchMatMulKernel } from './batchMatMulKernel.generated';
+import { scratchBytes } from './batchMatMulScratch';
+import type { ProductJob, ProductThreads } from './productThreads';
 import { instantiateOnTfjsMemory, multiplyAddVersion, type MultiplyAdd, type TfjsWasmModule } from './wasmKernelModule';
 
 export interface WasmBatchMatMulStatus {
@@ -85,15 +87,7 @@ function bindingFor(backend: WasmBackend): Binding | null {
   return binding;
 }
 
-/**
- * Bytes of scratch the kernel needs (batchMatMulKernel.wat): a 128-byte spill area, B packed
- * whole in panels of 8 columns, and one block of A's rows packed in panels of 4 (at most
- * 32768 / K rows, a multiple of 4, at least 4).
- */
-export function scratchBytes(m: number, n: number, k: number): number {
-  const blockRows = Math.max(4, Math.floor(32768 / k) & ~3);
-  return 128 + 4 * k * (Math.min(Math.ceil(m / 4) * 4, blockRows) + Math.ceil(n / 8) * 8);
-}
+
 
 function scratchFor(b: Binding, bytes: number): number {
   if (bytes > b.scratchBytes) {
@@ -107,6 +101,8 @@ function scratchFor(b: Binding, bytes: number): number {
   }
   return b.scratch;
 }
+
+export { scratchBytes };
 
 const sameShape = (x: number[], y: number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
 
@@ -133,14 +129,28 @@ function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown
   const scratch = scratchFor(bound, scratchBytes(m, n, k));
   const out = backend.makeOutput([...outer, m, n], 'float32');
   const offset = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId)!.memoryOffset;
-  bound.entry(
-    offset(a), offset(b), offset(out), batch, m, n, k,
-    transposeA ? 1 : k, transposeA ? m : 1, // A stored [M, K], or [K, M] when transposed
-    transposeB ? 1 : n, transposeB ? k : 1, // B stored [K, N], or [N, K] when transposed
-    scratch,
-  );
+  const job: ProductJob = {
+    a: offset(a), b: offset(b), c: offset(out), batch, m, n, k,
+    aRowStride: transposeA ? 1 : k, aInnerStride: transposeA ? m : 1, // A stored [M, K], or [K, M] when transposed
+    bInnerStride: transposeB ? 1 : n, bColumnStride: transposeB ? k : 1, // B stored [K, N], or [N, K] when transposed
+    transposeA: !!transposeA,
+  };
+  const compute = (part: ProductJob) =>
+    bound.entry(part.a, part.b, part.c, part.batch, part.m, part.n, part.k, part.aRowStride, part.aInnerStride, part.bInnerStride, part.bColumnStride, scratch);
+  const memory = backend.wasm.wasmMemory ?? backend.wasm.asm?.memory;
+  if (!(threads && memory instanceof WebAssembly.Memory && threads.run(job, () => memory.buffer, bound.build, compute))) compute(job);
   calls++;
   return out;
+}
+
+let threads: ProductThreads | null = null;
+
+/**
+ * Splits large products with a helper thread from now on (productThreads.ts), or stops (null).
+ * The caller owns the threads and closes them.
+ */
+export function setProductThreads(helper: ProductThreads | null): void {
+  threads = helper;
 }
 
 /**
