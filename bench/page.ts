@@ -4,8 +4,9 @@
  *
  * 1. `vite build`, then `vite preview` on a free port (the cross-origin isolation headers of
  *    vite.config.ts included), and Debian's /usr/bin/chromium through Playwright.
- * 2. For each backend (wasm; webgpu, requested with the page's `?backend=webgpu`, which tries it
- *    even when it is a software adapter such as SwiftShader): the page opened on the reference
+ * 2. For each backend (wasm; wasm with `?threads=2`, products split with a helper worker; webgpu,
+ *    requested with the page's `?backend=webgpu`, which tries it even when it is a software
+ *    adapter such as SwiftShader): the page opened on the reference
  *    run (the default config: d_model 128, 4 heads, 2 layers, batch 32, the kolmogorov task,
  *    fresh weights), Train pressed, and the RL steps' own metrics read through the page's
  *    read-only test bridge (`window.__lab.state().series`, src/ui/main.tsx) after `warmup` steps:
@@ -13,7 +14,8 @@
  *    tokens/s (the same program tokens per second of the policy update, `update_ms`: what the
  *    update learns from), each the median over the measured steps.
  * 3. The same run in this process (core/loop.ts on the same config, Node's sandbox pool), with
- *    the same figures, and the CLI's reference benchmarks (policyFigures) for context.
+ *    the same figures, just before the page's; the CLI's reference benchmarks (policyFigures) last,
+ *    for context. Each run's figures carry the load over that run.
  * The load figures (bench/load.ts) count Chromium and vite preview, child processes of this one,
  * as this run's own.
  * WebGPU here is SwiftShader, a software fallback adapter the page itself skips: a reference RL
@@ -30,6 +32,7 @@ import { preludes } from '../src/core/runner';
 import { loadKolmogorovFile } from '../src/cli/data';
 import { sandboxLimits } from '../src/cli/report';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
+import { LoadMonitor, type Load } from './load';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const viteBin = fileURLToPath(new URL('../node_modules/vite/bin/vite.js', import.meta.url));
@@ -43,7 +46,7 @@ const runHash = 'seed=1';
 interface Options {
   quick: boolean;
   report: (figure: { name: string; unit: string; median: number; min: number; max: number; runs: number; [extra: string]: unknown }) => void;
-  /** The CLI's reference policy figures (bench/run.ts's policyFigures), run here between the page's and the CLI loop's. */
+  /** The CLI's reference policy figures (bench/run.ts's policyFigures), run last, for context. */
   cliFigures: () => Promise<void>;
 }
 
@@ -123,8 +126,8 @@ const labState = (page: Page) => page.evaluate(() => {
 });
 
 /** Trains the reference run in the page on `backend` and returns the measured steps' figures, or why the backend did not run. */
-async function pageRun(page: Page, base: string, backend: 'wasm' | 'webgpu', warmup: number, steps: number, timeoutMs: number): Promise<{ figures: StepFigures; notes: string[] } | { skipped: string }> {
-  await page.goto(`${base}/?backend=${backend}#${runHash}`);
+async function pageRun(page: Page, base: string, backend: 'wasm' | 'webgpu', query: string, warmup: number, steps: number, timeoutMs: number): Promise<{ figures: StepFigures; notes: string[] } | { skipped: string }> {
+  await page.goto(`${base}/?${query}#${runHash}`);
   await page.waitForFunction(() => {
     const lab = (window as unknown as { __lab?: { state(): LabState } }).__lab;
     return lab ? /ready to train/.test(lab.state().message) : false;
@@ -177,11 +180,22 @@ async function cliRun(warmup: number, steps: number): Promise<StepFigures> {
 export async function pageFigures({ quick, report, cliFigures }: Options): Promise<void> {
   const warmup = 3;
   const steps = quick ? 5 : 10;
+  const runName = `default config #${runHash} (reference policy, kolmogorov RL)`;
+  const results: Record<string, StepFigures> = {};
+  /** Reports a run's two figures, each with the load over the whole run. */
+  const reportRun = (label: string, figures: StepFigures, load: Load, where: Record<string, unknown>, notes?: string[]) => {
+    results[label] = figures;
+    report({ name: `${label}/sample_tokens_per_s`, unit: 'tokens/s', ...summary(figures.sampling), ...where, ...(notes ? { notes } : {}), load });
+    report({ name: `${label}/update_tokens_per_s`, unit: 'tokens/s', ...summary(figures.update), ...where, step_ms: median(figures.stepMs), load });
+  };
   await runVite(['build']);
+  // The CLI's run first, then the page's right after it (the machine's load drifts).
+  let monitor = new LoadMonitor();
+  const cli = await cliRun(warmup, steps);
+  reportRun('cli/rl_run', cli, monitor.read(), { backend: 'wasm (Node)', run: runName, warmup_steps: warmup });
   const port = await freePort();
   const preview = await startPreview(port);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs, headless: true });
-  const pageResults: Partial<Record<'wasm' | 'webgpu', StepFigures>> = {};
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -189,33 +203,32 @@ export async function pageFigures({ quick, report, cliFigures }: Options): Promi
     await page.goto(`${base}/`);
     const isolated = await page.evaluate(() => crossOriginIsolated);
     const version = browser.version();
-    for (const backend of ['wasm', 'webgpu'] as const) {
+    // wasm as the page runs it; wasm with products split by a helper worker (?threads=2); webgpu
+    // last (a software adapter here: minutes a step).
+    const variants = [
+      { label: 'wasm', backend: 'wasm', query: 'backend=wasm' },
+      { label: 'wasm_threads_2', backend: 'wasm', query: 'backend=wasm&threads=2' },
+      { label: 'webgpu', backend: 'webgpu', query: 'backend=webgpu' },
+    ] as const;
+    for (const { label, backend, query } of variants) {
       const [warm, measured, budget] = backend === 'wasm' ? [warmup, steps, 300_000] : [1, steps, quick ? 300_000 : 600_000];
-      const run = await pageRun(page, base, backend, warm, measured, budget);
-      const where = { browser: `chromium ${version}`, cross_origin_isolated: isolated, backend, run: `default config #${runHash} (reference policy, kolmogorov RL)`, warmup_steps: warm };
-      if ('skipped' in run) {
-        report({ name: `page/${backend}/skipped`, unit: '', median: NaN, min: NaN, max: NaN, runs: 0, ...where, reason: run.skipped });
-        continue;
-      }
-      pageResults[backend] = run.figures;
-      report({ name: `page/${backend}/sample_tokens_per_s`, unit: 'tokens/s', ...summary(run.figures.sampling), ...where, notes: run.notes });
-      report({ name: `page/${backend}/update_tokens_per_s`, unit: 'tokens/s', ...summary(run.figures.update), ...where, step_ms: median(run.figures.stepMs) });
+      monitor = new LoadMonitor();
+      const run = await pageRun(page, base, backend, query, warm, measured, budget);
+      const where = { browser: `chromium ${version}`, cross_origin_isolated: isolated, backend, page_query: `?${query}`, run: runName, warmup_steps: warm };
+      if ('skipped' in run) report({ name: `page/${label}/skipped`, unit: '', median: NaN, min: NaN, max: NaN, runs: 0, ...where, reason: run.skipped, load: monitor.read() });
+      else reportRun(`page/${label}`, run.figures, monitor.read(), where, run.notes);
     }
     await context.close();
   } finally {
     await browser.close();
     preview.kill();
   }
-  // The CLI in this process, the browser closed: the reference benchmarks, then the same RL run.
-  await cliFigures();
-  const cli = await cliRun(warmup, steps);
-  const where = { backend: 'wasm (Node)', run: `default config #${runHash} (reference policy, kolmogorov RL)`, warmup_steps: warmup };
-  report({ name: 'cli/rl_run/sample_tokens_per_s', unit: 'tokens/s', ...summary(cli.sampling), ...where });
-  report({ name: 'cli/rl_run/update_tokens_per_s', unit: 'tokens/s', ...summary(cli.update), ...where, step_ms: median(cli.stepMs) });
-  for (const [backend, figures] of Object.entries(pageResults)) {
-    report({
-      name: `page/${backend}/vs_cli`, unit: 'ratio', median: median(figures.update) / median(cli.update), min: NaN, max: NaN, runs: 1,
-      update_tokens_per_s: median(figures.update) / median(cli.update), sample_tokens_per_s: median(figures.sampling) / median(cli.sampling),
-    });
+  for (const label of ['page/wasm', 'page/wasm_threads_2', 'page/webgpu']) {
+    const figures = results[label];
+    if (!figures) continue;
+    const update = median(figures.update) / median(cli.update), sampling = median(figures.sampling) / median(cli.sampling);
+    report({ name: `${label}/vs_cli_rl_run`, unit: 'ratio', median: update, min: NaN, max: NaN, runs: 1, update_tokens_per_s: update, sample_tokens_per_s: sampling });
   }
+  // The CLI's reference benchmarks, for context.
+  await cliFigures();
 }

@@ -67,9 +67,9 @@ interface Figure {
 
 let load = new LoadMonitor();
 
-/** Prints a figure with the load since the previous one (or since the start). */
+/** Prints a figure with the load since the previous one (or since the start), unless it carries its own. */
 function report(figure: Figure): void {
-  console.log(JSON.stringify({ ...figure, load: load.read() }));
+  console.log(JSON.stringify({ ...figure, load: figure.load ?? load.read() }));
   load = new LoadMonitor();
 }
 

@@ -22,3 +22,15 @@ test('on wasm the status says which multiply-add the kernels run, and ?fma=0 tur
   const off = await lab.state<{ notes?: string[] }>('backend');
   expect(off.notes?.join('\n')).toContain("kernels' multiply-add: plain SIMD multiply and add (fused multiply-add turned off)");
 });
+
+test('?threads=2 starts the product helper worker on wasm (shared memory, so only on an isolated page)', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(undefined, '?backend=wasm&threads=2');
+  const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
+  test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
+  expect(backend.notes?.join('\n')).toContain('matMul threads: two (a helper worker');
+  // A run trains with it (the tiny run's products are below the split size; the helper waits).
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  await lab.button('Pause').click();
+});

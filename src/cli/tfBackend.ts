@@ -47,8 +47,9 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
 async function productThreads(): Promise<string> {
   const wanted = Number(process.env.PRL_KERNEL_THREADS ?? 1);
   if (!(wanted >= 2) || !isMainThread) return '';
-  setProductThreads(await startNodeProductThreads());
-  return '; matMul: 2 threads (a helper thread computes part of each product of >= 1M multiply-adds, PRL_KERNEL_THREADS)';
+  const threads = await startNodeProductThreads();
+  setProductThreads(threads);
+  return `; matMul: 2 threads (a helper thread computes part of each product of >= ${threads.minMacs >> 20}M multiply-adds, PRL_KERNEL_THREADS)`;
 }
 
 /** Whether PRL_FMA allows the fused multiply-add kernels (anything but 0, off or false). */

@@ -99,9 +99,12 @@ const align16 = (bytes: number) => (bytes + 15) & ~15;
 
 /**
  * Starts one helper thread and returns the splitter. `share` is the part of each product the
- * caller computes itself (it also makes the copies, so a little under half).
+ * caller computes itself (it also makes the copies, so a little under half). `minMacs`: 8M
+ * multiply-adds takes every product of a reference training step (16M-100M) and none of
+ * sampling's (a decode step's are 1.5M at most, and copying a weight matrix for each of them, with
+ * a hand-off, made sampling 3x slower at a 1M threshold).
  */
-export async function startProductThreads(start: StartProductHelper, { share = 0.45, minMacs = 1 << 20 } = {}): Promise<ProductThreads> {
+export async function startProductThreads(start: StartProductHelper, { share = 0.45, minMacs = 1 << 23 } = {}): Promise<ProductThreads> {
   const memory = new WebAssembly.Memory({ initial: 16, maximum: 65536, shared: true });
   const control = new Int32Array(memory.buffer, 0, CONTROL_BYTES / 4);
   const helper = await start({ memory });

@@ -20,8 +20,9 @@
  * place: inputs at their memoryOffset, the output from backend.makeOutput, packing scratch from
  * the backend's _malloc. If that memory cannot be found (another tfjs build), or this engine
  * lacks WebAssembly SIMD, nothing is replaced and the returned status says why.
- * Deliberate simplifications: one thread (tfjs-wasm runs one here, STACK-NOTES); the scratch
- * buffer only grows (to ~4.5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]:
+ * One thread (tfjs-wasm runs one here, STACK-NOTES), unless setProductThreads gave it a helper
+ * thread (productThreads.ts), which then computes part of each large product.
+ * Deliberate simplification: the scratch buffer only grows (to ~4.5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]:
  * B is packed whole).
  */
 import * as tf from '@tensorflow/tfjs';
