@@ -5,11 +5,16 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only=policy,warmstart,sandbox,repair,split,jsonl,checkpoint,soak  --runs N  --quick (fewer runs, small model only)
- * Only when named (they take minutes): `--only=expert_iteration`, `--only=dqn` (bench/learning.ts),
- * and `--only=fsearch`: the functions search at k = 256 (cluster, early stop) over 200 problems
- * with --checkpoint=FILE (default the shipped policy): handwritten_dev.jsonl, dev.jsonl, then
- * validation.jsonl to 200; wall time and solved.
+ * Flags: --only policy,fma,threads,warmstart,sandbox,repair,split,jsonl,checkpoint,soak,page  --runs N  --quick (fewer runs, small model only)
+ * (`--only=a,b` and `--only a,b` both work.) Only when named, since they take minutes: `fma`, `threads`
+ * and `page` (the FMA on/off comparison and products split with a helper thread against one thread,
+ * both in this process, and the page trained in headless Chromium beside this process's figures,
+ * bench/page.ts); `expert_iteration` and `dqn` (bench/learning.ts); and `fsearch`: the functions
+ * search at k = 256 (cluster, early stop) over 200 problems with --checkpoint=FILE (default the
+ * shipped policy): handwritten_dev.jsonl, dev.jsonl, then validation.jsonl to 200; wall time and solved.
+ *
+ * Every figure carries `load`: the cores this process and all other processes used while it was
+ * measured (/proc/stat), since the machine is shared and a busy neighbour halves a figure.
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
@@ -39,6 +44,11 @@ import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../sr
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
+import { multiplyAddChoice, setFusedMultiplyAdd } from '../src/core/model/wasmKernelModule';
+import { setProductThreads } from '../src/core/model/wasmBatchMatMul';
+import { startNodeProductThreads } from '../src/cli/productThreads';
+import { LoadMonitor } from './load';
+import { pageFigures } from './page';
 import { Rng } from '../src/core/rng';
 import { dqnFigures, expertIterationFigures } from './learning';
 
@@ -50,6 +60,8 @@ if (only && only.length === 0) throw new Error('--only: name the benchmarks to r
 const quick = args.includes('--quick');
 const runsArg = args.find((a) => a.startsWith('--runs'))?.split('=')[1];
 const wanted = (name: string) => !only || only.includes(name);
+/** Figures that run only when --only names them. */
+const wantedExplicitly = (name: string) => only?.includes(name) ?? false;
 
 interface Figure {
   name: string;
@@ -61,8 +73,12 @@ interface Figure {
   [extra: string]: unknown;
 }
 
+let load = new LoadMonitor();
+
+/** Prints a figure with the load since the previous one (or since the start), unless it carries its own. */
 function report(figure: Figure): void {
-  console.log(JSON.stringify(figure));
+  console.log(JSON.stringify({ ...figure, load: figure.load ?? load.read() }));
+  load = new LoadMonitor();
 }
 
 /** Times `fn` after `warmup` calls; returns per-run durations in ms. */
@@ -90,14 +106,14 @@ function rate(name: string, unit: string, work: number, durations: number[], ext
   return { name, unit, ...stats(perSecond), ...extra };
 }
 
-async function policyFigures(label: string, config: PolicyConfig, batch: number, seq: number, runs: number): Promise<void> {
+/** The reference policy's REINFORCE training step on random tokens, as policy_bench.py: loss = -(sum of taken log-probs * advantage).mean(). */
+function referenceTrainer(config: PolicyConfig, batch: number, seq: number): { policy: TransformerPolicy; trainStep: () => Promise<void>; dispose: () => void } {
   const policy = new TransformerPolicy(config, 0);
   const adam = new Adam(policy.variables, { learningRate: 3e-4 });
   const tokens = tf.randomUniform([batch, seq], 0, config.vocabSize, 'int32', 1) as tf.Tensor2D;
   const inputs = tokens.slice([0, 0], [batch, seq - 1]) as tf.Tensor2D;
   const targets = tf.oneHot(tokens.slice([0, 1], [batch, seq - 1]).reshape([batch * (seq - 1)]), config.vocabSize);
   const advantage = tf.randomNormal([batch, 1], 0, 1, 'float32', 2);
-  // One REINFORCE step, as policy_bench.py: loss = -(sum of taken log-probs * advantage).mean().
   const trainStep = async () => {
     const { value, grads } = tf.variableGrads(() => {
       const logits = policy.forward(inputs).reshape([batch * (seq - 1), config.vocabSize]);
@@ -108,8 +124,20 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
     await value.data();
     tf.dispose([value, ...Object.values(grads)]);
   };
+  const dispose = () => {
+    tf.dispose([tokens, inputs, targets, advantage]);
+    adam.dispose();
+    policy.dispose();
+  };
+  return { policy, trainStep, dispose };
+}
+
+const referenceConfig: PolicyConfig = { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 };
+
+async function policyFigures(label: string, config: PolicyConfig, batch: number, seq: number, runs: number): Promise<void> {
+  const { policy, trainStep, dispose } = referenceTrainer(config, batch, seq);
   const train = await time(trainStep, runs, 2);
-  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: stats(train).median, backend: tf.getBackend() }));
+  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: stats(train).median, backend: tf.getBackend(), multiply_add: multiplyAddChoice().build }));
 
   // Sampling 64 new tokens for `batch` sequences from a 1-token prompt, reading logits each step.
   const newTokens = Math.min(64, config.context);
@@ -153,9 +181,61 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
     const naive = await time(naiveSample, 2, 1);
     report(rate(`sample_naive_tokens_per_s/${label}`, 'tokens/s', batch * newTokens, naive));
   }
-  tf.dispose([tokens, inputs, targets, advantage]);
-  adam.dispose();
-  policy.dispose();
+  dispose();
+}
+
+/**
+ * Training tokens/s of the reference policy under two settings, in this process: `rounds` rounds
+ * of `steps` steps each way, the order alternating every round so that drift of the machine falls
+ * on both. Reports both, the ratio of their medians (`on` over `off`) and the per-round ratios.
+ */
+async function alternatingFigure(name: string, rounds: number, on: { label: string; apply: () => void }, off: { label: string; apply: () => void }, extra: Record<string, unknown>, steps = 4): Promise<void> {
+  const { trainStep, dispose } = referenceTrainer(referenceConfig, 32, 64);
+  const rates: Record<string, number[]> = { [on.label]: [], [off.label]: [] };
+  const roundRatios: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? [off, on] : [on, off];
+      const perRound: Record<string, number> = {};
+      for (const setting of order) {
+        setting.apply();
+        const durations = await time(trainStep, steps, 1);
+        perRound[setting.label] = (32 * 64) / (stats(durations).median / 1000);
+        rates[setting.label].push(perRound[setting.label]);
+      }
+      roundRatios.push(perRound[on.label] / perRound[off.label]);
+    }
+  } finally {
+    dispose();
+  }
+  const [a, b, ratios] = [stats(rates[on.label]), stats(rates[off.label]), stats(roundRatios)];
+  report({ name, unit: 'ratio', median: a.median / b.median, min: ratios.min, max: ratios.max, runs: rounds, [on.label]: a, [off.label]: b, round_ratios: ratios, steps_per_round: steps, ...extra });
+}
+
+/** The kernels' fused multiply-add build against their plain SIMD build, one thread. */
+async function fmaFigures(rounds: number): Promise<void> {
+  const fma = { label: 'fma_on', apply: () => {
+    setFusedMultiplyAdd(true);
+    if (multiplyAddChoice().build !== 'fma') throw new Error(`the fused build cannot run: ${multiplyAddChoice().reason}`);
+  } };
+  try {
+    await alternatingFigure('train_tokens_per_s/reference_d128_l2/fma_on_vs_off', rounds, fma, { label: 'fma_off', apply: () => setFusedMultiplyAdd(false) }, { threads: 1 });
+  } finally {
+    setFusedMultiplyAdd(true);
+  }
+}
+
+/** Threads inside a step: products split with a helper thread (PRL_KERNEL_THREADS=2) against one thread. */
+async function productThreadFigures(rounds: number): Promise<void> {
+  const threads = await startNodeProductThreads();
+  try {
+    await alternatingFigure('train_tokens_per_s/reference_d128_l2/product_threads_2_vs_1', rounds,
+      { label: 'two_threads', apply: () => setProductThreads(threads) }, { label: 'one_thread', apply: () => setProductThreads(null) },
+      { multiply_add: multiplyAddChoice().build, min_macs: threads.minMacs });
+  } finally {
+    setProductThreads(null);
+    await threads.close();
+  }
 }
 
 const limits = { deadlineMs: 100, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
@@ -441,7 +521,7 @@ async function main(): Promise<void> {
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
   const runs = Number(runsArg ?? (quick ? 3 : 10));
   if (wanted('policy')) {
-    await policyFigures('reference_d128_l2', { vocabSize: 64, dModel: 128, heads: 4, layers: 2, context: 64 }, 32, 64, runs);
+    await policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs);
     await dataParallelFigures(runs);
     if (!quick) await policyFigures('d256_l4', { vocabSize: 64, dModel: 256, heads: 4, layers: 4, context: 64 }, 32, 64, Math.max(3, Math.floor(runs / 2)));
   }
@@ -452,9 +532,12 @@ async function main(): Promise<void> {
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
-  if (only?.includes('expert_iteration')) await expertIterationFigures(quick ? 3 : 10, report);
-  if (only?.includes('dqn')) await dqnFigures(quick ? 5 : 20, report);
-  if (only?.includes('fsearch')) await functionSearchFigures();
+  if (wantedExplicitly('expert_iteration')) await expertIterationFigures(quick ? 3 : 10, report);
+  if (wantedExplicitly('dqn')) await dqnFigures(quick ? 5 : 20, report);
+  if (wantedExplicitly('fsearch')) await functionSearchFigures();
+  if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
+  if (wantedExplicitly('threads')) await productThreadFigures(quick ? 4 : Number(runsArg ?? 8));
+  if (wantedExplicitly('page')) await pageFigures({ quick, report, cliFigures: () => policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs) });
 }
 
 main().then(

@@ -32,9 +32,26 @@ export const shippedDatasets = [
 
 let api: Comlink.Remote<TrainerApi> | null = null;
 
+/**
+ * The trainer worker's name, carrying the page's start-up flags (`?fma=0`, `?backend=wasm`,
+ * `?threads=2`; see
+ * trainer.worker.ts): the worker reads its name before any message, so they reach its backend
+ * start-up with no change to the trainer's API.
+ */
+function workerName(): string {
+  const page = new URLSearchParams(window.location.search);
+  const flags = new URLSearchParams();
+  for (const key of ['fma', 'backend', 'threads']) {
+    const value = page.get(key);
+    if (value) flags.set(key, value);
+  }
+  const text = flags.toString();
+  return text ? `trainer?${text}` : 'trainer';
+}
+
 export function trainer(): Comlink.Remote<TrainerApi> {
   if (!api) {
-    const worker = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+    const worker = new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module', name: workerName() });
     worker.addEventListener('error', (event) => reportError(`trainer worker failed: ${event.message || 'could not load'}`));
     api = Comlink.wrap<TrainerApi>(worker);
   }

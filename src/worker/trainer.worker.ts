@@ -14,6 +14,8 @@ import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { createBrowserGenerators } from './generators';
 import { installWasmKernels } from '../core/model/wasmKernels';
+import { startProductThreads, type ProductThreads } from '../core/model/productThreads';
+import { setProductThreads } from '../core/model/wasmBatchMatMul';
 import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
 import { createTrainerService } from './trainerService';
@@ -43,14 +45,26 @@ function softwareWebGl(): string | null {
   }
 }
 
+/**
+ * Start-up flags from the page's address, which ui/trainer.ts puts in this worker's name
+ * ("trainer?fma=0&backend=wasm"): `fma=0` runs the wasm kernels' plain SIMD build (before/after
+ * measurements), `backend=webgpu|webgl|wasm|cpu` tries that backend first even where it would be
+ * skipped as a software one (how `npm run bench -- --only=page` measures SwiftShader's WebGPU),
+ * `threads=2` splits large products with a helper worker (pageProductThreads).
+ */
+const startupFlags = new URLSearchParams(self.name.split('?')[1] ?? '');
+const backendNames = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
+const requestedBackend = backendNames.find((name) => name === startupFlags.get('backend'));
+
 async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
   const skipped: string[] = [];
-  for (const name of ['webgpu', 'webgl', 'wasm', 'cpu'] as const) {
+  const order = requestedBackend ? [requestedBackend, ...backendNames.filter((name) => name !== requestedBackend)] : backendNames;
+  for (const name of order) {
     if (skip.includes(name)) {
       skipped.push(`${name}: its device was lost`);
       continue;
     }
-    const reason = name === 'webgpu' ? await softwareWebGpu() : name === 'webgl' ? softwareWebGl() : null;
+    const reason = name === requestedBackend ? null : name === 'webgpu' ? await softwareWebGpu() : name === 'webgl' ? softwareWebGl() : null;
     if (reason) {
       skipped.push(`${name}: ${reason}`);
       continue;
@@ -58,8 +72,12 @@ async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
     try {
       if (await tf.setBackend(name)) {
         await tf.ready();
-        // Products, GELU and LayerNorm on our SIMD kernels; the status line says which kernels run.
-        const notes = name === 'wasm' ? installWasmKernels() : [];
+        // Products, GELU and LayerNorm on our SIMD kernels (with fused multiply-add where the
+        // browser has relaxed SIMD, unless the page was opened with ?fma=0); the status line
+        // says which kernels run.
+        const notes = name === 'wasm' ? installWasmKernels({ fma: startupFlags.get('fma') !== '0' }) : [];
+        if (name === requestedBackend) notes.unshift(`backend ${name}: requested by the page's ?backend=${name}`);
+        if (name === 'wasm') notes.push(await pageProductThreads());
         notes.forEach((note) => console.log(note));
         watchDevice(name);
         return { backend: name, skipped, notes };
@@ -70,6 +88,32 @@ async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
     }
   }
   throw new Error(`no tfjs backend could start: ${skipped.join('; ')}`);
+}
+
+let productThreads: Promise<ProductThreads | string> | null = null;
+
+/**
+ * Threads inside a step (core/model/productThreads.ts): a helper worker computes part of every
+ * large product, with `?threads=2` on the page. It needs SharedArrayBuffer, so a cross-origin
+ * isolated page (README, 'Hosting the page'). Started once; a later start-up (a lost device's
+ * recovery) reuses it. Returns the status line's note.
+ */
+async function pageProductThreads(): Promise<string> {
+  if (startupFlags.get('threads') !== '2') return "matMul threads: one (the page's ?threads=2 adds a helper thread)";
+  if (!self.crossOriginIsolated) return 'matMul threads: one (the page is not cross-origin isolated, so there is no shared memory)';
+  productThreads ??= startProductThreads(
+    (init) =>
+      new Promise((resolve, reject) => {
+        const helper = new Worker(new URL('./productHelper.worker.ts', import.meta.url), { type: 'module', name: 'product helper' });
+        helper.addEventListener('error', (event) => reject(new Error(event.message || 'the product helper did not load')), { once: true });
+        helper.addEventListener('message', () => resolve({ close: async () => helper.terminate() }), { once: true });
+        helper.postMessage(init);
+      }),
+  ).catch((error: Error) => `matMul threads: one (the helper thread failed: ${error.message})`);
+  const threads = await productThreads;
+  if (typeof threads === 'string') return threads;
+  setProductThreads(threads);
+  return `matMul threads: two (a helper worker computes part of each product of >= ${threads.minMacs >> 20}M multiply-adds)`;
 }
 
 /** Who hears of a lost GPU device (the trainer service, which pauses and restores the run elsewhere). */

@@ -12,8 +12,11 @@
 ;; Then a 4x8 register tile per (row panel, column panel): per k, two 4-lane loads of B, four
 ;; broadcast loads of A, eight multiply-adds into eight accumulators (32 MACs). Edge tiles
 ;; compute on the zero padding and store only their valid part, through a 128-byte spill area.
-;; Deliberate simplifications: no K blocking (attention's K is <= a few hundred, one panel pair
-;; fits in L1/L2), no fused multiply-add (relaxed SIMD is not in Node 20), one thread.
+;; The multiply-adds are relaxed SIMD's f32x4.relaxed_madd (a fused multiply-add on x86 with FMA3
+;; and on ARM); scripts/buildKernels.ts also builds the plain SIMD fallback, each one expanded into
+;; f32x4.mul then f32x4.add. Eight accumulators cover FMA's latency (4 cycles, 2 per cycle).
+;; Deliberate simplifications: no K blocking (the weight gradients' K = B x T = 2016 makes a B panel
+;; 64 KiB, read from L2), one thread.
 (module
   (import "env" "memory" (memory 1))
 
@@ -127,17 +130,17 @@
         (local.set $b0 (v128.load (local.get $pb)))
         (local.set $b1 (v128.load offset=16 (local.get $pb)))
         (local.set $av (v128.load32_splat (local.get $pa)))
-        (local.set $c00 (f32x4.add (local.get $c00) (f32x4.mul (local.get $av) (local.get $b0))))
-        (local.set $c01 (f32x4.add (local.get $c01) (f32x4.mul (local.get $av) (local.get $b1))))
+        (local.set $c00 (f32x4.relaxed_madd (local.get $av) (local.get $b0) (local.get $c00)))
+        (local.set $c01 (f32x4.relaxed_madd (local.get $av) (local.get $b1) (local.get $c01)))
         (local.set $av (v128.load32_splat offset=4 (local.get $pa)))
-        (local.set $c10 (f32x4.add (local.get $c10) (f32x4.mul (local.get $av) (local.get $b0))))
-        (local.set $c11 (f32x4.add (local.get $c11) (f32x4.mul (local.get $av) (local.get $b1))))
+        (local.set $c10 (f32x4.relaxed_madd (local.get $av) (local.get $b0) (local.get $c10)))
+        (local.set $c11 (f32x4.relaxed_madd (local.get $av) (local.get $b1) (local.get $c11)))
         (local.set $av (v128.load32_splat offset=8 (local.get $pa)))
-        (local.set $c20 (f32x4.add (local.get $c20) (f32x4.mul (local.get $av) (local.get $b0))))
-        (local.set $c21 (f32x4.add (local.get $c21) (f32x4.mul (local.get $av) (local.get $b1))))
+        (local.set $c20 (f32x4.relaxed_madd (local.get $av) (local.get $b0) (local.get $c20)))
+        (local.set $c21 (f32x4.relaxed_madd (local.get $av) (local.get $b1) (local.get $c21)))
         (local.set $av (v128.load32_splat offset=12 (local.get $pa)))
-        (local.set $c30 (f32x4.add (local.get $c30) (f32x4.mul (local.get $av) (local.get $b0))))
-        (local.set $c31 (f32x4.add (local.get $c31) (f32x4.mul (local.get $av) (local.get $b1))))
+        (local.set $c30 (f32x4.relaxed_madd (local.get $av) (local.get $b0) (local.get $c30)))
+        (local.set $c31 (f32x4.relaxed_madd (local.get $av) (local.get $b1) (local.get $c31)))
         (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
         (local.set $pb (i32.add (local.get $pb) (i32.const 32)))
         (br_if $kLoop (local.tee $k (i32.sub (local.get $k) (i32.const 1))))))
@@ -182,46 +185,65 @@
 
   ;; C[b] (M x N, row-major, contiguous) = op(A[b]) @ op(B[b]) for b < batch, with op(A)[i, k] at
   ;; a + 4 * (b * M * K + i * asi + k * ask) and op(B)[k, j] at b + 4 * (b * K * N + k * bsk + j * bsj).
-  ;; scratch: 128 + 4 * K * (ceil4(M) + ceil8(N)) bytes.
+  ;; scratch: 128 + 4 * K * (min(ceil4(M), blockRows(K)) + ceil8(N)) bytes, blockRows(K) =
+  ;; max(4, floor(32768 / K) rounded down to a multiple of 4) (wasmBatchMatMul.ts's scratchBytes).
+  ;;
+  ;; Order: B packed whole; then A a block of rows at a time (at most 128 KiB packed, so it stays in
+  ;; L2 while every column panel passes over it; each column panel, K x 8, stays in L1 while the
+  ;; block's row panels pass). Without the blocks a [2016, 512] A (4 MiB packed) streamed from L3
+  ;; once per column panel: 16 against 24 GMAC/s.
   (func (export "batchMatMul")
         (param $a i32) (param $b i32) (param $c i32) (param $batch i32)
         (param $M i32) (param $N i32) (param $K i32)
         (param $asi i32) (param $ask i32) (param $bsk i32) (param $bsj i32) (param $scratch i32)
-    (local $packedA i32) (local $packedB i32) (local $Mp i32) (local $Np i32)
+    (local $packedA i32) (local $packedB i32) (local $Np i32) (local $blockRows i32)
+    (local $i0 i32) (local $blockM i32) (local $blockMp i32) (local $ablock i32) (local $cblock i32)
     (local $i i32) (local $j i32) (local $ldc i32) (local $rows i32) (local $cols i32)
-    (local.set $Mp (i32.and (i32.add (local.get $M) (i32.const 3)) (i32.const -4)))
     (local.set $Np (i32.and (i32.add (local.get $N) (i32.const 7)) (i32.const -8)))
-    (local.set $packedA (i32.add (local.get $scratch) (i32.const 128)))
-    (local.set $packedB (i32.add (local.get $packedA) (i32.shl (i32.mul (local.get $Mp) (local.get $K)) (i32.const 2))))
+    (local.set $blockRows (i32.and (i32.div_u (i32.const 32768) (local.get $K)) (i32.const -4)))
+    (if (i32.lt_u (local.get $blockRows) (i32.const 4)) (then (local.set $blockRows (i32.const 4))))
+    (local.set $packedB (i32.add (local.get $scratch) (i32.const 128)))
+    (local.set $packedA (i32.add (local.get $packedB) (i32.shl (i32.mul (local.get $Np) (local.get $K)) (i32.const 2))))
     (local.set $ldc (i32.shl (local.get $N) (i32.const 2)))
     (block $batchDone
       (loop $batchLoop
         (br_if $batchDone (i32.eqz (local.get $batch)))
-        (call $packA (local.get $a) (local.get $packedA) (local.get $M) (local.get $K) (local.get $asi) (local.get $ask))
         (call $packB (local.get $b) (local.get $packedB) (local.get $N) (local.get $K) (local.get $bsk) (local.get $bsj))
-        ;; Column panel outer: its K x 8 packed B stays in L1 while every row panel passes.
-        (local.set $j (i32.const 0))
-        (block $colsDone
-          (loop $colLoop
-            (br_if $colsDone (i32.ge_u (local.get $j) (local.get $Np)))
-            (local.set $cols (select (i32.const 8) (i32.sub (local.get $N) (local.get $j))
-                                     (i32.ge_s (i32.sub (local.get $N) (local.get $j)) (i32.const 8))))
-            (local.set $i (i32.const 0))
-            (block $rowsDone
-              (loop $rowLoop
-                (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $Mp)))
-                (local.set $rows (select (i32.const 4) (i32.sub (local.get $M) (local.get $i))
-                                         (i32.ge_s (i32.sub (local.get $M) (local.get $i)) (i32.const 4))))
-                (call $tile
-                  (i32.add (local.get $packedA) (i32.shl (i32.mul (local.get $i) (local.get $K)) (i32.const 2)))
-                  (i32.add (local.get $packedB) (i32.shl (i32.mul (local.get $j) (local.get $K)) (i32.const 2)))
-                  (local.get $K)
-                  (i32.add (local.get $c) (i32.add (i32.mul (local.get $i) (local.get $ldc)) (i32.shl (local.get $j) (i32.const 2))))
-                  (local.get $ldc) (local.get $rows) (local.get $cols) (local.get $scratch))
-                (local.set $i (i32.add (local.get $i) (i32.const 4)))
-                (br $rowLoop)))
-            (local.set $j (i32.add (local.get $j) (i32.const 8)))
-            (br $colLoop)))
+        (local.set $i0 (i32.const 0))
+        (block $blocksDone
+          (loop $blockLoop
+            (br_if $blocksDone (i32.ge_u (local.get $i0) (local.get $M)))
+            (local.set $blockM (select (local.get $blockRows) (i32.sub (local.get $M) (local.get $i0))
+                                       (i32.lt_u (local.get $blockRows) (i32.sub (local.get $M) (local.get $i0)))))
+            (local.set $blockMp (i32.and (i32.add (local.get $blockM) (i32.const 3)) (i32.const -4)))
+            (local.set $ablock (i32.add (local.get $a) (i32.shl (i32.mul (local.get $i0) (local.get $asi)) (i32.const 2))))
+            (local.set $cblock (i32.add (local.get $c) (i32.mul (local.get $i0) (local.get $ldc))))
+            (call $packA (local.get $ablock) (local.get $packedA) (local.get $blockM) (local.get $K) (local.get $asi) (local.get $ask))
+            ;; Column panel outer: its K x 8 packed B stays in L1 while the block's row panels pass.
+            (local.set $j (i32.const 0))
+            (block $colsDone
+              (loop $colLoop
+                (br_if $colsDone (i32.ge_u (local.get $j) (local.get $Np)))
+                (local.set $cols (select (i32.const 8) (i32.sub (local.get $N) (local.get $j))
+                                         (i32.ge_s (i32.sub (local.get $N) (local.get $j)) (i32.const 8))))
+                (local.set $i (i32.const 0))
+                (block $rowsDone
+                  (loop $rowLoop
+                    (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $blockMp)))
+                    (local.set $rows (select (i32.const 4) (i32.sub (local.get $blockM) (local.get $i))
+                                             (i32.ge_s (i32.sub (local.get $blockM) (local.get $i)) (i32.const 4))))
+                    (call $tile
+                      (i32.add (local.get $packedA) (i32.shl (i32.mul (local.get $i) (local.get $K)) (i32.const 2)))
+                      (i32.add (local.get $packedB) (i32.shl (i32.mul (local.get $j) (local.get $K)) (i32.const 2)))
+                      (local.get $K)
+                      (i32.add (local.get $cblock) (i32.add (i32.mul (local.get $i) (local.get $ldc)) (i32.shl (local.get $j) (i32.const 2))))
+                      (local.get $ldc) (local.get $rows) (local.get $cols) (local.get $scratch))
+                    (local.set $i (i32.add (local.get $i) (i32.const 4)))
+                    (br $rowLoop)))
+                (local.set $j (i32.add (local.get $j) (i32.const 8)))
+                (br $colLoop)))
+            (local.set $i0 (i32.add (local.get $i0) (local.get $blockRows)))
+            (br $blockLoop)))
         (local.set $a (i32.add (local.get $a) (i32.shl (i32.mul (local.get $M) (local.get $K)) (i32.const 2))))
         (local.set $b (i32.add (local.get $b) (i32.shl (i32.mul (local.get $K) (local.get $N)) (i32.const 2))))
         (local.set $c (i32.add (local.get $c) (i32.shl (i32.mul (local.get $M) (local.get $N)) (i32.const 2))))

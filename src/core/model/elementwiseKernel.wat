@@ -23,8 +23,12 @@
 ;; 2^n stays a normal float and nothing overflows; past the clamp s is already 1 (x > 10: gelu = x
 ;; exactly, gelu' = 1) or below 1e-37, and for x < -10 s is set to exactly 0 (gelu = -0, gelu' = 0,
 ;; and -Infinity gives NaN like tfjs's composite). NaN gives NaN (min/max/compare propagate it).
-;; Deliberate simplifications: no fused multiply-add (relaxed SIMD is not in Node 20); the n % 4
-;; tail elements go through the same 4-lane code with single-lane loads and stores.
+;; Multiply-adds (the polynomial's Horner steps, LayerNorm's sums of products and its affine
+;; output) are relaxed SIMD's f32x4.relaxed_madd / relaxed_nmadd: fused where the CPU has FMA;
+;; scripts/buildKernels.ts also builds the plain SIMD fallback, each written as a multiply and an
+;; add (or subtract). Fused, a result may differ from the fallback's in its last bit or two.
+;; Deliberate simplification: the n % 4 tail elements go through the same 4-lane code with
+;; single-lane loads and stores.
 (module
   (import "env" "memory" (memory 1))
 
@@ -64,18 +68,18 @@
         (local.set $x2 (f32x4.mul (local.get $xc) (local.get $xc)))
         ;; t = K xc (1 + a xc^2), K = -2 log2(e) sqrt(2/pi): e = exp(-2u) = 2^t, |t| <= 125.97.
         (local.set $t (f32x4.mul (f32x4.mul (local.get $xc) (v128.const f32x4 -2.302208198144325 -2.302208198144325 -2.302208198144325 -2.302208198144325))
-                                 (f32x4.add (v128.const f32x4 1 1 1 1) (f32x4.mul (v128.const f32x4 0.044715 0.044715 0.044715 0.044715) (local.get $x2)))))
+                                 (f32x4.relaxed_madd (v128.const f32x4 0.044715 0.044715 0.044715 0.044715) (local.get $x2) (v128.const f32x4 1 1 1 1))))
         ;; n = nearest(t) by the 1.5 * 2^23 trick: r's low mantissa bits hold n (two's complement),
         ;; r - 1.5 * 2^23 is n exactly, and (bits(r) + 127) << 23 is 2^n (the high bits shift out).
         (local.set $r (f32x4.add (local.get $t) (v128.const f32x4 12582912 12582912 12582912 12582912)))
         (local.set $f (f32x4.sub (local.get $t) (f32x4.sub (local.get $r) (v128.const f32x4 12582912 12582912 12582912 12582912))))
         ;; 2^f for f in [-0.5, 0.5], Horner: ((((((p6 f + p5) f + p4) f + p3) f + p2) f + p1) f + 1.
-        (local.set $p (f32x4.add (f32x4.mul (v128.const f32x4 1.535336188319500e-4 1.535336188319500e-4 1.535336188319500e-4 1.535336188319500e-4) (local.get $f)) (v128.const f32x4 1.339887440266574e-3 1.339887440266574e-3 1.339887440266574e-3 1.339887440266574e-3)))
-        (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $f)) (v128.const f32x4 9.618437357674640e-3 9.618437357674640e-3 9.618437357674640e-3 9.618437357674640e-3)))
-        (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $f)) (v128.const f32x4 5.550332471162809e-2 5.550332471162809e-2 5.550332471162809e-2 5.550332471162809e-2)))
-        (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $f)) (v128.const f32x4 2.402264791363012e-1 2.402264791363012e-1 2.402264791363012e-1 2.402264791363012e-1)))
-        (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $f)) (v128.const f32x4 6.931472028550421e-1 6.931472028550421e-1 6.931472028550421e-1 6.931472028550421e-1)))
-        (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $f)) (v128.const f32x4 1 1 1 1)))
+        (local.set $p (f32x4.relaxed_madd (v128.const f32x4 1.535336188319500e-4 1.535336188319500e-4 1.535336188319500e-4 1.535336188319500e-4) (local.get $f) (v128.const f32x4 1.339887440266574e-3 1.339887440266574e-3 1.339887440266574e-3 1.339887440266574e-3)))
+        (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $f) (v128.const f32x4 9.618437357674640e-3 9.618437357674640e-3 9.618437357674640e-3 9.618437357674640e-3)))
+        (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $f) (v128.const f32x4 5.550332471162809e-2 5.550332471162809e-2 5.550332471162809e-2 5.550332471162809e-2)))
+        (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $f) (v128.const f32x4 2.402264791363012e-1 2.402264791363012e-1 2.402264791363012e-1 2.402264791363012e-1)))
+        (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $f) (v128.const f32x4 6.931472028550421e-1 6.931472028550421e-1 6.931472028550421e-1 6.931472028550421e-1)))
+        (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $f) (v128.const f32x4 1 1 1 1)))
         (local.set $e (f32x4.mul (local.get $p)
           (i32x4.shl (i32x4.add (local.get $r) (v128.const i32x4 127 127 127 127)) (i32.const 23))))
         ;; s = 1 / (1 + e), and exactly 0 where x < -10 or x is NaN (the compare is false there).
@@ -88,9 +92,11 @@
             (if (result v128) (i32.ge_s (local.get $n) (i32.const 4))
               (then (v128.load (local.get $dy)))
               (else (call $loadTail (local.get $dy) (local.get $n))))
-            (f32x4.add (local.get $s)
-              (f32x4.mul (f32x4.mul (f32x4.mul (local.get $xc) (local.get $s)) (f32x4.mul (local.get $e) (local.get $s)))
-                         (f32x4.add (v128.const f32x4 1.5957691216057308 1.5957691216057308 1.5957691216057308 1.5957691216057308) (f32x4.mul (v128.const f32x4 0.21406444881780073 0.21406444881780073 0.21406444881780073 0.21406444881780073) (local.get $x2)))))))
+            (f32x4.relaxed_madd
+              (f32x4.mul (f32x4.mul (local.get $xc) (local.get $s)) (f32x4.mul (local.get $e) (local.get $s)))
+              (f32x4.relaxed_madd (v128.const f32x4 0.21406444881780073 0.21406444881780073 0.21406444881780073 0.21406444881780073) (local.get $x2)
+                                  (v128.const f32x4 1.5957691216057308 1.5957691216057308 1.5957691216057308 1.5957691216057308))
+              (local.get $s))))
           ;; x s
           (else (f32x4.mul (local.get $xv) (local.get $s)))))
         (if (i32.ge_s (local.get $n) (i32.const 4))
@@ -153,7 +159,7 @@
         (block $d2 (loop $l2
           (br_if $d2 (i32.ge_u (local.get $i) (local.get $vecBytes)))
           (local.set $v (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $i))) (local.get $mv)))
-          (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $v) (local.get $v))))
+          (local.set $acc (f32x4.relaxed_madd (local.get $v) (local.get $v) (local.get $acc)))
           (local.set $i (i32.add (local.get $i) (i32.const 16)))
           (br $l2)))
         (local.set $sum (call $sum4 (local.get $acc)))
@@ -173,9 +179,9 @@
         (block $d3 (loop $l3
           (br_if $d3 (i32.ge_u (local.get $i) (local.get $vecBytes)))
           (v128.store (i32.add (local.get $y) (local.get $i))
-            (f32x4.add (f32x4.mul (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $i))) (local.get $mv)) (local.get $rv))
-                                  (v128.load (i32.add (local.get $gamma) (local.get $i))))
-                       (v128.load (i32.add (local.get $beta) (local.get $i)))))
+            (f32x4.relaxed_madd (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $i))) (local.get $mv)) (local.get $rv))
+                                (v128.load (i32.add (local.get $gamma) (local.get $i)))
+                                (v128.load (i32.add (local.get $beta) (local.get $i)))))
           (local.set $i (i32.add (local.get $i) (i32.const 16)))
           (br $l3)))
         (block $t3 (loop $s3
@@ -224,9 +230,9 @@
           (local.set $dyv (v128.load (i32.add (local.get $dy) (local.get $i))))
           (local.set $g (f32x4.mul (local.get $dyv) (v128.load (i32.add (local.get $gamma) (local.get $i)))))
           (local.set $accG (f32x4.add (local.get $accG) (local.get $g)))
-          (local.set $accGX (f32x4.add (local.get $accGX) (f32x4.mul (local.get $g) (local.get $xhat))))
+          (local.set $accGX (f32x4.relaxed_madd (local.get $g) (local.get $xhat) (local.get $accGX)))
           (v128.store (i32.add (local.get $dgamma) (local.get $i))
-            (f32x4.add (v128.load (i32.add (local.get $dgamma) (local.get $i))) (f32x4.mul (local.get $dyv) (local.get $xhat))))
+            (f32x4.relaxed_madd (local.get $dyv) (local.get $xhat) (v128.load (i32.add (local.get $dgamma) (local.get $i)))))
           (v128.store (i32.add (local.get $dbeta) (local.get $i))
             (f32x4.add (v128.load (i32.add (local.get $dbeta) (local.get $i))) (local.get $dyv)))
           (local.set $i (i32.add (local.get $i) (i32.const 16)))
@@ -258,7 +264,7 @@
           (local.set $g (f32x4.mul (v128.load (i32.add (local.get $dy) (local.get $i))) (v128.load (i32.add (local.get $gamma) (local.get $i)))))
           (v128.store (i32.add (local.get $dx) (local.get $i))
             (f32x4.mul (local.get $rv)
-              (f32x4.sub (f32x4.sub (local.get $g) (local.get $av)) (f32x4.mul (local.get $xhat) (local.get $bv)))))
+              (f32x4.relaxed_nmadd (local.get $xhat) (local.get $bv) (f32x4.sub (local.get $g) (local.get $av)))))
           (local.set $i (i32.add (local.get $i) (i32.const 16)))
           (br $l2)))
         (block $t2 (loop $s2

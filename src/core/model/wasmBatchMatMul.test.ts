@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generatedPath, renderKernelModule } from '../../../scripts/buildKernels';
+import { expandRelaxedMultiplyAdd, generatedPath, renderKernelModule } from '../../../scripts/buildKernels';
 import { Rng } from '../rng';
-import { batchMatMulKernelShared } from './batchMatMulKernel.generated';
-import { installWasmBatchMatMul, wasmBatchMatMulStatus } from './wasmBatchMatMul';
+import { batchMatMulKernel } from './batchMatMulKernel.generated';
+import { installWasmBatchMatMul, scratchBytes, wasmBatchMatMulStatus } from './wasmBatchMatMul';
+import { relaxedMaddFuses, relaxedSimdSupported, setFusedMultiplyAdd, type MultiplyAdd } from './wasmKernelModule';
 
 const rng = new Rng(11);
 const random = (shape: number[]) => tf.tensor(Float32Array.from({ length: shape.reduce((p, v) => p * v, 1) }, () => rng.next() * 2 - 1), shape);
@@ -34,6 +35,37 @@ function reference(a: tf.Tensor, b: tf.Tensor, transposeA: boolean, transposeB: 
   return { shape: [...batchShape, m, n], values };
 }
 
+/** op(a) @ op(b) in float64 with, per output, its float32 error bound gamma_K sum |a_k b_k| (see the tolerance test). */
+function referenceWithBound(a: tf.Tensor, b: tf.Tensor, transposeA: boolean, transposeB: boolean): { values: Float64Array; bound: Float64Array } {
+  const { values } = reference(a, b, transposeA, transposeB);
+  const { values: magnitudes } = reference(tf.tidy(() => a.abs()), tf.tidy(() => b.abs()), transposeA, transposeB);
+  const k = transposeA ? a.shape[a.rank - 2] : a.shape[a.rank - 1];
+  const u = 2 ** -24, gamma = (k * u) / (1 - k * u);
+  return { values, bound: magnitudes.map((s) => gamma * s + 1e-30) };
+}
+
+const builds: MultiplyAdd[] = ['fma', 'simd'];
+
+/** Runs one build of the kernel directly on a fresh memory (plain or shared): the product of batched a and b as floats. */
+function runBuild(build: MultiplyAdd, shared: boolean, a: tf.Tensor, b: tf.Tensor, ta: boolean, tb: boolean): Float32Array {
+  const [batch, ar, ac] = a.shape, [, br, bc] = b.shape;
+  const [m, k] = ta ? [ac, ar] : [ar, ac];
+  const n = tb ? br : bc;
+  const floats = [a.size, b.size, batch * m * n];
+  const [aAt, bAt, cAt] = [0, floats[0], floats[0] + floats[1]];
+  const scratchAt = (cAt + floats[2] + 3) & ~3;
+  const bytes = 4 * scratchAt + scratchBytes(m, n, k);
+  const pages = Math.ceil(bytes / 65536);
+  const memory = new WebAssembly.Memory(shared ? { initial: pages, maximum: 65536, shared: true } : { initial: pages });
+  const module = new WebAssembly.Module(Buffer.from(batchMatMulKernel[build][shared ? 'shared' : 'plain'], 'base64'));
+  const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports.batchMatMul as (...args: number[]) => void;
+  const heap = new Float32Array(memory.buffer);
+  heap.set(a.dataSync(), aAt);
+  heap.set(b.dataSync(), bAt);
+  kernel(4 * aAt, 4 * bAt, 4 * cAt, batch, m, n, k, ta ? 1 : k, ta ? m : 1, tb ? 1 : n, tb ? k : 1, 4 * scratchAt);
+  return heap.slice(cAt, cAt + floats[2]);
+}
+
 function expectClose(actual: tf.Tensor, expected: { shape: number[]; values: ArrayLike<number> }) {
   expect(actual.shape).toEqual(expected.shape);
   const got = actual.dataSync();
@@ -55,6 +87,14 @@ beforeAll(async () => {
 describe('wasm batched matMul kernel', () => {
   it('is built from batchMatMulKernel.wat exactly as committed (npm run build:kernels)', async () => {
     expect(await renderKernelModule()).toBe(readFileSync(generatedPath, 'utf8'));
+  });
+
+  it('has a plain SIMD build made by expanding each relaxed multiply-add (nested, across comments) into a multiply and an add', () => {
+    const source = '(local.set $p (f32x4.relaxed_madd (local.get $p) ;; p f + 1\n (local.get $f) (f32x4.relaxed_nmadd $x (v128.const f32x4 1 1 1 1) (local.get $c))))';
+    expect(expandRelaxedMultiplyAdd(source)).toBe(
+      '(local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $f)) (f32x4.sub (local.get $c) (f32x4.mul $x (v128.const f32x4 1 1 1 1)))))',
+    );
+    expect(() => expandRelaxedMultiplyAdd('(f32x4.relaxed_madd (local.get 0) (local.get 1))')).toThrow(/three operands/);
   });
 
   it('reports inactive before it is installed, refuses while wasm is not the active backend, then installs once', async () => {
@@ -143,24 +183,73 @@ describe('wasm batched matMul kernel', () => {
     tf.dispose([a, b, weights, da, db]);
   });
 
-  it('computes the same products from its shared-memory build (for tfjs-wasm built with threads)', () => {
-    // The page and the CLI run tfjs-wasm unthreaded, so this build is exercised here directly.
-    const memory = new WebAssembly.Memory({ initial: 4, maximum: 65536, shared: true });
-    const module = new WebAssembly.Module(Buffer.from(batchMatMulKernelShared, 'base64'));
-    const kernel = new WebAssembly.Instance(module, { env: { memory } }).exports.batchMatMul as (...args: number[]) => void;
+  it('computes the same products from its shared-memory builds (for tfjs-wasm built with threads)', () => {
+    // The page and the CLI run tfjs-wasm unthreaded, so these builds are exercised here directly.
     const [batch, m, k, n] = [3, 7, 33, 70];
-    for (const [ta, tb] of transposes) {
+    for (const build of builds) {
+      for (const [ta, tb] of transposes) {
+        const [as, bs] = operandShapes([batch], m, k, n, ta, tb);
+        const a = random(as), b = random(bs);
+        const shared = runBuild(build, true, a, b, ta, tb), plain = runBuild(build, false, a, b, ta, tb);
+        expect(shared, `${build} ${name(ta, tb)}`).toEqual(plain);
+        expectClose(tf.tensor(shared, [batch, m, n]), reference(a, b, ta, tb));
+        tf.dispose([a, b]);
+      }
+    }
+  });
+
+  // Tolerance of the two builds against float64. Each output is a float32 dot product of length K,
+  // summed in order per lane; the plain SIMD build rounds twice per term (the product, then the
+  // sum), the fused multiply-add build once (f32x4.relaxed_madd rounds a * b + c once). So the two
+  // builds differ in the last bits, and by more as K grows: each of the K steps may round
+  // differently. Both stay within the float32 dot product's error bound,
+  // |computed - exact| <= gamma_K * sum |a_k b_k|, gamma_K = K u / (1 - K u), u = 2^-24 (Higham,
+  // Accuracy and Stability of Numerical Algorithms, 3.1); the test checks that bound per output.
+  it.each(builds)('keeps the %s build within the float32 dot-product error bound of float64, up to K = 2016', (build) => {
+    if (build === 'fma' && !relaxedSimdSupported()) return void console.log('fma build not checked: this engine has no relaxed SIMD (vitest passes --experimental-wasm-relaxed-simd)');
+    for (const [batch, m, k, n, ta, tb] of [[2, 13, 7, 21, false, false], [1, 9, 300, 17, true, false], [1, 12, 2016, 16, true, false], [4, 63, 32, 63, false, true]] as const) {
       const [as, bs] = operandShapes([batch], m, k, n, ta, tb);
       const a = random(as), b = random(bs);
-      const heap = new Float32Array(memory.buffer);
-      const [aAt, bAt, cAt, scratchAt] = [0, 1024, 16384, 32768]; // float offsets
-      heap.set(a.dataSync(), aAt);
-      heap.set(b.dataSync(), bAt);
-      kernel(4 * aAt, 4 * bAt, 4 * cAt, batch, m, n, k, ta ? 1 : k, ta ? m : 1, tb ? 1 : n, tb ? k : 1, 4 * scratchAt);
-      const c = tf.tensor(heap.slice(cAt, cAt + batch * m * n), [batch, m, n]);
-      expectClose(c, reference(a, b, ta, tb));
-      tf.dispose([a, b, c]);
+      const got = runBuild(build, false, a, b, ta, tb);
+      const { values, bound } = referenceWithBound(a, b, ta, tb);
+      let worst = 0;
+      for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i] - values[i]) / bound[i]);
+      expect(worst, `${build} batch ${batch} m ${m} k ${k} n ${n} ${name(ta, tb)}`).toBeLessThanOrEqual(1);
+      tf.dispose([a, b]);
     }
+  });
+
+  it('runs fused multiply-adds in its fma build where the CPU fuses them: the builds differ in the last bits, not more', () => {
+    if (!relaxedSimdSupported() || !relaxedMaddFuses()) return void console.log(`not checked: relaxed SIMD ${relaxedSimdSupported() ? 'is computed unfused by this CPU' : 'is missing in this engine'}`);
+    const [as, bs] = operandShapes([1], 16, 2016, 16, true, false);
+    const a = random(as), b = random(bs);
+    const fused = runBuild('fma', false, a, b, true, false), plain = runBuild('simd', false, a, b, true, false);
+    let differ = 0, worst = 0;
+    for (let i = 0; i < fused.length; i++) {
+      if (fused[i] !== plain[i]) differ++;
+      worst = Math.max(worst, Math.abs(fused[i] - plain[i]) / (Math.abs(plain[i]) + 1));
+    }
+    expect(differ).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(1e-5);
+    tf.dispose([a, b]);
+  });
+
+  it('switches between its builds with the FMA switch, and the products stay within tolerance', () => {
+    installWasmBatchMatMul();
+    const a = random([40, 50]), b = random([50, 30]);
+    const expected = reference(a.expandDims(0), b.expandDims(0), false, false);
+    try {
+      for (const on of [false, true, false]) {
+        setFusedMultiplyAdd(on);
+        const c = tf.matMul(a, b);
+        expect(wasmBatchMatMulStatus().build).toBe(on && relaxedSimdSupported() ? 'fma' : 'simd');
+        expectClose(c.expandDims(0), expected);
+        c.dispose();
+      }
+    } finally {
+      setFusedMultiplyAdd(true);
+    }
+    tf.dispose([a, b]);
   });
 
   it('keeps the tensor count and the backend memory flat over repeated products', () => {

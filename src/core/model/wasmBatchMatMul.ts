@@ -12,16 +12,24 @@
  * tfjs's own kernel. Gradients of matMul dispatch to BatchMatMul with transpose flags, so they
  * run here with no transpose copies.
  *
+ * Two builds of the kernel (wasmKernelModule.ts): with relaxed SIMD's fused multiply-add where the
+ * engine has it (one instruction and one rounding per multiply-add, 27-31 against 23-27 GMAC/s on
+ * the step's shapes here), plain SIMD multiplies and adds otherwise or when turned off.
+ *
  * The kernel module imports tfjs-wasm's own WebAssembly.Memory and computes on tensor data in
  * place: inputs at their memoryOffset, the output from backend.makeOutput, packing scratch from
  * the backend's _malloc. If that memory cannot be found (another tfjs build), or this engine
  * lacks WebAssembly SIMD, nothing is replaced and the returned status says why.
- * Deliberate simplifications: one thread (tfjs-wasm runs one here, docs/architecture.md); the scratch
- * buffer only grows (to ~5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]).
+ * One thread (tfjs-wasm runs one here, docs/architecture.md), unless setProductThreads gave it a
+ * helper thread (productThreads.ts), which then computes part of each large product.
+ * Deliberate simplification: the scratch buffer only grows (to ~4.5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]:
+ * B is packed whole).
  */
 import * as tf from '@tensorflow/tfjs';
-import { batchMatMulKernelPlain, batchMatMulKernelShared } from './batchMatMulKernel.generated';
-import { instantiateOnTfjsMemory, type TfjsWasmModule } from './wasmKernelModule';
+import { batchMatMulKernel } from './batchMatMulKernel.generated';
+import { scratchBytes } from './batchMatMulScratch';
+import type { ProductJob, ProductThreads } from './productThreads';
+import { instantiateOnTfjsMemory, multiplyAddVersion, type MultiplyAdd, type TfjsWasmModule } from './wasmKernelModule';
 
 export interface WasmBatchMatMulStatus {
   /** True when float32 products run on the SIMD kernel. */
@@ -30,6 +38,8 @@ export interface WasmBatchMatMulStatus {
   reason: string;
   /** Products computed by the SIMD kernel since the process started (tests check it moves). */
   calls: number;
+  /** The build the last product ran on (fused multiply-add or plain SIMD), null before the first. */
+  build: MultiplyAdd | null;
 }
 
 /** The parts of tfjs-wasm's BackendWasm this file uses (they are not in its public types). */
@@ -48,6 +58,9 @@ type KernelEntry = (
 interface Binding {
   backend: WasmBackend;
   entry: KernelEntry;
+  build: MultiplyAdd;
+  /** multiplyAddVersion() when it was made: the FMA switch changed since when they differ. */
+  version: number;
   scratch: number;
   scratchBytes: number;
 }
@@ -60,10 +73,22 @@ let calls = 0;
 function bind(backend: WasmBackend): Binding | string {
   const module = backend.wasm;
   if (typeof module?._malloc !== 'function' || typeof module._free !== 'function') return "tfjs-wasm's module exports no _malloc/_free";
-  const exports = instantiateOnTfjsMemory(module, batchMatMulKernelPlain, batchMatMulKernelShared);
-  if (typeof exports === 'string') return exports;
-  return { backend, entry: exports.batchMatMul as KernelEntry, scratch: 0, scratchBytes: 0 };
+  const made = instantiateOnTfjsMemory(module, batchMatMulKernel);
+  if (typeof made === 'string') return made;
+  return { backend, entry: made.exports.batchMatMul as KernelEntry, build: made.build, version: made.version, scratch: 0, scratchBytes: 0 };
 }
+
+/** The binding for this backend instance under the current FMA choice, remade when either changed; null if it cannot be made. */
+function bindingFor(backend: WasmBackend): Binding | null {
+  if (binding?.backend === backend && binding.version === multiplyAddVersion()) return binding;
+  const bound = bind(backend); // a new backend instance (tf.removeBackend and back): a new memory
+  if (typeof bound === 'string') return null;
+  if (binding?.backend === backend) Object.assign(bound, { scratch: binding.scratch, scratchBytes: binding.scratchBytes }); // the same heap: keep its scratch
+  binding = bound;
+  return binding;
+}
+
+
 
 function scratchFor(b: Binding, bytes: number): number {
   if (bytes > b.scratchBytes) {
@@ -77,6 +102,8 @@ function scratchFor(b: Binding, bytes: number): number {
   }
   return b.scratch;
 }
+
+export { scratchBytes };
 
 const sameShape = (x: number[], y: number[]) => x.length === y.length && x.every((v, i) => v === y[i]);
 
@@ -98,23 +125,33 @@ function simdBatchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown
   if (k !== kb || m === 0 || n === 0 || k === 0) return null; // a mismatch: tfjs's error; empty: tfjs's
 
   const backend = args.backend as WasmBackend;
-  if (binding?.backend !== backend) {
-    const bound = bind(backend); // a new backend instance (tf.removeBackend and back): a new memory
-    if (typeof bound === 'string') return null;
-    binding = bound;
-  }
-  const padded = 4 * k * (Math.ceil(m / 4) * 4 + Math.ceil(n / 8) * 8) + 128;
-  const scratch = scratchFor(binding, padded);
+  const bound = bindingFor(backend);
+  if (!bound) return null;
+  const scratch = scratchFor(bound, scratchBytes(m, n, k));
   const out = backend.makeOutput([...outer, m, n], 'float32');
   const offset = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId)!.memoryOffset;
-  binding.entry(
-    offset(a), offset(b), offset(out), batch, m, n, k,
-    transposeA ? 1 : k, transposeA ? m : 1, // A stored [M, K], or [K, M] when transposed
-    transposeB ? 1 : n, transposeB ? k : 1, // B stored [K, N], or [N, K] when transposed
-    scratch,
-  );
+  const job: ProductJob = {
+    a: offset(a), b: offset(b), c: offset(out), batch, m, n, k,
+    aRowStride: transposeA ? 1 : k, aInnerStride: transposeA ? m : 1, // A stored [M, K], or [K, M] when transposed
+    bInnerStride: transposeB ? 1 : n, bColumnStride: transposeB ? k : 1, // B stored [K, N], or [N, K] when transposed
+    transposeA: !!transposeA,
+  };
+  const compute = (part: ProductJob) =>
+    bound.entry(part.a, part.b, part.c, part.batch, part.m, part.n, part.k, part.aRowStride, part.aInnerStride, part.bInnerStride, part.bColumnStride, scratch);
+  const memory = backend.wasm.wasmMemory ?? backend.wasm.asm?.memory;
+  if (!(threads && memory instanceof WebAssembly.Memory && threads.run(job, () => memory.buffer, bound.build, compute))) compute(job);
   calls++;
   return out;
+}
+
+let threads: ProductThreads | null = null;
+
+/**
+ * Splits large products with a helper thread from now on (productThreads.ts), or stops (null).
+ * The caller owns the threads and closes them.
+ */
+export function setProductThreads(helper: ProductThreads | null): void {
+  threads = helper;
 }
 
 /**
@@ -144,5 +181,5 @@ export function installWasmBatchMatMul(): WasmBatchMatMulStatus {
 }
 
 export function wasmBatchMatMulStatus(): WasmBatchMatMulStatus {
-  return { active: installed?.active ?? false, reason: installed?.reason ?? 'not installed', calls };
+  return { active: installed?.active ?? false, reason: installed?.reason ?? 'not installed', calls, build: binding?.build ?? null };
 }

@@ -4,8 +4,15 @@ import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedPathOf, renderKernelModule } from '../../../scripts/buildKernels';
 import { Rng } from '../rng';
-import { elementwiseKernelPlain, elementwiseKernelShared } from './elementwiseKernel.generated';
+import { elementwiseKernel } from './elementwiseKernel.generated';
 import { compositeGelu, compositeLayerNorm, gelu, installWasmElementwise, layerNorm, wasmElementwiseStatus } from './wasmElementwise';
+import { relaxedSimdSupported, setFusedMultiplyAdd, type MultiplyAdd } from './wasmKernelModule';
+
+// Both builds of the kernels (wasmKernelModule.ts) are held to the same tolerances against float64:
+// the fused multiply-add build rounds each a * b + c once where the plain SIMD build rounds the
+// product and then the sum, so their results differ in the last bit or two (the polynomial has 6
+// such steps, LayerNorm's sums d), far inside tolerances set by the approximations themselves.
+const builds: MultiplyAdd[] = ['fma', 'simd'];
 
 const rng = new Rng(5);
 const uniform = (n: number, lo: number, hi: number) => Float32Array.from({ length: n }, () => lo + (hi - lo) * rng.next());
@@ -162,8 +169,9 @@ describe('wasm fused GELU kernels', () => {
     tf.dispose([ints, y]);
   });
 
-  it('computes the same values and gradients from its shared-memory build (for tfjs-wasm built with threads)', () => {
-    // The page and the CLI run tfjs-wasm unthreaded, so this build is exercised here directly.
+  it.each(builds)('computes the same values and gradients from its %s build on a shared memory (for tfjs-wasm built with threads)', (build) => {
+    // The page and the CLI run tfjs-wasm unthreaded, so the shared builds are exercised here directly.
+    if (build === 'fma' && !relaxedSimdSupported()) return void console.log('fma build not checked: this engine has no relaxed SIMD');
     const run = (base64: string, shared: boolean) => {
       const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared });
       const kernels = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(base64, 'base64')), { env: { memory } }).exports as {
@@ -182,7 +190,31 @@ describe('wasm fused GELU kernels', () => {
       expect(heap[yAt + n]).toBe(0); // nothing written past the end
       return [heap.slice(yAt, yAt + n), heap.slice(dxAt, dxAt + n)];
     };
-    expect(run(elementwiseKernelShared, true)).toEqual(run(elementwiseKernelPlain, false));
+    expect(run(elementwiseKernel[build].shared, true)).toEqual(run(elementwiseKernel[build].plain, false));
+  });
+
+  it('keeps both builds within 1e-6 of float64 (value) and 3e-7 (derivative) through the FMA switch, a few bits apart', () => {
+    installWasmElementwise();
+    const n = 20_001;
+    const x = tf.tensor1d(Float32Array.from({ length: n }, (_, i) => -12 + (24 * i) / (n - 1)));
+    const xs = x.dataSync();
+    const outputs: Float32Array[][] = [];
+    try {
+      for (const on of [true, false]) {
+        setFusedMultiplyAdd(on);
+        const [y, dx] = tf.tidy(() => [gelu(x), tf.grad((v: tf.Tensor) => gelu(v).sum())(x)]);
+        expect(wasmElementwiseStatus().build).toBe(on && relaxedSimdSupported() ? 'fma' : 'simd');
+        expect(worstError(y.dataSync(), Array.from(xs, geluRef))).toBeLessThan(1e-6);
+        expect(worstError(dx.dataSync(), Array.from(xs, geluGradRef))).toBeLessThan(3e-7);
+        outputs.push([y.dataSync() as Float32Array, dx.dataSync() as Float32Array]);
+        tf.dispose([y, dx]);
+      }
+    } finally {
+      setFusedMultiplyAdd(true);
+    }
+    expect(worstError(outputs[0][0], outputs[1][0])).toBeLessThan(5e-7);
+    expect(worstError(outputs[0][1], outputs[1][1])).toBeLessThan(5e-7);
+    x.dispose();
   });
 });
 
@@ -272,7 +304,8 @@ describe('wasm fused LayerNorm kernels', () => {
     tf.dispose([gamma, beta, x]);
   });
 
-  it('computes the same LayerNorm and gradients from its shared-memory build (for tfjs-wasm built with threads)', () => {
+  it.each(builds)('computes the same LayerNorm and gradients from its %s build on a shared memory (for tfjs-wasm built with threads)', (build) => {
+    if (build === 'fma' && !relaxedSimdSupported()) return void console.log('fma build not checked: this engine has no relaxed SIMD');
     const [rows, d] = [7, 13];
     const x = uniform(rows * d, -3, 3), gamma = uniform(d, 0.5, 1.5), beta = uniform(d, -1, 1), w = uniform(rows * d, -1, 1);
     const run = (base64: string, shared: boolean) => {
@@ -290,6 +323,6 @@ describe('wasm fused LayerNorm kernels', () => {
       [ref.y, ref.dx, ref.dgamma, ref.dbeta].forEach((r, i) => expect(worstError(out[i], r), `output ${i}`).toBeLessThan(1e-5));
       return out;
     };
-    expect(run(elementwiseKernelShared, true)).toEqual(run(elementwiseKernelPlain, false));
+    expect(run(elementwiseKernel[build].shared, true)).toEqual(run(elementwiseKernel[build].plain, false));
   });
 });

@@ -11,14 +11,15 @@
  * other backend, for other dtypes, or when they could not be installed, they are the composites
  * (compositeGelu, compositeLayerNorm: transformer.ts's formulas).
  *
- * As in wasmBatchMatMul.ts, the kernel module imports tfjs-wasm's own WebAssembly.Memory and works
+ * As in wasmBatchMatMul.ts, the kernels come in a fused multiply-add build (relaxed SIMD) and a
+ * plain SIMD one (wasmKernelModule.ts), and the kernel module imports tfjs-wasm's own WebAssembly.Memory and works
  * on tensor data in place: inputs at their memoryOffset, the output from backend.makeOutput. If
  * that memory cannot be found (another tfjs build), or this engine lacks WebAssembly SIMD, nothing
  * is registered and the returned status says why.
  */
 import * as tf from '@tensorflow/tfjs';
-import { elementwiseKernelPlain, elementwiseKernelShared } from './elementwiseKernel.generated';
-import { instantiateOnTfjsMemory, type TfjsWasmModule } from './wasmKernelModule';
+import { elementwiseKernel } from './elementwiseKernel.generated';
+import { instantiateOnTfjsMemory, multiplyAddVersion, type MultiplyAdd, type TfjsWasmModule } from './wasmKernelModule';
 
 export interface WasmElementwiseStatus {
   /** True when gelu() and layerNorm() run on the SIMD kernels (while wasm is the active backend). */
@@ -27,6 +28,8 @@ export interface WasmElementwiseStatus {
   reason: string;
   /** Kernel runs (forward and gradient) since the process started (tests check it moves). */
   calls: number;
+  /** The build the kernels last ran on (fused multiply-add or plain SIMD), null before the first. */
+  build: MultiplyAdd | null;
 }
 
 /** The parts of tfjs-wasm's BackendWasm this file uses (they are not in its public types). */
@@ -47,6 +50,9 @@ interface Kernels {
 interface Binding {
   backend: WasmBackend;
   kernels: Kernels;
+  build: MultiplyAdd;
+  /** multiplyAddVersion() when it was made: the FMA switch changed since when they differ. */
+  version: number;
 }
 
 const geluKernel = 'PrlGelu';
@@ -62,13 +68,16 @@ let calls = 0;
 
 /** Instantiates the kernels on a backend's memory, or says why it cannot. */
 function bind(backend: WasmBackend): Binding | string {
-  const exports = instantiateOnTfjsMemory(backend.wasm, elementwiseKernelPlain, elementwiseKernelShared);
-  return typeof exports === 'string' ? exports : { backend, kernels: exports as unknown as Kernels };
+  const made = instantiateOnTfjsMemory(backend.wasm, elementwiseKernel);
+  return typeof made === 'string' ? made : { backend, kernels: made.exports as unknown as Kernels, build: made.build, version: made.version };
 }
 
-/** The kernels bound to this backend instance (a new one after tf.removeBackend: a new memory), or null. */
+/**
+ * The kernels bound to this backend instance (a new one after tf.removeBackend: a new memory)
+ * under the current FMA choice, or null.
+ */
 function bindingFor(backend: WasmBackend): Binding | null {
-  if (binding?.backend !== backend) {
+  if (binding?.backend !== backend || binding.version !== multiplyAddVersion()) {
     const bound = bind(backend);
     if (typeof bound === 'string') return null;
     binding = bound;
@@ -149,7 +158,7 @@ export function installWasmElementwise(): WasmElementwiseStatus {
 }
 
 export function wasmElementwiseStatus(): WasmElementwiseStatus {
-  return { active: installed?.active ?? false, reason: installed?.reason ?? 'not installed', calls };
+  return { active: installed?.active ?? false, reason: installed?.reason ?? 'not installed', calls, build: binding?.build ?? null };
 }
 
 /** True when the fused kernels can run on the current backend. */

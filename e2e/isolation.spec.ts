@@ -1,0 +1,36 @@
+import { test, expect } from '@playwright/test';
+import { LabPage } from './pages/labPage';
+
+// Cross-origin isolation (COOP same-origin + COEP require-corp, vite.config.ts and the README's
+// deployment note) is what gives the page SharedArrayBuffer, and with it threads.
+test('the page is cross-origin isolated: its server sends COOP and COEP, and SharedArrayBuffer exists', async ({ page }) => {
+  const response = await page.goto('/');
+  expect(response?.headers()['cross-origin-opener-policy']).toBe('same-origin');
+  expect(response?.headers()['cross-origin-embedder-policy']).toBe('require-corp');
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  expect(await page.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
+});
+
+test('on wasm the status says which multiply-add the kernels run, and ?fma=0 turns the fused one off', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
+  test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
+  // Chromium has relaxed SIMD (since 114): the kernels' fused multiply-add build runs.
+  expect(backend.notes?.join('\n')).toContain("kernels' multiply-add: fused multiply-add (relaxed SIMD");
+  await lab.open(undefined, '?fma=0');
+  const off = await lab.state<{ notes?: string[] }>('backend');
+  expect(off.notes?.join('\n')).toContain("kernels' multiply-add: plain SIMD multiply and add (fused multiply-add turned off)");
+});
+
+test('?threads=2 starts the product helper worker on wasm (shared memory, so only on an isolated page)', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(undefined, '?backend=wasm&threads=2');
+  const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
+  test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
+  expect(backend.notes?.join('\n')).toContain('matMul threads: two (a helper worker');
+  // A run trains with it (the tiny run's products are below the split size; the helper waits).
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  await lab.button('Pause').click();
+});
