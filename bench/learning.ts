@@ -18,7 +18,7 @@ import { sandboxLimits } from '../src/cli/report';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { loadItemsFile } from '../src/cli/data';
 
-type Report = (figure: { name: string; unit: string; median: number; min: number; max: number; runs: number; [extra: string]: unknown }) => void;
+export type Report = (figure: { name: string; unit: string; median: number; min: number; max: number; runs: number; [extra: string]: unknown }) => void;
 
 async function checkpointConfig(path: string, algorithm: string, change: Record<string, unknown> = {}): Promise<{ bytes: Uint8Array; config: LabConfig }> {
   const bytes = new Uint8Array(readFileSync(path));

@@ -33,13 +33,8 @@ import { REF0, VALUE0, isValue, programToTokens, tokensToProgram } from '../src/
 import { printProgram } from '../src/core/kolmogorov/program';
 import { oneEditAway } from '../src/core/kolmogorov/repair';
 import { kolmogorovPolicyConfig } from '../src/core/kolmogorov/task';
-import { taskPreludes } from '../src/core/runner';
-import { generateProblems } from '../src/core/functions/generator';
-import { functionsTask } from '../src/core/functions/task';
-import { createTrainingLoop } from '../src/core/loop';
-import { sandboxLimits } from '../src/cli/report';
-import { openCheckpointRunner, openFunctionsCheckpointRunner } from '../src/cli/checkpointRunner';
-import { loadKolmogorovFile, loadProblemsFile } from '../src/cli/data';
+import { openCheckpointRunner } from '../src/cli/checkpointRunner';
+import { loadKolmogorovFile } from '../src/cli/data';
 import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
@@ -51,6 +46,8 @@ import { LoadMonitor } from './load';
 import { pageFigures } from './page';
 import { Rng } from '../src/core/rng';
 import { dqnFigures, expertIterationFigures } from './learning';
+import { soakFigures } from './soak';
+import { functionSearchFigures } from './functionSearch';
 
 const args = process.argv.slice(2);
 // `--only=a,b` or `--only a,b` (the second form ran the whole bench before).
@@ -440,82 +437,6 @@ async function supervisedStepDurations(config: PolicyConfig, grammar: ShardGramm
   }
 }
 
-/**
- * The leak soak (docs/reliability.md): 1,000 training steps of the one loop (the functions task, a
- * tiny policy, the real sandbox pool) with a checkpoint saved every 20 steps and loaded back every
- * 100, and two backend switches as a lost GPU device makes them (trainerService's recovery): at
- * the half the run is saved, disposed and rebuilt from its checkpoint on the cpu backend, and at
- * three quarters back on the first one. Reports the tensor count after warm-up and at the end
- * (they must be equal), and the resident set before and after.
- */
-async function soakFigures(steps: number): Promise<void> {
-  const config = defaultConfig();
-  config.task.name = 'functions';
-  config.model = { ...config.model, layers: 1, dModel: 16, heads: 2, context: 160, maxProgramTokens: 24 };
-  config.algorithm = { ...config.algorithm, batchSize: 8 };
-  const pool = createNodeSandboxPool({ size: 1, limits: sandboxLimits(config), preludes: taskPreludes() });
-  const problems = generateProblems(200, 5).map((made) => made.problem);
-  let loop = await createTrainingLoop(config, functionsTask(config), problems, { pool });
-  const first = tf.getBackend();
-  const switches = new Map([[Math.floor(steps / 2), 'cpu'], [Math.floor((3 * steps) / 4), first]]);
-  try {
-    const warmup = 10;
-    let saves = 0;
-    let tensorsAfterWarmup = 0;
-    let rssAfterWarmup = 0;
-    const started = performance.now();
-    for (let step = 1; step <= steps; step++) {
-      await loop.step();
-      if (step % 20 === 0) {
-        const bytes = await loop.saveCheckpoint();
-        saves += 1;
-        if (step % 100 === 0) await loop.loadCheckpoint(bytes);
-      }
-      const backend = switches.get(step);
-      if (backend) {
-        const bytes = await loop.saveCheckpoint();
-        loop.dispose();
-        await tf.setBackend(backend);
-        loop = await createTrainingLoop(config, functionsTask(config), problems, { pool, initFrom: bytes });
-        await loop.loadCheckpoint(bytes);
-      }
-      if (step === warmup) {
-        tensorsAfterWarmup = tf.memory().numTensors;
-        rssAfterWarmup = process.memoryUsage().rss;
-      }
-    }
-    const seconds = (performance.now() - started) / 1000;
-    report({
-      name: 'soak_tensor_growth/functions_tiny', unit: 'tensors', median: tf.memory().numTensors - tensorsAfterWarmup, min: 0, max: 0, runs: 1,
-      steps, saves, loads: Math.floor(steps / 100), backend_switches: [...switches.values()].join(' -> '), tensors_after_warmup: tensorsAfterWarmup, tensors_at_end: tf.memory().numTensors,
-      rss_mb_after_warmup: Math.round(rssAfterWarmup / 2 ** 20), rss_mb_at_end: Math.round(process.memoryUsage().rss / 2 ** 20), seconds: Math.round(seconds),
-    });
-  } finally {
-    loop.dispose();
-    await pool.close();
-  }
-}
-
-/** The functions search at k = 256 over 200 problems (the issue's budget: under 5 minutes on this machine), one timed run. */
-async function functionSearchFigures(): Promise<void> {
-  const checkpoint = args.find((a) => a.startsWith('--checkpoint='))?.split('=')[1] ?? 'public/functions.prl';
-  const sources = ['datasets/functions/handwritten_dev.jsonl', 'datasets/functions/dev.jsonl', 'datasets/functions/validation.jsonl'];
-  const problems = sources.flatMap((path) => loadProblemsFile(path, { quiet: true })).slice(0, 200);
-  const { runner, close } = await openFunctionsCheckpointRunner(new Uint8Array(readFileSync(checkpoint)));
-  try {
-    const started = performance.now();
-    const result = await runner.search(problems, { k: 256, selection: 'cluster', onProgress: (done, total) => process.stderr.write(`\rsearched ${done}/${total}`) });
-    const seconds = (performance.now() - started) / 1000;
-    process.stderr.write('\n');
-    report({
-      name: 'functions_search_k256_cluster/200_problems', unit: 's', median: seconds, min: seconds, max: seconds, runs: 1,
-      problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, checkpoint, sources, backend: tf.getBackend(),
-    });
-  } finally {
-    await close();
-  }
-}
-
 async function main(): Promise<void> {
   const backend = await initTensorflow('auto');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
@@ -531,10 +452,10 @@ async function main(): Promise<void> {
   if (wanted('split')) await splitFigures(Math.max(3, Math.floor(runs / 3)));
   if (wanted('jsonl')) await jsonlFigures(runs);
   if (wanted('checkpoint')) await checkpointFigures(runs);
-  if (wanted('soak')) await soakFigures(quick ? 200 : 1000);
+  if (wanted('soak')) await soakFigures(quick ? 200 : 1000, report);
   if (wantedExplicitly('expert_iteration')) await expertIterationFigures(quick ? 3 : 10, report);
   if (wantedExplicitly('dqn')) await dqnFigures(quick ? 5 : 20, report);
-  if (wantedExplicitly('fsearch')) await functionSearchFigures();
+  if (wantedExplicitly('fsearch')) await functionSearchFigures(args.find((a) => a.startsWith('--checkpoint='))?.split('=')[1] ?? 'public/functions.prl', report);
   if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
   if (wantedExplicitly('threads')) await productThreadFigures(quick ? 4 : Number(runsArg ?? 8));
   if (wantedExplicitly('page')) await pageFigures({ quick, report, cliFigures: () => policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs) });
