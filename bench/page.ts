@@ -122,7 +122,9 @@ type LabState = {
 
 const labState = (page: Page) => page.evaluate(() => {
   const state = (window as unknown as { __lab: { state(): LabState } }).__lab.state();
-  return { message: state.message, phase: state.phase, backend: state.backend, series: state.series } as LabState;
+  // The store keeps series in a Map by metric name (a Map does not cross evaluate): an object here.
+  const series = state.series as unknown as Map<string, { step: number; value: number }[]> | LabState['series'];
+  return { message: state.message, phase: state.phase, backend: state.backend, series: series instanceof Map ? Object.fromEntries(series) : series } as LabState;
 });
 
 /** Trains the reference run in the page on `backend` and returns the measured steps' figures, or why the backend did not run. */
@@ -144,9 +146,12 @@ async function pageRun(page: Page, base: string, backend: 'wasm' | 'webgpu', que
     if (points >= warmup + steps) break;
     if (Date.now() - started > timeoutMs) {
       if (points > warmup) break; // slow (a software GPU): measure what there is
-      await page.getByRole('button', { name: 'Pause', exact: true }).click();
-      const first = (await labState(page)).series.step_ms?.[0]?.value;
-      return { skipped: `${backend}: ${points} step${points === 1 ? '' : 's'} in ${Math.round(timeoutMs / 1000)} s (the first ${first === undefined ? 'unfinished' : `${Math.round(first / 1000)} s`}), too few to measure` };
+      // A run that failed (a lost device, an out-of-memory) has no Pause to press: its message says why.
+      const pause = page.getByRole('button', { name: 'Pause', exact: true });
+      if (await pause.isEnabled()) await pause.click();
+      const state = await labState(page);
+      const first = state.series.step_ms?.[0]?.value;
+      return { skipped: `${backend}: ${points} step${points === 1 ? '' : 's'} in ${Math.round(timeoutMs / 1000)} s (the first ${first === undefined ? 'unfinished' : `${Math.round(first / 1000)} s`}), too few to measure; the page's phase: ${state.phase}, its status: ${state.message}` };
     }
     await page.waitForTimeout(500);
   }
