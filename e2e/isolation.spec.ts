@@ -34,3 +34,23 @@ test('?threads=2 starts the product helper worker on wasm (shared memory, so onl
   await lab.waitForPoints(2);
   await lab.button('Pause').click();
 });
+
+test('with ?threads=2 the reference policy trains with split products, and the main thread stays free (no task over 50 ms)', async ({ page }) => {
+  test.setTimeout(180_000);
+  const lab = new LabPage(page);
+  // The default model (d_model 128, batch 32): every product of its update is over the 8M multiply-adds a split needs.
+  await lab.open('seed=1', '?backend=wasm&threads=2');
+  const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
+  test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
+  expect(backend.notes?.join('\n')).toContain('matMul threads: two (a helper worker');
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  // From here (the charts are drawn) the main thread is watched over three more steps.
+  await lab.watchLongTasks();
+  await lab.waitForPoints(5);
+  await lab.button('Pause').click();
+  const longTasks = await lab.longTasks();
+  expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(50);
+  const rewards = await lab.state<{ value: number }[]>('series.avg_reward');
+  expect(rewards.every((point) => Number.isFinite(point.value))).toBe(true);
+});
