@@ -85,7 +85,7 @@ function freePort(): Promise<number> {
 }
 
 /** Runs vite with `args` to its end; rejects with its output when it fails. */
-function runVite(args: string[]): Promise<void> {
+export function runVite(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [viteBin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

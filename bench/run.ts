@@ -5,8 +5,9 @@
  * 64, batch 32 x 64 tokens; and d_model 256 x 4 layers), so the ratio to PyTorch is fair.
  * Run the Python reference in the same session, never at the same time (docs/performance.md).
  *
- * Flags: --only policy,fma,threads,warmstart,sandbox,repair,split,jsonl,checkpoint,soak,page  --runs N  --quick (fewer runs, small model only)
- * (`--only=a,b` and `--only a,b` both work.) Only when named, since they take minutes: `fma`, `threads`
+ * Flags: --only policy,fma,threads,warmstart,sandbox,repair,split,jsonl,checkpoint,soak,page,bundle  --runs N  --quick (fewer runs, small model only)
+ * (`--only=a,b` and `--only a,b` both work.) Only when named: `bundle` (the page's chunks from a
+ * fresh build, raw and gzipped, bench/bundle.ts); and, since they take minutes, `fma`, `threads`
  * and `page` (the FMA on/off comparison and products split with a helper thread against one thread,
  * both in this process, and the page trained in headless Chromium beside this process's figures,
  * bench/page.ts); `expert_iteration` and `dqn` (bench/learning.ts); and `fsearch`: the functions
@@ -48,6 +49,7 @@ import { Rng } from '../src/core/rng';
 import { dqnFigures, expertIterationFigures } from './learning';
 import { soakFigures } from './soak';
 import { functionSearchFigures } from './functionSearch';
+import { bundleFigures } from './bundle';
 
 const args = process.argv.slice(2);
 // `--only=a,b` or `--only a,b` (the second form ran the whole bench before).
@@ -458,6 +460,7 @@ async function main(): Promise<void> {
   if (wantedExplicitly('fsearch')) await functionSearchFigures(args.find((a) => a.startsWith('--checkpoint='))?.split('=')[1] ?? 'public/functions.prl', report);
   if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
   if (wantedExplicitly('threads')) await productThreadFigures(quick ? 4 : Number(runsArg ?? 8));
+  if (wantedExplicitly('bundle')) await bundleFigures(report);
   if (wantedExplicitly('page')) await pageFigures({ quick, report, cliFigures: () => policyFigures('reference_d128_l2', referenceConfig, 32, 64, runs) });
 }
 

@@ -2,7 +2,8 @@
  * The import structure docs/architecture.md describes, checked: no module imports itself back
  * through others (types included, which ESLint's import-x/no-cycle does not count), generic core
  * code imports no task folder (ESLint's no-restricted-imports says where; this says it holds for
- * the whole tree), and no hand-written file grows past 500 lines.
+ * the whole tree), no hand-written file grows past 500 lines, and the page's main thread loads
+ * no tfjs backend.
  */
 import { readFileSync } from 'node:fs';
 // @ts-expect-error -- madge ships no type declarations
@@ -36,5 +37,22 @@ describe('architecture', () => {
       .map((file) => ({ file, lines: readFileSync(`src/${file}`, 'utf8').split('\n').length }))
       .filter(({ lines }) => lines > 500);
     expect(long).toEqual([]);
+  }, 60_000);
+
+  it('keeps the page\'s main thread off the tfjs umbrella and its backends (the workers train; the page only needs core\'s config and registry)', async () => {
+    // The umbrella @tensorflow/tfjs brings layers, data and the cpu and webgl backends: 1.65 MB of
+    // first bundle where core on @tensorflow/tfjs-core makes it 0.87 MB (docs/architecture.md).
+    const graph = (await madge('src', { fileExtensions: ['ts', 'tsx'], tsConfig: 'tsconfig.json' })).obj();
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph[file] ?? []) visit(target);
+    };
+    visit('ui/main.tsx');
+    expect(reached.has('core/registry.ts')).toBe(true); // what makes this test mean something
+    const heavy = /(?:from|import)\s+'@tensorflow\/tfjs(?:-backend-[a-z]+)?'/;
+    const offending = [...reached].filter((file) => heavy.test(readFileSync(`src/${file}`, 'utf8')));
+    expect(offending).toEqual([]);
   }, 60_000);
 });

@@ -21,7 +21,7 @@
  * policy's programs are judged under. The reference's are computed once per pair, outside the
  * gradient; a pair file's can be kept across epochs (`referenceCache`).
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import type { AlgorithmDefinition, PolicyUpdate, TokenPair } from '../algorithm';
 

@@ -38,7 +38,7 @@
  * one (its reward is what the task gives an incomplete program), rather than bootstrapping from
  * the state after its last token.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import { variableFrom } from '../model/variable';
 import type { AlgorithmDefinition, Episode, Sampling } from '../algorithm';

@@ -14,7 +14,7 @@
  * `numIterations` updates are taken on each batch, the ratio always to the sampling
  * probabilities (the sampler's log-probabilities, `Episode.behaviourLogProbs`).
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import { asPolicyAlgorithm, klChart, type AlgorithmDefinition } from '../algorithm';
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';

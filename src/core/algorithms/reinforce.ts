@@ -11,7 +11,7 @@
  * tokens of line l get gamma^(L-1-l) * R. Log-probabilities are those of the grammar-masked,
  * temperature-scaled distribution the sampler drew from.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { z } from 'zod';
 import { asPolicyAlgorithm, type AlgorithmDefinition, type Episode } from '../algorithm';
 

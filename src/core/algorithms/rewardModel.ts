@@ -12,7 +12,7 @@
  * Its file is a lab checkpoint whose weights are the trunk's and the head's (`rm/head/w`,
  * `rm/head/b`), with `extra.rewardModel` set: a policy checkpoint is not a reward model.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { variableFrom } from '../model/variable';
 import { decodeCheckpoint, encodeCheckpoint, tensorArrays, type CheckpointMeta } from '../checkpoint';
 import { Adam } from '../model/adam';

@@ -9,7 +9,7 @@
  *
  * A group of one has no other program to compare with: its advantage is 0.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { asPolicyAlgorithm, klChart, type AlgorithmDefinition } from '../algorithm';
 import type { AlgorithmCommonConfig, BaseConfig } from '../configSections';
 import type { Grammar } from '../grammar';

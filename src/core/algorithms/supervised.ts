@@ -3,7 +3,7 @@
  * the grammar mask, so no probability is spent on tokens the grammar forbids. The KoLMogorov
  * Test trained its SeqCoder models this way on synthetic pairs; RL then starts from here.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { applyClipped, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';

@@ -21,7 +21,7 @@
  * (measured, seeds 1 and 2); the push on a stale wrong answer kept going after the policy had
  * already left it (IMPALA's truncated importance sampling, per token).
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { asPolicyAlgorithm, type AlgorithmDefinition } from '../algorithm';
 import type { BaseConfig } from '../configSections';
 import type { Grammar } from '../grammar';

@@ -5,7 +5,7 @@
  * its getWeights() allocates a tensor per call. Here the correction is computed on the host
  * from the step count, so save -> load -> step equals step bit for bit.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { variableFrom } from './variable';
 import type { WeightArray } from './transformer';
 

@@ -11,7 +11,7 @@
  * differences into full-size steps where it is near zero, so comparing updated weights would
  * test Adam's epsilon rather than the backend.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { TransformerPolicy, type PolicyConfig, type WeightArray } from './transformer';
 
 /** A small policy and batch for the check: every op of a real step (attention, GELU, LayerNorm, both embeddings) at sizes a software GPU runs in seconds. */

@@ -6,7 +6,7 @@
  * The log-probabilities returned are those of the masked, temperature-scaled distribution:
  * the same distribution the update later differentiates.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import type { Grammar } from '../grammar';
 import type { Rng } from '../rng';
 import type { TransformerPolicy } from './transformer';

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 
 /** Identity whose gradient is zero (tfjs has no stop_gradient op). */
 export const stopGradient = tf.customGrad(((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {

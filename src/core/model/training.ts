@@ -4,7 +4,7 @@
  * the program tokens, and an Adam step with global-norm clipping that reads the loss on the
  * host and refuses to apply a non-finite update.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import type { Grammar } from '../grammar';
 import { leftPad } from './sampler';
 import type { Adam } from './adam';

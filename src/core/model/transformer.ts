@@ -16,7 +16,7 @@
  * are plain tf.matMul, their gradients with transpose flags: on wasm every float32 product runs
  * on our SIMD kernel (wasmBatchMatMul.ts), which reads any transpose while packing.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { variableFrom } from './variable';
 import { gelu, layerNorm } from './wasmElementwise';
 

@@ -5,7 +5,7 @@
  * variable is disposed. Found by the leak soak: every optimizer made and disposed left one tensor
  * per moment buffer (twice the model's size).
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 
 export function variableFrom(initial: tf.Tensor, trainable = true, name?: string): tf.Variable {
   const variable = tf.variable(initial, trainable, name);

@@ -25,7 +25,7 @@
  * Deliberate simplification: the scratch buffer only grows (to ~4.5 MB for the reference policy's weight gradients, [2016, 512]^T x [2016, 128]:
  * B is packed whole).
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { batchMatMulKernel } from './batchMatMulKernel.generated';
 import { scratchBytes } from './batchMatMulScratch';
 import type { ProductJob, ProductThreads } from './productThreads';

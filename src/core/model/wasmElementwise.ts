@@ -17,7 +17,7 @@
  * that memory cannot be found (another tfjs build), or this engine lacks WebAssembly SIMD, nothing
  * is registered and the returned status says why.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 import { elementwiseKernel } from './elementwiseKernel.generated';
 import { instantiateOnTfjsMemory, multiplyAddVersion, type MultiplyAdd, type TfjsWasmModule } from './wasmKernelModule';
 

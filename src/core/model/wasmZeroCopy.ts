@@ -8,7 +8,7 @@
  * counts references per data id (its own Reshape shares data this way, as the cpu backend's
  * Identity does), so both can return the input's data with one more reference.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
 
 interface RefCountingBackend {
   incRef(dataId: object): void;
