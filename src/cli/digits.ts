@@ -20,7 +20,7 @@ import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
-import { newRunRecord, rerunConfig, writeRunRecord } from './runRecord';
+import { newRunRecord, readRunRecord, rerunConfig, writeRunRecord } from './runRecord';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -58,6 +58,9 @@ export async function digitsMain(argv: string[]): Promise<void> {
   const parsed = parseArgs(argv, extras);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed) : null;
   const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv));
+  // A rerun of a run its time budget stopped trains to the step it reached (rerunConfig sets maxSteps; the digit tasks count numSteps).
+  const recorded = rerun ? readRunRecord(String(parsed.extra.rerun)) : null;
+  if (recorded?.stopped === 'time budget' && recorded.steps) config.digits = { ...config.digits, numSteps: recorded.steps };
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   const verbose = parsed.extra.verbose === true;
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
@@ -105,6 +108,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     }, verbose ? 2 : 0);
     console.log('');
     console.log(table(result.before, result.after));
+    if (result.stoppedBy === 'time budget') console.log(`the time budget (--time-limit ${config.run.timeLimit}) ended RL at step ${result.steps} of ${digits.numSteps}`);
     console.log(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL generations/s ${result.generationsPerSecond.toFixed(1)} with ${digits.numGenerators} generator(s)`);
     const summary = {
       task: result.task,
@@ -117,7 +121,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     };
     if (outputDir) {
       writeFileSync(join(outputDir, 'eval_results.json'), JSON.stringify(summary, null, 2));
-      writeRunRecord(outputDir, { ...runRecord, ended: new Date().toISOString(), steps: digits.numSteps, stopped: 'step budget' });
+      writeRunRecord(outputDir, { ...runRecord, ended: new Date().toISOString(), steps: result.steps, stopped: result.stoppedBy });
     }
     if (parsed.extra.json) console.log(JSON.stringify(summary));
   } finally {

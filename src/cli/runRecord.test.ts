@@ -76,4 +76,18 @@ describe('a run repeats from its record', () => {
     expect(record(`${run}-rerun`).steps).toBe(written.steps);
     expect(figures(`${run}-rerun`)).toEqual(figures(run));
   }, 120_000);
+
+  it('sum_digits: --time-limit ends RL at a step boundary, is recorded, and the rerun trains to the step it reached', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-dt-'));
+    const run = join(dir, 'run');
+    const flags = ['--task', 'sum_digits', '--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '8', '--num-generators', '1', '--warm-start-examples', '64', '--warm-start-steps', '20', '--eval-samples', '8', '--backend', 'cpu', '--seed', '7'];
+    await trainCommand([...flags, '--num-steps', '100000', '--time-limit', '2', '--output-dir', run]);
+    const written = record(run);
+    expect(written.stopped).toBe('time budget');
+    expect(written.steps).toBeGreaterThan(0);
+    expect(written.steps).toBeLessThan(100000);
+    await trainCommand(['--rerun', run]);
+    expect(record(`${run}-rerun`).steps).toBe(written.steps);
+    expect(figures(`${run}-rerun`)).toEqual(figures(run));
+  }, 120_000);
 });

@@ -113,6 +113,9 @@ export interface DigitRunEvents {
 
 export interface DigitRunResult {
   task: DigitTaskName;
+  /** RL steps taken: numSteps, or fewer when the time budget (run.timeLimit) ended the run. */
+  steps: number;
+  stoppedBy: 'step budget' | 'time budget';
   before: DigitEvalResult;
   after: DigitEvalResult;
   warmStartSeconds: number;
@@ -184,7 +187,11 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     const rlStarted = performance.now();
     let loopSeconds = 0; // RL wall time without the periodic evaluations
     let generations = 0;
-    for (let step = 1; step <= d.numSteps; step++) {
+    // run.timeLimit (--time-limit): RL stops at the first step boundary past it, evaluations included.
+    const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
+    let steps = 0;
+    for (let step = 1; step <= d.numSteps && (performance.now() - rlStarted) / 1000 < timeLimit; step++) {
+      steps = step;
       const stepStarted = performance.now();
       if (d.lrDecay) loop.setLearningRate(scheduledRate(config.algorithm.learningRate, step, d.numSteps, 0));
       const result = await loop.step();
@@ -213,8 +220,8 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     }
     const rlSeconds = (performance.now() - rlStarted) / 1000;
     const after = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
-    events.evaluation?.('after RL', d.numSteps, after);
-    return { task, before, after, warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+    events.evaluation?.('after RL', steps, after);
+    return { task, before, after, steps, stoppedBy: steps < d.numSteps ? 'time budget' : 'step budget', warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
   } finally {
     loop.dispose();
   }
