@@ -16,6 +16,17 @@ describe('digit recipe defaults', () => {
     expect(applied.digits.warmStartSteps).toBe(Number(digitRecipeDefaults.sum_digits['warm-start-steps']));
     expect(withDigitRecipe(base, new Set())).toEqual(base); // the Kolmogorov task is untouched
   });
+
+  it('give dqn on a digit task whole-answer targets and alpha 0.3, unless named', () => {
+    const base = defaultConfig();
+    const config = parseConfig({ ...base, task: { ...base.task, name: 'sum_digits' }, algorithm: { ...base.algorithm, name: 'dqn' } });
+    const applied = withDigitRecipe(config, new Set(['algorithm']));
+    expect(applied.algorithm).toMatchObject({ name: 'dqn', nStep: 16, softAlpha: 0.3 });
+    const named = withDigitRecipe(parseConfig({ ...config, algorithm: { ...config.algorithm, nStep: 4 } }), new Set(['algorithm', 'n-step']));
+    expect(named.algorithm).toMatchObject({ nStep: 4, softAlpha: 0.3 });
+    // Other algorithms keep the recipe's (the dqn fields stay at their schema defaults).
+    expect(withDigitRecipe(config, new Set()).algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1 });
+  });
 });
 
 describe('digit RL options', () => {

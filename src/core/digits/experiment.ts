@@ -73,13 +73,24 @@ export function digitRunConfig(config: LabConfig): LabConfig {
   return withDigitRecipe(config, new Set(set));
 }
 
-/** Applies the task's `digitRecipeDefaults` to every field whose flag is not in `explicit`. */
+/**
+ * DQN on a digit task: targets over the whole answer (16 tokens; one-step targets stayed at the
+ * warm start's ~20%) and alpha 0.3. On sum_digits from the recipe's warm start (23.5%), one seed,
+ * quiet machine: alpha 0.03 fell to 8% by step 250; alpha 0.1 peaked at 49% and drifted; alpha
+ * 0.3 reached 86% at 4.1 min and 93-96% from 11.4 min (docs/algorithms.md).
+ */
+export const digitDqnDefaults: Record<string, string> = { 'n-step': '16', 'soft-alpha': '0.3' };
+
+/** Applies the task's `digitRecipeDefaults` (and, for dqn, `digitDqnDefaults`) to every field whose flag is not in `explicit`. */
 export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
   if (!isDigitTask(config.task.name)) return config;
   const byFlag = new Map(configFields().map((field) => [field.flag, field]));
   let next = config;
   for (const [flag, value] of Object.entries(digitRecipeDefaults[config.task.name])) {
     if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
+  }
+  if (next.algorithm.name === 'dqn') {
+    for (const [flag, value] of Object.entries(digitDqnDefaults)) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
   }
   return next;
 }
