@@ -15,7 +15,7 @@
  */
 import { batchMatMulKernel } from './batchMatMulKernel.generated';
 import { scratchBytes } from './batchMatMulScratch';
-import type { MultiplyAdd } from './wasmKernelModule';
+import { decodeBase64, type MultiplyAdd } from './wasmKernelModule';
 
 /** What a helper thread is given: the staging memory, whose first 64 bytes are the control block. */
 export interface ProductHelperInit {
@@ -38,13 +38,6 @@ const CONTROL_BYTES = 64;
 /** How long the helper spins for the next product before it sleeps, and the caller for the helper's part. */
 const HELPER_SPIN_MS = 2;
 const CALLER_SPIN_MS = 20;
-
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
 
 /**
  * The helper thread's loop: waits for a job, runs the kernel's shared-memory build on the staging

@@ -27,7 +27,8 @@ export interface KernelBuilds {
 /** Which build runs: fused multiply-add (relaxed SIMD) or plain SIMD. */
 export type MultiplyAdd = 'fma' | 'simd';
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+/** A generated kernel's base64 text as bytes (atob: the page, workers and Node alike). */
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
