@@ -143,14 +143,22 @@ export function isEntry(moduleUrl: string): boolean {
   return entry !== undefined && moduleUrl === pathToFileURL(entry).href;
 }
 
+/**
+ * Exits with `code` once stdout has written what it holds: to a pipe stdout is asynchronous, and
+ * process.exit at once cut `eval --json | ...` at 64 KB.
+ */
+function exitAfterOutput(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
 /** Runs a command's main with readable errors and exit codes. */
 export function runMain(main: () => Promise<void>): void {
   main().then(
-    () => process.exit(0),
+    () => exitAfterOutput(0),
     (error: unknown) => {
       console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
       if (process.env.DEBUG && error instanceof Error) console.error(error.stack);
-      process.exit(1);
+      exitAfterOutput(1);
     },
   );
 }
