@@ -147,6 +147,31 @@ describe('DQN on the toy grammar', () => {
     }, 60_000);
   }
 
+  it('soft form: Q reads log pi at the run\'s sampling temperature, the distribution Boltzmann exploration draws from', async () => {
+    const policy = new TransformerPolicy(policyConfig, 8);
+    // Some steps toward another answer, so that the tokens of this one are neither sure nor uniform.
+    const warm = new SupervisedTrainer(policy, grammar, { learningRate: 1e-2, gradClip: 1 });
+    for (let s = 0; s < 5; s++) await warm.step(Array(8).fill({ prompt, tokens: [TOY.A, TOY.EOL, TOY.DONE] }));
+    warm.dispose();
+    const meanLogProb = (temperature: number) => tf.tidy(() => {
+      const batch = buildSequenceBatch([{ prompt, tokens: answer }], grammar, 16);
+      const value = programTokenLogProbs(policy, batch, temperature).mean().arraySync() as number;
+      disposeBatch(batch);
+      return value;
+    });
+    const [atHalf, atOne] = [meanLogProb(0.5), meanLogProb(1)];
+    expect(Math.abs(atHalf - atOne)).toBeGreaterThan(0.05); // the check below can tell them apart
+    for (const temperature of [0.5, 1]) {
+      // Uniform prior: Q = V + alpha log pi; with every reward 0 the calibrated V is 0, so the mean Q of the tokens taken is alpha times their mean log pi.
+      const dqn = new Dqn(policy, grammar, { ...base, softPrior: 'uniform', softAlpha: 0.5, temperature, learningRate: 1e-9, dqnBatchSize: 4 }, 1);
+      for (let i = 0; i < 4; i++) dqn.buffer.add({ prompt, tokens: answer, reward: 0 });
+      const { q } = await dqn.update();
+      expect(q).toBeCloseTo(0.5 * (temperature === 0.5 ? atHalf : atOne), 4);
+      dqn.dispose();
+    }
+    policy.dispose();
+  });
+
   it('soft Q keeps a warm start: a policy that already writes the answer still writes it, and grows surer, after 40 updates', async () => {
     const policy = new TransformerPolicy(policyConfig, 7);
     const warm = new SupervisedTrainer(policy, grammar, { learningRate: 1e-2, gradClip: 1 });

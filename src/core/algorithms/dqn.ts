@@ -8,7 +8,9 @@
  *
  * Two forms of Q on the policy's own token head (`qForm`):
  * - `soft` (the default): soft Q-learning with a value head, Q(s, a) = V(s) + alpha log(pi(a | s)
- *   / prior(a | s)), pi the grammar-masked softmax of the logits. The prior (`softPrior`) is the
+ *   / prior(a | s)), pi the grammar-masked softmax of the logits at the run's sampling temperature
+ *   (the distribution Boltzmann exploration samples from, so the policy that explores is the one
+ *   whose Q is learned; at temperature 1, the logits' own softmax). The prior (`softPrior`) is the
  *   target network's policy (KL-regularised soft Q: each target sync moves the prior to where the
  *   policy got to) or uniform (maximum-entropy soft Q, Haarnoja et al. 2017). The soft value of a
  *   state, alpha log sum prior exp(Q / alpha), is then V(s) itself, so the soft Bellman target of
@@ -212,7 +214,7 @@ export class Dqn<S = unknown> {
     // from alpha log pi, the part of Q that is the policy.
     const features = this.config.qForm === 'soft' ? stopGradient(programHidden) : programHidden;
     const v = tf.matMul(features, value[0]).add(value[1]).reshape([B, P]) as tf.Tensor2D; // [B, P]
-    if (this.config.qForm === 'soft') return { value: v, perToken: tf.logSoftmax(programLogits.add(batch.allowed)) as tf.Tensor3D };
+    if (this.config.qForm === 'soft') return { value: v, perToken: tf.logSoftmax(programLogits.div(this.config.temperature).add(batch.allowed)) as tf.Tensor3D };
     if (!this.config.dueling) return { value: v, perToken: programLogits as tf.Tensor3D };
     const allowedMask = batch.allowed.equal(0).cast('float32'); // [B, P, V]
     return { value: v, perToken: duelingQ(v.expandDims(2), programLogits, allowedMask) as tf.Tensor3D };

@@ -17,15 +17,18 @@ describe('digit recipe defaults', () => {
     expect(withDigitRecipe(base, new Set())).toEqual(base); // the Kolmogorov task is untouched
   });
 
-  it('give dqn on a digit task whole-answer targets and alpha 0.3, unless named', () => {
+  it('give dqn on a digit task whole-answer targets, alpha 1 against the target network, and one update per step on the newest batch, unless named', () => {
     const base = defaultConfig();
     const config = parseConfig({ ...base, task: { ...base.task, name: 'sum_digits' }, algorithm: { ...base.algorithm, name: 'dqn' } });
     const applied = withDigitRecipe(config, new Set(['algorithm']));
-    expect(applied.algorithm).toMatchObject({ name: 'dqn', nStep: 16, softAlpha: 0.3 });
-    const named = withDigitRecipe(parseConfig({ ...config, algorithm: { ...config.algorithm, nStep: 4 } }), new Set(['algorithm', 'n-step']));
-    expect(named.algorithm).toMatchObject({ nStep: 4, softAlpha: 0.3 });
+    expect(applied.algorithm).toMatchObject({ name: 'dqn', nStep: 16, softAlpha: 1, softPrior: 'target', bufferSize: 800, batchSize: 128, dqnBatchSize: 128, trainFrequency: 128 });
+    const named = withDigitRecipe(parseConfig({ ...config, algorithm: { ...config.algorithm, nStep: 4, batchSize: 32 } }), new Set(['algorithm', 'n-step', 'batch-size']));
+    expect(named.algorithm).toMatchObject({ nStep: 4, softAlpha: 1, batchSize: 32, dqnBatchSize: 32, trainFrequency: 32 });
+    // reverse_digits' batch is 64: so are dqn's.
+    const reverse = withDigitRecipe(parseConfig({ ...config, task: { ...config.task, name: 'reverse_digits' } }), new Set(['algorithm']));
+    expect(reverse.algorithm).toMatchObject({ batchSize: 64, dqnBatchSize: 64, trainFrequency: 64 });
     // Other algorithms keep the recipe's (the dqn fields stay at their schema defaults).
-    expect(withDigitRecipe(config, new Set()).algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1 });
+    expect(withDigitRecipe(config, new Set()).algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1, softPrior: 'reference', dqnBatchSize: 32 });
   });
 });
 
