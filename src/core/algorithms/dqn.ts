@@ -241,7 +241,10 @@ export class Dqn<S = unknown> {
       'charts/episodic_return': usable.reduce((sum, e) => sum + e.reward, 0) / Math.max(1, usable.length),
       'charts/buffer_size': this.buffer.transitions,
     };
-    if (this.buffer.size < Math.max(this.config.learningStarts, 1)) {
+    // Filling until learningStarts programs are held, or until the buffer has let one go: a
+    // buffer too small for learningStarts programs is as full as it will get, not forever filling.
+    const dropped = this.episodes > this.buffer.size;
+    if (this.buffer.size < Math.max(this.config.learningStarts, 1) && !dropped) {
       this.pending = 0;
       return { loss: NaN, gradNorm: NaN, skipped: true, reason: `filling the replay buffer (${this.buffer.size} of ${this.config.learningStarts} programs before learning starts)`, named };
     }
