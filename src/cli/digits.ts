@@ -95,7 +95,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
         }
       },
       step: (m) => {
-        for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, importance_weight: m.importanceWeight, generations_per_s: m.generationsPerSecond })) metric(m.step, name, value);
+        for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, importance_weight: m.importanceWeight, generations_per_s: m.generationsPerSecond, ...m.algorithm })) metric(m.step, name, value);
         const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
         if (!parsed.extra.quiet && (m.step % every === 0 || m.step === digits.numSteps || m.skipped)) {
           const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');

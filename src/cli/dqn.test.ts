@@ -46,9 +46,12 @@ describe('DQN from the CLI', () => {
   }, 120_000);
 
   it('runs on the digit tasks too, sampling in the trainer (the generator workers stay idle)', () => {
-    const run = tsx(['src/cli/digits.ts', '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '8', '--train-frequency', '8', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40']);
+    const out = join(mkdtempSync(join(tmpdir(), 'prl-dqn-digits-')), 'run');
+    const run = tsx(['src/cli/digits.ts', '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '8', '--train-frequency', '8', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40', '--output-dir', out]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/step 3\/3 .*loss \d/);
     expect(run.stdout).toContain('after RL');
+    // Its own figures reach metrics.jsonl, as the Kolmogorov and functions runs' do.
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toContain('"name":"losses/td_loss"');
   }, 120_000);
 });

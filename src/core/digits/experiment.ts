@@ -20,6 +20,7 @@ import { configFields, configToSearchParams, withField, type LabConfig } from '.
 import { scheduledRate } from '../model/schedule';
 import type { GeneratorPool, GeneratorStatus } from '../generators';
 import { createTrainingLoop } from '../loop';
+import { algorithmDefinition } from '../registry';
 import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
@@ -115,6 +116,8 @@ export interface DigitStepMetrics {
   /** The step's learning rate (it decays with `digits.lrDecay`). */
   learningRate: number;
   generationsPerSecond: number;
+  /** The algorithm's own charted metrics of this step (dqn: losses/td_loss, losses/q_values, ...), where it reported them. */
+  algorithm: Record<string, number>;
   trainerVersion: number;
   generators: GeneratorStatus[];
   skipped: boolean;
@@ -207,6 +210,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     // run.timeLimit (--time-limit): RL stops at the first step boundary past it, evaluations included.
     const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
     let steps = 0;
+    const ownCharts = (algorithmDefinition(config.algorithm.name).charts ?? []).map((chart) => chart.name);
     for (let step = 1; step <= d.numSteps && (performance.now() - rlStarted) / 1000 < timeLimit; step++) {
       steps = step;
       const stepStarted = performance.now();
@@ -225,6 +229,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
         importanceWeight: m.importance_weight,
         learningRate: m.learning_rate,
         generationsPerSecond: m.generations_per_s,
+        algorithm: Object.fromEntries(ownCharts.filter((name) => Number.isFinite(m[name])).map((name) => [name, m[name]])),
         trainerVersion: m.weights_version,
         generators: result.generators ?? [],
         skipped: result.skipped,
