@@ -57,9 +57,10 @@ function variantOf(input: unknown): { task: string; algorithm: string } {
   return { task, algorithm };
 }
 
-/** What a run of this task and algorithm gets for the fields not set: the task's values, then the algorithm's. */
+/** What a run of this task and algorithm gets for the fields not set: the task's values, then the algorithm's, then the task's for that algorithm. */
 export function variantDefaults(task: string, algorithm: string): Record<string, Record<string, unknown>> {
-  const merged = mergeSections(taskDefinition(task).defaults ?? {}, algorithmDefinition(algorithm).defaults ?? {}) as Record<string, Record<string, unknown>>;
+  const definition = taskDefinition(task);
+  const merged = mergeSections(mergeSections(definition.defaults ?? {}, algorithmDefinition(algorithm).defaults ?? {}), definition.algorithmDefaults?.[algorithm] ?? {}) as Record<string, Record<string, unknown>>;
   return mergeSections(merged, { task: { name: task }, algorithm: { name: algorithm } }) as Record<string, Record<string, unknown>>;
 }
 

@@ -191,6 +191,8 @@ export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
   readonly fields?: { task?: z.ZodRawShape; model?: z.ZodRawShape; algorithm?: z.ZodRawShape; section?: { name: string; shape: z.ZodRawShape } };
   /** Its values for shared fields where the lab's default would not suit it (the shipped model's shape, say). */
   readonly defaults?: Record<string, Record<string, unknown>>;
+  /** Its values for one algorithm's fields, by algorithm name (digits: dqn's), over the algorithm's own defaults. */
+  readonly algorithmDefaults?: Record<string, Record<string, Record<string, unknown>>>;
   /** The algorithm a run of this task gets unless one is given. */
   readonly defaultAlgorithm?: string;
   /** Whether its programs run in the sandbox (the sandbox section applies). */

@@ -149,13 +149,13 @@ describe('DQN on the toy grammar', () => {
 
   it('starts learning once the buffer is full, when it holds fewer programs than learningStarts', async () => {
     const policy = new TransformerPolicy(policyConfig, 9);
-    // 10 tokens hold three 3-token programs, never the 8 learningStarts asks for.
-    const dqn = new Dqn(policy, grammar, { ...base, bufferSize: 10, learningStarts: 8, trainFrequency: 2, dqnBatchSize: 2 }, 1, frozen(policy));
-    const episodes: Episode[] = [0, 1].map(() => ({ prompt, tokens: answer, lineEnds: [], reward: 1 }));
+    // 16 tokens (the schema's least) hold five 3-token programs, never the 8 learningStarts asks for.
+    const dqn = new Dqn(policy, grammar, { ...base, bufferSize: 16, learningStarts: 8, trainFrequency: 3, dqnBatchSize: 3 }, 1, frozen(policy));
+    const episodes: Episode[] = [0, 1, 2].map(() => ({ prompt, tokens: answer, lineEnds: [], reward: 1 }));
     const first = await dqn.step(episodes);
     expect(first.skipped).toBe(true);
     expect(first.reason).toMatch(/filling the replay buffer/);
-    const second = await dqn.step(episodes); // 4 programs added, 3 held: one has left
+    const second = await dqn.step(episodes); // 6 programs added, 5 held: one has left
     expect(second.skipped).toBe(false);
     expect(Number.isFinite(second.loss)).toBe(true);
     dqn.dispose();

@@ -63,7 +63,7 @@ export const dqnFields = {
   exploration: z.enum(['boltzmann', 'epsilon']).default('boltzmann').describe('dqn: sample from the policy\'s softmax (boltzmann; softmax(Q / alpha) in the soft form) or act greedily with epsilon-random tokens (epsilon, the seed\'s).'),
   valueLearningRate: z.number().positive().max(1).default(0.01).describe('dqn: the value head\'s own learning rate (its own Adam). The head must reach the returns\' scale within the first updates: until it does, its error is read as every token\'s advantage, and at the policy\'s rate (1e-4) that takes thousands of updates.'),
   bufferSize: int(16, 1_000_000).default(20_000).describe('dqn: replay buffer capacity, in transitions (one per token written); whole programs leave, oldest first.'),
-  learningStarts: int(0, 1_000_000).default(64).describe('dqn: programs in the buffer before the first update.'),
+  learningStarts: int(0, 1_000_000).default(64).describe('dqn: programs in the buffer before the first update (or fewer, once a buffer too small for them has let a program go).'),
   trainFrequency: int(1, 100_000).default(32).describe('dqn: one update per this many programs added (CleanRL\'s train_frequency, counted in programs: 32 is one update per step of 32).'),
   dqnBatchSize: int(1, 1024).default(32).describe('dqn: programs per update (each brings all its transitions).'),
   targetNetworkFrequency: int(1, 100_000).default(50).describe('dqn: updates between target-network syncs.'),

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, parseConfig } from '../config';
+import { defaultConfig, parseConfig, withVariant } from '../config';
 import { scheduledRate } from '../model/schedule';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe, type DigitStepMetrics } from './experiment';
 import { GeneratorPool, inProcessGenerator } from '../generators';
@@ -17,18 +17,21 @@ describe('digit recipe defaults', () => {
     expect(withDigitRecipe(base, new Set())).toEqual(base); // the Kolmogorov task is untouched
   });
 
-  it('give dqn on a digit task whole-answer targets, alpha 1 against the target network, and one update per step on the newest batch, unless named', () => {
-    const base = defaultConfig();
-    const config = parseConfig({ ...base, task: { ...base.task, name: 'sum_digits' }, algorithm: { ...base.algorithm, name: 'dqn' } });
-    const applied = withDigitRecipe(config, new Set(['algorithm']));
-    expect(applied.algorithm).toMatchObject({ name: 'dqn', nStep: 16, softAlpha: 1, softPrior: 'target', bufferSize: 800, batchSize: 128, dqnBatchSize: 128, trainFrequency: 128 });
-    const named = withDigitRecipe(parseConfig({ ...config, algorithm: { ...config.algorithm, nStep: 4, batchSize: 32 } }), new Set(['algorithm', 'n-step', 'batch-size']));
-    expect(named.algorithm).toMatchObject({ nStep: 4, softAlpha: 1, batchSize: 32, dqnBatchSize: 32, trainFrequency: 32 });
-    // reverse_digits' batch is 64: so are dqn's.
-    const reverse = withDigitRecipe(parseConfig({ ...config, task: { ...config.task, name: 'reverse_digits' } }), new Set(['algorithm']));
-    expect(reverse.algorithm).toMatchObject({ batchSize: 64, dqnBatchSize: 64, trainFrequency: 64 });
-    // Other algorithms keep the recipe's (the dqn fields stay at their schema defaults).
-    expect(withDigitRecipe(config, new Set()).algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1, softPrior: 'reference', dqnBatchSize: 32 });
+  it('give dqn on a digit task whole-answer targets, alpha 1 against the target network, and one update per step on the newest batch, in the page and the CLI', () => {
+    // What the page and any config get: the task's defaults for dqn, from the registry.
+    expect(defaultConfig('sum_digits', 'dqn').algorithm).toMatchObject({ nStep: 16, softAlpha: 1, softPrior: 'target', bufferSize: 800, batchSize: 128, dqnBatchSize: 128, trainFrequency: 128 });
+    expect(defaultConfig('reverse_digits', 'dqn').algorithm).toMatchObject({ nStep: 16, softAlpha: 1, batchSize: 64, dqnBatchSize: 64, trainFrequency: 64 });
+    // The page's form: picking dqn on a sum_digits run.
+    expect(withVariant(defaultConfig('sum_digits'), { algorithm: 'dqn' }).algorithm).toMatchObject({ softPrior: 'target', dqnBatchSize: 128, bufferSize: 800 });
+    // Set fields stay; other algorithms and tasks keep their own.
+    expect(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', nStep: 4 } }).algorithm).toMatchObject({ nStep: 4, softAlpha: 1 });
+    expect(defaultConfig('sum_digits').algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1, softPrior: 'reference', dqnBatchSize: 32 });
+    expect(defaultConfig('functions', 'dqn').algorithm).toMatchObject({ nStep: 1, softPrior: 'reference', bufferSize: 20_000 });
+    // The CLI: a named --batch-size carries dqn's batch fields with it, unless those are named too.
+    const named = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48 } }), new Set(['algorithm', 'batch-size']));
+    expect(named.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 48, trainFrequency: 48 });
+    const both = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
+    expect(both.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 16, trainFrequency: 48 });
   });
 });
 

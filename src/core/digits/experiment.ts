@@ -16,7 +16,7 @@
  * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
 import { SupervisedTrainer } from '../algorithms/supervised';
-import { configFields, configToSearchParams, withField, type LabConfig } from '../config';
+import { configFields, withField, type LabConfig } from '../config';
 import { scheduledRate } from '../model/schedule';
 import type { GeneratorPool, GeneratorStatus } from '../generators';
 import { createTrainingLoop } from '../loop';
@@ -64,30 +64,10 @@ export const digitRecipeDefaults: Record<DigitTaskName, Record<string, string>> 
   },
 };
 
-/**
- * The page's form sends every field; those still at their schema default take the digit
- * recipe's value (as the CLI does for flags not given), so a default digit run uses the
- * recipe's small policy and warm start.
- */
-export function digitRunConfig(config: LabConfig): LabConfig {
-  const set = configToSearchParams(config).split('&').filter(Boolean).map((pair) => decodeURIComponent(pair.split('=')[0]));
-  return withDigitRecipe(config, new Set(set));
-}
-
-/**
- * DQN on a digit task (docs/algorithms.md, "DQN on sum_digits"): targets over the whole answer
- * (16 tokens; one-step targets stayed at the warm start's ~20%); alpha 1 against the target
- * network's policy, a trust region that moves at each sync, so the policy sharpens sync by sync
- * (against the fixed warm start it stays near ties and greedy accuracy swung 44-88%); and replay
- * of little more than the newest batch: one update per step on a batch of its size from a buffer
- * of 800 tokens (~1.3 batches of sum_digits answers). With the default buffer (20,000 tokens,
- * ~26 steps old) the policy learned a fifth as fast per step.
- */
-export const digitDqnDefaults: Record<string, string> = { 'n-step': '16', 'soft-alpha': '1', 'soft-prior': 'target', 'buffer-size': '800' };
-/** dqn fields that follow the run's batch size on a digit task, unless named: one update per step on a batch of its size. */
+/** dqn fields that follow a named `--batch-size` on a digit task, unless named too: one update per step on a batch of its size (the task's dqn defaults, digits/definition.ts). */
 const digitDqnPerBatch = ['dqn-batch-size', 'train-frequency'];
 
-/** Applies the task's `digitRecipeDefaults` (and, for dqn, `digitDqnDefaults`) to every field whose flag is not in `explicit`. */
+/** Applies the task's `digitRecipeDefaults` to every field whose flag is not in `explicit`, and keeps dqn's batch fields equal to the batch size. */
 export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
   if (!isDigitTask(config.task.name)) return config;
   const byFlag = new Map(configFields().map((field) => [field.flag, field]));
@@ -96,7 +76,6 @@ export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>
     if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
   }
   if (next.algorithm.name === 'dqn') {
-    for (const [flag, value] of Object.entries(digitDqnDefaults)) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
     for (const flag of digitDqnPerBatch) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, String(next.algorithm.batchSize));
   }
   return next;
