@@ -20,7 +20,7 @@ import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
-import { newRunRecord, readRunRecord, rerunConfig, writeRunRecord } from './runRecord';
+import { newRunRecord, rerunConfig, writeRunRecord } from './runRecord';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -58,9 +58,6 @@ export async function digitsMain(argv: string[]): Promise<void> {
   const parsed = parseArgs(argv, extras);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed) : null;
   const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv));
-  // A rerun of a run its time budget stopped trains to the step it reached (rerunConfig sets maxSteps; the digit tasks count numSteps).
-  const recorded = rerun ? readRunRecord(String(parsed.extra.rerun)) : null;
-  if (recorded?.stopped === 'time budget' && recorded.steps) config.digits = { ...config.digits, numSteps: recorded.steps };
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   const verbose = parsed.extra.verbose === true;
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');

@@ -112,7 +112,7 @@ export interface DigitRunEvents {
 
 export interface DigitRunResult {
   task: DigitTaskName;
-  /** RL steps taken: numSteps, or fewer when the time budget (run.timeLimit) ended the run. */
+  /** RL steps taken: numSteps, or fewer when run.maxSteps is below it or the time budget (run.timeLimit) ended the run. */
   steps: number;
   stoppedBy: 'step budget' | 'time budget';
   before: DigitEvalResult;
@@ -188,9 +188,11 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     let generations = 0;
     // run.timeLimit (--time-limit): RL stops at the first step boundary past it, evaluations included.
     const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
+    // run.maxSteps (a rerun of a run its time budget stopped sets it) ends RL early; the learning-rate schedule still spans numSteps, as in the run it repeats.
+    const stepBudget = config.run.maxSteps > 0 ? Math.min(config.run.maxSteps, d.numSteps) : d.numSteps;
     let steps = 0;
     const ownCharts = (algorithmDefinition(config.algorithm.name).charts ?? []).map((chart) => chart.name);
-    for (let step = 1; step <= d.numSteps && (performance.now() - rlStarted) / 1000 < timeLimit; step++) {
+    for (let step = 1; step <= stepBudget && (performance.now() - rlStarted) / 1000 < timeLimit; step++) {
       steps = step;
       const stepStarted = performance.now();
       if (d.lrDecay) loop.setLearningRate(scheduledRate(config.algorithm.learningRate, step, d.numSteps, 0));
@@ -222,7 +224,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     const rlSeconds = (performance.now() - rlStarted) / 1000;
     const after = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
     events.evaluation?.('after RL', steps, after);
-    return { task, before, after, steps, stoppedBy: steps < d.numSteps ? 'time budget' : 'step budget', warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+    return { task, before, after, steps, stoppedBy: steps < stepBudget ? 'time budget' : 'step budget', warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
   } finally {
     loop.dispose();
   }
