@@ -15,6 +15,10 @@ const taskFolders = ['kolmogorov', 'functions', 'digits'];
 /** What this test uses of madge: a module graph, its cycles and its edges. */
 const madge = madgeModule as (root: string, options: object) => Promise<{ circular(): string[][]; obj(): Record<string, string[]> }>;
 
+/** The graph of value imports (what a bundle loads), built once for the tests that read it. */
+let valueGraph: Promise<Record<string, string[]>> | undefined;
+const valueImports = () => (valueGraph ??= madge('src', { fileExtensions: ['ts', 'tsx'], tsConfig: 'tsconfig.json' }).then((graph) => graph.obj()));
+
 describe('architecture', () => {
   it('has no import cycle, type imports included, and generic core code imports no task folder', async () => {
     const graph = await madge('src', {
@@ -31,8 +35,7 @@ describe('architecture', () => {
   }, 60_000);
 
   it('keeps every hand-written source file under 500 lines (generated kernels aside)', async () => {
-    const graph = await madge('src', { fileExtensions: ['ts', 'tsx'], tsConfig: 'tsconfig.json' });
-    const long = Object.keys(graph.obj())
+    const long = Object.keys(await valueImports())
       .filter((file) => !file.includes('.generated.'))
       .map((file) => ({ file, lines: readFileSync(`src/${file}`, 'utf8').split('\n').length }))
       .filter(({ lines }) => lines > 500);
@@ -42,7 +45,7 @@ describe('architecture', () => {
   it('keeps the page\'s main thread off the tfjs umbrella and its backends (the workers train; the page only needs core\'s config and registry)', async () => {
     // The umbrella @tensorflow/tfjs brings layers, data and the cpu and webgl backends: 1.65 MB of
     // first bundle where core on @tensorflow/tfjs-core makes it 0.87 MB (docs/architecture.md).
-    const graph = (await madge('src', { fileExtensions: ['ts', 'tsx'], tsConfig: 'tsconfig.json' })).obj();
+    const graph = await valueImports();
     const reached = new Set<string>();
     const visit = (file: string) => {
       if (reached.has(file)) return;
