@@ -42,6 +42,9 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   const longTasks = await lab.longTasks();
   console.log(`long tasks while training with saves (ms): ${longTasks.join(', ') || 'none'}`);
   expect(Math.max(0, ...longTasks), `long tasks: ${longTasks.join(', ')}`).toBeLessThan(50);
+  // An autosave after the pause has landed before the "crash" (saves are written in the background:
+  // a reload at once could find only the pause's save, one step past the step read above).
+  await expect.poll(async () => { const saved = await lab.state<number>('runs.0.step'); return saved > step && saved % 10 === 0; }, { timeout: 30_000 }).toBe(true);
   const before = await lab.state<number>('step');
   await page.reload();
   const banner = page.getByTestId('interrupted-run');
