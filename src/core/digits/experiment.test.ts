@@ -33,6 +33,15 @@ describe('digit recipe defaults', () => {
     const both = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
     expect(both.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 16, trainFrequency: 48 });
   });
+
+  it('give expert iteration on a digit task the store alone, one supervised step a round; Kolmogorov keeps its rehearsal', () => {
+    for (const task of ['sum_digits', 'reverse_digits']) {
+      expect(defaultConfig(task, 'expert_iteration').algorithm).toMatchObject({ rehearsal: 0, sftStepsPerRound: 1 });
+      expect(withVariant(defaultConfig(task), { algorithm: 'expert_iteration' }).algorithm).toMatchObject({ rehearsal: 0, sftStepsPerRound: 1 });
+    }
+    expect(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'expert_iteration', rehearsal: 0.25 } }).algorithm).toMatchObject({ rehearsal: 0.25, sftStepsPerRound: 1 });
+    expect(defaultConfig('kolmogorov', 'expert_iteration').algorithm).toMatchObject({ rehearsal: 0.5, sftStepsPerRound: 4 });
+  });
 });
 
 describe('digit RL options', () => {
