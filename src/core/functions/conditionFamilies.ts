@@ -89,9 +89,11 @@ const conditional: Family[] = [
     const { el, one, list } = c.ph;
     const d = rng.pick([0, 0, -1]);
     const who = c.adj ? `${c.adj} ${one}` : `${one} that is ${c.pr}`;
+    // "... or 0 if the list has no even number", "Return 0 if there are no odd numbers.": the condition said again, as people do.
+    const noneOf = c.adj ? `${c.adj} ${el}` : `${el} that are ${c.pr}`;
     const o = rng.pick([
-      { name: 'max_where', agg: ['MAXL', 'V0'], docs: [`Return the largest ${who}, or ${say(d)} if there is none.`, `What is the biggest ${who} in ${list}? Return ${say(d)} when no ${one} is ${c.pr}.`] },
-      { name: 'min_where', agg: ['MINL', 'V0'], docs: [`Return the smallest ${who}, or ${say(d)} if there is none.`, `Find the least ${who}; return ${say(d)} if the list has none.`] },
+      { name: 'max_where', agg: ['MAXL', 'V0'], docs: [`Return the largest ${who}, or ${say(d)} if there is none.`, `What is the biggest ${who} in ${list}? Return ${say(d)} when no ${one} is ${c.pr}.`, `Return the largest ${who} in ${list}, or ${say(d)} if ${list} has no ${who}.`, `What is the largest ${who} in ${list}? Return ${say(d)} if there are no ${noneOf}.`] },
+      { name: 'min_where', agg: ['MINL', 'V0'], docs: [`Return the smallest ${who}, or ${say(d)} if there is none.`, `Find the least ${who}; return ${say(d)} if the list has none.`, `Return the smallest ${who} in ${list}, or ${say(d)} if ${list} has no ${who}.`, `What is the smallest ${who} in ${list}? Return ${say(d)} if there are no ${noneOf}.`] },
       { name: 'first_where', agg: ['AT', 'V0', 0], docs: [`Return the first ${who}; return ${say(d)} if no ${one} is ${c.pr}.`, `Find the first ${one} of ${list} that is ${c.pr} (${say(d)} when there is none).`] },
       { name: 'last_where', agg: ['AT', 'V0', 'SUB', 'LEN', 'V0', 1], docs: [`Return the last ${who}, or ${say(d)} if there is none.`] },
       { name: 'mean_where', agg: ['DIV', ...SUM(['V0']), 'LEN', 'V0'], docs: [`Return the average of the ${el} that are ${c.pr}, rounded down, or ${say(d)} if there are none.`] },

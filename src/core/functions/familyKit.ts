@@ -210,3 +210,68 @@ export function vary(rng: Rng, doc: string): string {
   }
   return out;
 }
+
+/** A value as a person writes it in a docstring: `[3, 1, 2]`, `-4`, `true`. */
+const spoken = (value: Value): string => (Array.isArray(value) ? `[${value.map(spoken).join(', ')}]` : String(value));
+
+/** Whether `sub` is `whole` with some elements left out, the rest in their order. */
+function inOrderWithin(sub: readonly Value[], whole: readonly Value[]): boolean {
+  let at = 0;
+  for (const value of whole) if (at < sub.length && value === sub[at]) at += 1;
+  return at === sub.length;
+}
+
+/**
+ * The sentences people add around what a function does (issue 34: 39% of handwritten_dev's
+ * docstrings have more than one sentence, against 2% of the generator's): what the inputs are
+ * promised to be, what comes back, an example. Each is true of every test of the problem, shown
+ * and hidden, so a sentence never contradicts the tests; a policy that has seen them learns to
+ * read past them, or to use them. `params` names the arguments as the docstring does; without
+ * names, the list is "the list".
+ */
+export function elaborationSentences(rng: Rng, sig: Signature, cases: readonly { args: Value[]; expected: Value }[], params?: readonly string[]): string[] {
+  const out: string[] = [];
+  sig.params.forEach((type, p) => {
+    const name = params?.[p];
+    const values = cases.map((c) => c.args[p]);
+    if (type === 'list') {
+      const lists = values as number[][];
+      const subject = name ?? 'The list';
+      const lengths = lists.map((list) => list.length);
+      if (Math.min(...lengths) >= 2) out.push(`${subject} has at least two elements.`);
+      else if (Math.min(...lengths) >= 1) out.push(rng.pick([`${subject} is not empty.`, `${subject} has at least one element.`, `You may assume ${name ?? 'the list'} is not empty.`]));
+      else out.push(`${subject} may be empty.`);
+      if (lists.every((list) => list.every((x) => x >= 0))) out.push(name ? `All numbers in ${name} are non-negative.` : 'All numbers are non-negative.');
+    } else if (type === 'int' && name) {
+      const ints = values as number[];
+      if (Math.min(...ints) >= 1) out.push(`${name} is at least 1.`);
+      else if (Math.min(...ints) >= 0) out.push(`${name} is non-negative.`);
+    }
+  });
+  if (sig.ret === 'list') {
+    out.push('Return a new list; the input is not changed.');
+    const first = sig.params.indexOf('list');
+    if (first >= 0 && cases.every((c) => inOrderWithin(c.expected as number[], c.args[first] as number[])) && cases.some((c) => (c.expected as number[]).length > 0)) out.push('Keep the original order.');
+  } else if (sig.ret === 'int') out.push('Return an integer.');
+  else if (sig.ret === 'bool') out.push('Return true or false.');
+  const small = cases.filter((c) => c.args.every((a) => !Array.isArray(a) || a.length <= 5) && (!Array.isArray(c.expected) || c.expected.length <= 5));
+  if (small.length) {
+    const c = rng.pick(small);
+    const args = c.args.map(spoken).join(', ');
+    out.push(`For example, ${sig.params.length === 1 ? args : `(${args})`} gives ${spoken(c.expected)}.`);
+  }
+  return out;
+}
+
+/**
+ * A docstring with one or two of `sentences` added, as people write them (issue 34): most often
+ * after it, sometimes before. `chance` is the share of docstrings that get any.
+ */
+export function elaborate(rng: Rng, doc: string, sentences: readonly string[], chance = 0.4): string {
+  if (!sentences.length || !rng.chance(chance)) return doc;
+  const pool = [...sentences];
+  const picked: string[] = [];
+  for (let n = rng.chance(0.35) ? 2 : 1; n > 0 && pool.length; n--) picked.push(pool.splice(rng.int(0, pool.length - 1), 1)[0]);
+  const body = /[.?!]$/.test(doc) ? doc : `${doc}.`;
+  return rng.chance(0.2) ? `${picked.join(' ')} ${body}` : `${body} ${picked.join(' ')}`;
+}

@@ -23,7 +23,7 @@ import {
   L, aggregates, defaultInputs, fill, mappings, nonEmpty, oneInt, oneNat, predicates, randomList, say, setSayRng, sig, smallNat, threeInts, twoInts, type Spec,
 } from './familyKit';
 import { conditionFamily } from './conditionFamilies';
-import { phrasing, vary } from './familyKit';
+import { elaborate, elaborationSentences, phrasing, vary } from './familyKit';
 import { positionFamily } from './positionFamilies';
 import { MAX_LIST_VALUES, type FunctionProblem, type TestCase } from './problems';
 import { signaturePrompt } from './program';
@@ -227,7 +227,7 @@ function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOp
   if (outputs.size === 1) return null; // a constant says nothing the tests can check
   const problem: FunctionProblem = {
     functionName: spec.name,
-    docstring: spec.name === 'compute' ? rng.pick(spec.docs) : vary(rng, rng.pick(spec.docs)),
+    docstring: spec.name === 'compute' ? rng.pick(spec.docs) : elaborate(rng, vary(rng, rng.pick(spec.docs)), elaborationSentences(rng, spec.sig, cases, spec.params)),
     tests: cases.slice(0, shown),
     hiddenTests: cases.slice(shown),
     starterCode: '',
