@@ -127,13 +127,16 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   }
 }
 
-/** The checkpoint with its config's RL learning rate set to `learningRate`: weights, optimizer state and step unchanged. */
-export async function withLearningRate(bytes: Uint8Array, learningRate: number): Promise<Uint8Array> {
+/**
+ * The checkpoint as the page's warm start: its weights, its config with the RL learning rate
+ * `learningRate`, at step 0 and with no optimizer state (as the Kolmogorov recipe ships), and
+ * without the stage's step or time budget, so Train in the page starts a run of its own from it,
+ * with no end, whichever stage made it.
+ */
+export async function asShippedPolicy(bytes: Uint8Array, learningRate: number): Promise<Uint8Array> {
   const { meta, tensors } = await decodeCheckpoint(bytes);
-  if (meta.config.algorithm.learningRate === learningRate) return bytes;
-  const { step, rngState, vocab, dataCursor, extra } = meta;
-  const config = { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate } };
-  return encodeCheckpoint({ config, step, rngState, vocab, dataCursor, extra }, tensors);
+  const config = { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate }, run: { ...meta.config.run, maxSteps: 0, timeLimit: 0 } };
+  return encodeCheckpoint({ config, step: 0, rngState: meta.rngState, vocab: meta.vocab }, tensors.filter((tensor) => tensor.group === 'weights'));
 }
 
 /** Each set scored with eval --task functions (greedy and best-of-k), its JSON kept in `out`. */
@@ -150,8 +153,9 @@ async function scoreSets(out: string, policy: string, checkpoint: string, sets: 
 /** Ships a policy (the RL one unless --ship-policy warm): public/functions.prl, and what the regression test checks in public/functions.json. */
 async function ship(shipped: { name: string; checkpoint: string }, scores: Record<string, Record<string, FunctionScore>>, flags: Record<string, unknown>, k: string, later: boolean): Promise<void> {
   // The page runs RL from the shipped policy with the config inside it: a warm start's carries the
-  // warm-start stage's learning rate (10x the RL one), so it is given the RL stage's.
-  writeFileSync('public/functions.prl', await withLearningRate(readCheckpointFile(shipped.checkpoint), Number(flags['rl-lr'] ?? 1e-4)));
+  // warm-start stage's learning rate (10x the RL one), so it is given the RL stage's; an RL
+  // policy's step and optimizer state stay behind.
+  writeFileSync('public/functions.prl', await asShippedPolicy(readCheckpointFile(shipped.checkpoint), Number(flags['rl-lr'] ?? 1e-4)));
   const made = ['out', 'init-from', 'seed', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const choice = flags['ship-policy'] === 'warm' ? ' --ship-policy warm' : '';
   const after = scores[shipped.name];

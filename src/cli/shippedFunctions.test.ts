@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 import { functions } from '../core/functions/definition';
 import { openFunctionsCheckpointRunner } from './checkpointRunner';
-import { withLearningRate } from './functionsRecipe';
+import { asShippedPolicy } from './functionsRecipe';
 import { loadProblemsFile } from './data';
 
 interface ShippedRecord {
@@ -53,14 +53,17 @@ describe('the shipped functions policy', () => {
     }
   });
 
-  it('carries the RL settings the page trains it with: the recipe\'s RL learning rate, not its warm start\'s', async () => {
+  it('is a warm start for the page: the recipe\'s RL learning rate, not its warm start\'s, at step 0 with no optimizer state and no step budget', async () => {
     // The page runs RL from the shipped policy with the config inside it; at the warm start's 1e-3
     // DQN and REINFORCE drifted there (training accuracy 0.80 -> 0.63 in 60 s) where the CLI's 1e-4 kept it.
-    const { meta } = await decodeCheckpoint(bytes);
+    const { meta, tensors } = await decodeCheckpoint(bytes);
     expect(meta.config.algorithm.learningRate).toBe(functions.defaults?.algorithm?.learningRate);
-    const warmStage = await withLearningRate(bytes, 1e-3);
-    const rewritten = await decodeCheckpoint(await withLearningRate(warmStage, 1e-4));
+    expect(meta.step).toBe(0);
+    expect(meta.config.run).toMatchObject({ maxSteps: 0, timeLimit: 0 }); // the RL stage's --max-steps would end the page's run
+    expect(tensors.every((t) => t.group === 'weights')).toBe(true);
+    const warmStage = await asShippedPolicy(bytes, 1e-3);
+    const rewritten = await decodeCheckpoint(await asShippedPolicy(warmStage, 1e-4));
     expect(rewritten.meta.config.algorithm.learningRate).toBe(1e-4);
-    expect(rewritten.tensors.map((t) => [t.name, [...t.data.slice(0, 8)]])).toEqual((await decodeCheckpoint(bytes)).tensors.map((t) => [t.name, [...t.data.slice(0, 8)]]));
+    expect(rewritten.tensors.map((t) => [t.name, [...t.data.slice(0, 8)]])).toEqual(tensors.map((t) => [t.name, [...t.data.slice(0, 8)]]));
   });
 });
