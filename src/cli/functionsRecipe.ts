@@ -18,10 +18,11 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint } from '../core/checkpoint';
 import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
+import { shippedPolicy } from './shippedPolicy';
 import { stage } from './stage';
 
 const extras: ExtraFlag[] = [
@@ -127,16 +128,10 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   }
 }
 
-/**
- * The checkpoint as the page's warm start: its weights, its config with the RL learning rate
- * `learningRate`, at step 0 and with no optimizer state (as the Kolmogorov recipe ships), and
- * without the stage's step or time budget, so Train in the page starts a run of its own from it,
- * with no end, whichever stage made it.
- */
+/** The checkpoint as the page's warm start (shippedPolicy.ts) with the RL learning rate `learningRate`. */
 export async function asShippedPolicy(bytes: Uint8Array, learningRate: number): Promise<Uint8Array> {
-  const { meta, tensors } = await decodeCheckpoint(bytes);
-  const config = { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate }, run: { ...meta.config.run, maxSteps: 0, timeLimit: 0 } };
-  return encodeCheckpoint({ config, step: 0, rngState: meta.rngState, vocab: meta.vocab }, tensors.filter((tensor) => tensor.group === 'weights'));
+  const { meta } = await decodeCheckpoint(bytes);
+  return shippedPolicy(bytes, { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate } });
 }
 
 /** Each set scored with eval --task functions (greedy and best-of-k), its JSON kept in `out`. */

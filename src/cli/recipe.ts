@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
+import { shippedPolicy } from './shippedPolicy';
 import { parseConfig } from '../core/config';
 import { repairSearch } from '../core/kolmogorov/repair';
 import { splitSearch } from '../core/kolmogorov/split';
@@ -169,12 +169,8 @@ async function main(): Promise<void> {
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
   const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
-  const { meta, tensors } = await decodeCheckpoint(readCheckpointFile(warm));
   const rlConfig = parseConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
-  const shipped = await encodeCheckpoint(
-    { config: rlConfig, step: 0, rngState: meta.rngState, vocab: meta.vocab, extra: { warmStartSteps } },
-    tensors.filter((tensor) => tensor.group === 'weights'),
-  );
+  const shipped = await shippedPolicy(readCheckpointFile(warm), rlConfig, { warmStartSteps });
   writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');
   await stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);

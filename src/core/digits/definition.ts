@@ -91,7 +91,7 @@ function digitDqnDefaults(batchSize: number): Record<string, Record<string, unkn
 /**
  * Expert iteration on a digit task (docs/algorithms.md, "Expert iteration on the digit tasks"):
  * the store's right answers alone, one supervised step a round. Rehearsing the warm start's
- * labelled questions (the default's half of each batch) held reverse_digits at 88-89% where the
+ * labelled questions (the default's half of each batch) held reverse_digits at 85.5-89.5% where the
  * store alone reached 100% by round 25; four steps a round cost three times the wall time and
  * learned no faster.
  */

@@ -211,6 +211,9 @@ export function vary(rng: Rng, doc: string): string {
   return out;
 }
 
+/** A test as the sentences read it. */
+type Example = { args: Value[]; expected: Value };
+
 /** A value as a person writes it in a docstring: `[3, 1, 2]`, `-4`, `true`. */
 const spoken = (value: Value): string => (Array.isArray(value) ? `[${value.map(spoken).join(', ')}]` : String(value));
 
@@ -229,7 +232,9 @@ function inOrderWithin(sub: readonly Value[], whole: readonly Value[]): boolean 
  * read past them, or to use them. `params` names the arguments as the docstring does; without
  * names, the list is "the list".
  */
-export function elaborationSentences(rng: Rng, sig: Signature, cases: readonly { args: Value[]; expected: Value }[], params?: readonly string[]): string[] {
+export function elaborationSentences(rng: Rng, sig: Signature, shown: readonly Example[], hidden: readonly Example[], params?: readonly string[]): string[] {
+  const cases = [...shown, ...hidden];
+  if (!cases.length) return [];
   const out: string[] = [];
   sig.params.forEach((type, p) => {
     const name = params?.[p];
@@ -254,7 +259,8 @@ export function elaborationSentences(rng: Rng, sig: Signature, cases: readonly {
     if (first >= 0 && cases.every((c) => inOrderWithin(c.expected as number[], c.args[first] as number[])) && cases.some((c) => (c.expected as number[]).length > 0)) out.push('Keep the original order.');
   } else if (sig.ret === 'int') out.push('Return an integer.');
   else if (sig.ret === 'bool') out.push('Return true or false.');
-  const small = cases.filter((c) => c.args.every((a) => !Array.isArray(a) || a.length <= 5) && (!Array.isArray(c.expected) || c.expected.length <= 5));
+  // The example is one of the shown tests: the docstring is in the prompt, where hidden tests never are.
+  const small = shown.filter((c) => c.args.every((a) => !Array.isArray(a) || a.length <= 5) && (!Array.isArray(c.expected) || c.expected.length <= 5));
   if (small.length) {
     const c = rng.pick(small);
     const args = c.args.map(spoken).join(', ');
@@ -265,7 +271,9 @@ export function elaborationSentences(rng: Rng, sig: Signature, cases: readonly {
 
 /**
  * A docstring with one or two of `sentences` added, as people write them (issue 34): most often
- * after it, sometimes before. `chance` is the share of docstrings that get any.
+ * after it, sometimes one short sentence before it (never an example, nor two: the prompt keeps
+ * a docstring's first 32 tokens, and the function's own words must stay in them). `chance` is
+ * the share of docstrings that get any.
  */
 export function elaborate(rng: Rng, doc: string, sentences: readonly string[], chance = 0.4): string {
   if (!sentences.length || !rng.chance(chance)) return doc;
@@ -273,5 +281,6 @@ export function elaborate(rng: Rng, doc: string, sentences: readonly string[], c
   const picked: string[] = [];
   for (let n = rng.chance(0.35) ? 2 : 1; n > 0 && pool.length; n--) picked.push(pool.splice(rng.int(0, pool.length - 1), 1)[0]);
   const body = /[.?!]$/.test(doc) ? doc : `${doc}.`;
-  return rng.chance(0.2) ? `${picked.join(' ')} ${body}` : `${body} ${picked.join(' ')}`;
+  const before = picked.length === 1 && !picked[0].startsWith('For example') && rng.chance(0.2);
+  return before ? `${picked[0]} ${body}` : `${body} ${picked.join(' ')}`;
 }
