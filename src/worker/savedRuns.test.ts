@@ -14,8 +14,8 @@ import { generateDataset } from '../core/kolmogorov/generator';
 import type { MetricEvent } from '../core/runnerTypes';
 import { createNodeSandboxPool } from '../cli/sandboxHost';
 import type { TrainerEvent } from './protocol';
-import { RunStore } from './runStore';
-import { AUTOSAVE_EVERY, quotaCheck } from './savedRuns';
+import { RunStore, newRunRecord } from './runStore';
+import { AUTOSAVE_EVERY, SavedRuns, quotaCheck } from './savedRuns';
 import { createTrainerService } from './trainerService';
 
 const DB = 'saved-runs-test';
@@ -169,5 +169,30 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     } finally {
       Reflect.deleteProperty(globalThis, 'navigator');
     }
+  });
+});
+
+describe('the run list the page is sent', () => {
+  it('comes in the order asked: a slow list read before a new run is stored never arrives after the list that has it', async () => {
+    const sent: TrainerEvent[] = [];
+    const saved = new SavedRuns({ dbName: 'saved-runs-order-test', send: (event) => sent.push(event) });
+    const store = (await saved.open())!;
+    // The first list read is slow (as an autosave's can be while the page imports a run file).
+    const list = store.list.bind(store);
+    let slow = true;
+    store.list = async () => {
+      const runs = await list();
+      if (slow) {
+        slow = false;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return runs;
+    };
+    const before = saved.publish();
+    await store.save(newRunRecord(config, 'imported'), { step: 0, bytes: new Uint8Array(8), status: 'stopped', events: [] });
+    const after = saved.publish();
+    await Promise.all([before, after]);
+    const lists = sent.filter((e): e is Extract<TrainerEvent, { type: 'runs' }> => e.type === 'runs');
+    expect(lists.at(-1)!.runs.map((run) => run.name)).toEqual(['imported']);
   });
 });

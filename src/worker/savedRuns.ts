@@ -206,7 +206,18 @@ export class SavedRuns {
   }
 
   /** Sends the page the run list (and, once, the run a reload interrupted); `saving` names a save under way. */
-  async publish(saving: number | null = null): Promise<void> {
+  publish(saving: number | null = null): Promise<void> {
+    // One at a time, in the order asked: each reads the list and the storage estimate with awaits
+    // between, and two at once could send out of order, an autosave's list from before an import
+    // arriving after the import's and leaving "Saved runs (1)" on the page (seen in CI).
+    const next = this.publishing.then(() => this.sendList(saving));
+    this.publishing = next.catch(() => undefined);
+    return next;
+  }
+
+  private publishing: Promise<void> = Promise.resolve();
+
+  private async sendList(saving: number | null): Promise<void> {
     const store = this.store;
     if (!store) return;
     const runs = await store.list();
