@@ -18,7 +18,6 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeCheckpoint } from '../core/checkpoint';
 import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
@@ -129,9 +128,8 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
 }
 
 /** The checkpoint as the page's warm start (shippedPolicy.ts) with the RL learning rate `learningRate`. */
-export async function asShippedPolicy(bytes: Uint8Array, learningRate: number): Promise<Uint8Array> {
-  const { meta } = await decodeCheckpoint(bytes);
-  return shippedPolicy(bytes, { ...meta.config, algorithm: { ...meta.config.algorithm, learningRate } });
+export function asShippedPolicy(bytes: Uint8Array, learningRate: number): Promise<Uint8Array> {
+  return shippedPolicy(bytes, (own) => ({ ...own, algorithm: { ...own.algorithm, learningRate } }));
 }
 
 /** Each set scored with eval --task functions (greedy and best-of-k), its JSON kept in `out`. */

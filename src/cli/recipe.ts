@@ -170,7 +170,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   const warmStartSteps = Number(flags['pretrain-steps']);
   const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const rlConfig = parseConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
-  const shipped = await shippedPolicy(readCheckpointFile(warm), rlConfig, { warmStartSteps });
+  const shipped = await shippedPolicy(readCheckpointFile(warm), () => rlConfig, { warmStartSteps });
   writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');
   await stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);

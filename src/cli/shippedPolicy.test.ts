@@ -26,7 +26,7 @@ describe('a shipped policy file', () => {
     expect(shipped.meta.config.run).toEqual({ ...base.run, seed: 6 });
     expect(shipped.meta.extra).toBeUndefined();
     // The Kolmogorov recipe gives the RL stage's config and records the warm start's length.
-    const kolmogorov = await decodeCheckpoint(await shippedPolicy(bytes, { ...defaultConfig(), run: { ...defaultConfig().run, maxSteps: 600 } }, { warmStartSteps: 12000 }));
+    const kolmogorov = await decodeCheckpoint(await shippedPolicy(bytes, () => ({ ...defaultConfig(), run: { ...defaultConfig().run, maxSteps: 600 } }), { warmStartSteps: 12000 }));
     expect(kolmogorov.meta).toMatchObject({ step: 0, extra: { warmStartSteps: 12000 } });
     expect(kolmogorov.meta.config.run.maxSteps).toBe(0);
   });

@@ -9,12 +9,13 @@ import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
 import { defaultConfig, type LabConfig } from '../core/config';
 
 /**
- * The shipped file of `bytes`' weights with `config` (default: the checkpoint's own), its run
- * settings the lab's defaults for the task (the seed kept). `extra` is recorded beside it.
+ * The shipped file of `bytes`' weights with the config `configure` makes of the checkpoint's own
+ * (default: that one), its run settings the lab's defaults for the task (the seed kept). `extra`
+ * is recorded beside it.
  */
-export async function shippedPolicy(bytes: Uint8Array, config?: LabConfig, extra?: Record<string, unknown>): Promise<Uint8Array> {
+export async function shippedPolicy(bytes: Uint8Array, configure: (own: LabConfig) => LabConfig = (own) => own, extra?: Record<string, unknown>): Promise<Uint8Array> {
   const { meta, tensors } = await decodeCheckpoint(bytes);
-  const chosen = config ?? meta.config;
+  const chosen = configure(meta.config);
   const run = { ...defaultConfig(chosen.task.name).run, seed: chosen.run.seed };
   return encodeCheckpoint({ config: { ...chosen, run }, step: 0, rngState: meta.rngState, vocab: meta.vocab, ...(extra ? { extra } : {}) }, tensors.filter((tensor) => tensor.group === 'weights'));
 }
