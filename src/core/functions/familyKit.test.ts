@@ -12,7 +12,7 @@ describe('sentences added around a generated docstring', () => {
   it('promise only what every test keeps', () => {
     const sig = { params: ['list' as const], ret: 'list' as const };
     const filtered = [{ args: [[3, -1, 2]], expected: [3, 2] }, { args: [[5]], expected: [5] }];
-        for (let seed = 0; seed < 20; seed++) {
+    for (let seed = 0; seed < 20; seed++) {
       const some = elaborationSentences(new Rng(seed), sig, filtered, []);
       expect(some.some((s) => /not empty|at least one element/.test(s))).toBe(true);
       expect(some).toContain('Keep the original order.');

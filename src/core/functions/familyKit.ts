@@ -7,6 +7,7 @@
 import type { Rng } from '../rng';
 import type { Signature } from './grammar';
 import type { Value, ValueType } from './language';
+import type { TestCase } from './problems';
 
 export interface Spec {
   name: string;
@@ -211,9 +212,6 @@ export function vary(rng: Rng, doc: string): string {
   return out;
 }
 
-/** A test as the sentences read it. */
-type Example = { args: Value[]; expected: Value };
-
 /** A value as a person writes it in a docstring: `[3, 1, 2]`, `-4`, `true`. */
 const spoken = (value: Value): string => (Array.isArray(value) ? `[${value.map(spoken).join(', ')}]` : String(value));
 
@@ -232,7 +230,7 @@ function inOrderWithin(sub: readonly Value[], whole: readonly Value[]): boolean 
  * read past them, or to use them. `params` names the arguments as the docstring does; without
  * names, the list is "the list".
  */
-export function elaborationSentences(rng: Rng, sig: Signature, shown: readonly Example[], hidden: readonly Example[], params?: readonly string[]): string[] {
+export function elaborationSentences(rng: Rng, sig: Signature, shown: readonly TestCase[], hidden: readonly TestCase[], params?: readonly string[]): string[] {
   const cases = [...shown, ...hidden];
   if (!cases.length) return [];
   const out: string[] = [];
@@ -242,15 +240,15 @@ export function elaborationSentences(rng: Rng, sig: Signature, shown: readonly E
     if (type === 'list') {
       const lists = values as number[][];
       const subject = name ?? 'The list';
-      const lengths = lists.map((list) => list.length);
-      if (Math.min(...lengths) >= 2) out.push(`${subject} has at least two elements.`);
-      else if (Math.min(...lengths) >= 1) out.push(rng.pick([`${subject} is not empty.`, `${subject} has at least one element.`, `You may assume ${name ?? 'the list'} is not empty.`]));
+      const shortest = Math.min(...lists.map((list) => list.length));
+      if (shortest >= 2) out.push(`${subject} has at least two elements.`);
+      else if (shortest >= 1) out.push(rng.pick([`${subject} is not empty.`, `${subject} has at least one element.`, `You may assume ${name ?? 'the list'} is not empty.`]));
       else out.push(`${subject} may be empty.`);
       if (lists.every((list) => list.every((x) => x >= 0))) out.push(name ? `All numbers in ${name} are non-negative.` : 'All numbers are non-negative.');
     } else if (type === 'int' && name) {
-      const ints = values as number[];
-      if (Math.min(...ints) >= 1) out.push(`${name} is at least 1.`);
-      else if (Math.min(...ints) >= 0) out.push(`${name} is non-negative.`);
+      const least = Math.min(...(values as number[]));
+      if (least >= 1) out.push(`${name} is at least 1.`);
+      else if (least >= 0) out.push(`${name} is non-negative.`);
     }
   });
   if (sig.ret === 'list') {
