@@ -66,6 +66,8 @@ export class SavedRuns {
   private lastStatus: RunRecord['status'] | null = null;
   /** Writes in order, one at a time. */
   private writing: Promise<void> = Promise.resolve();
+  /** Run lists sent in order, one at a time (publish). */
+  private publishing: Promise<void> = Promise.resolve();
   /** Set once the run interrupted before this page opened was offered. */
   private offered = false;
   private warnedFull = false;
@@ -214,8 +216,6 @@ export class SavedRuns {
     this.publishing = next.catch(() => undefined);
     return next;
   }
-
-  private publishing: Promise<void> = Promise.resolve();
 
   private async sendList(saving: number | null): Promise<void> {
     const store = this.store;
