@@ -76,7 +76,7 @@ describe('CLI', () => {
     expect(cold.stderr).toMatch(/--temperature: expected a positive number, got "0"/);
   });
 
-  it('pretrain --init-from continues from a checkpoint of the same architecture and refuses another', () => {
+  it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {
     const missing = spawnSync(tsx, ['src/cli/pretrain.ts', '--init-from', '/nonexistent.prl'], { encoding: 'utf8' });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/--init-from: cannot read checkpoint \/nonexistent.prl/);
@@ -93,5 +93,12 @@ describe('CLI', () => {
     expect(next.status, next.stderr).toBe(0);
     expect(next.stderr).toContain(`policy initialised from ${first}`);
     expect(existsSync(out)).toBe(true);
+
+    // More layers than the checkpoint has: the policy grows, and the checkpoint written is the deeper one.
+    const deeper = join(dirname(out), 'deeper.prl');
+    const grown = spawnSync(tsx, ['src/cli/pretrain.ts', ...tiny, '--layers', '3', '--init-from', first, '--out', deeper], { encoding: 'utf8' });
+    expect(grown.status, grown.stderr).toBe(0);
+    expect(grown.stderr).toContain(`policy initialised from ${first}, deepened from 1 to 3 layers`);
+    expect((await decodeCheckpoint(new Uint8Array(readFileSync(deeper)))).meta.config.model.layers).toBe(3);
   }, 120_000);
 });

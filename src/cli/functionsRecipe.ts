@@ -35,14 +35,15 @@ const extras: ExtraFlag[] = [
   { name: 'ship-only', doc: 'only ship a policy of an earlier run in --out (its recipe.json)', boolean: true },
   { name: 'ship-policy', doc: 'which policy --ship and --ship-only ship: rl (the warm start + RL) or warm (the warm start alone, when the dev sets chose it)', defaultValue: 'rl' },
   { name: 'reuse-warm-start', doc: 'keep the warm start of an earlier run in --out (same flags) and run only RL and the evaluations', boolean: true },
-  { name: 'init-from', doc: 'the warm start continues from this checkpoint (same shape, e.g. public/functions.prl) instead of from random weights' },
+  { name: 'init-from', doc: 'the warm start continues from this checkpoint (same shape, e.g. public/functions.prl, or fewer layers: the policy grows, see --layers) instead of from random weights' },
+  { name: 'layers', doc: 'transformer blocks of the policy; with a shallower --init-from, the new blocks go on top and start as the identity', defaultValue: '2' },
   { name: 'pretrain-lr', doc: 'the warm start\'s peak learning rate', defaultValue: '0.003' },
   { name: 'rl-lr', doc: 'the RL learning rate', defaultValue: '0.0001' },
   { name: 'seed', doc: 'seed of the warm start\'s generated stream and of RL (a second warm start from the first should draw other problems)', defaultValue: '1' },
   { name: 'dev-only', doc: 'score the policies on the dev sets and the seed problems only, never the held-out ones (for choosing settings); --ship-only then scores the RL policy on the held-out sets before shipping it', boolean: true },
 ];
 
-const model = ['--task', 'functions', '--d-model', '64', '--layers', '2', '--heads', '4', '--context', '192', '--max-program-tokens', '40'];
+const model = (layers: string) => ['--task', 'functions', '--d-model', '64', '--layers', layers, '--heads', '4', '--context', '192', '--max-program-tokens', '40'];
 const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--batch-size', '4', '--eval-limit', '4'];
 const pretrainFlags = ['--batch-size', '32', '--warmup', '100', '--threads', '2', '--eval-every', '1000', '--eval-limit', '20', '--eval-data-path', 'datasets/functions/dev.jsonl'];
 const rlFlags = [
@@ -85,6 +86,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   const rlDir = join(out, 'rl');
   const rl = join(rlDir, 'latest.prl');
   const smoke = Boolean(extra.smoke);
+  const modelFlags = model(String(extra.layers));
   const seconds: Record<string, number> = {};
   if (extra['ship-policy'] !== 'rl' && extra['ship-policy'] !== 'warm') throw new Error(`--ship-policy: rl or warm, got "${String(extra['ship-policy'])}"`);
   const shipped = extra['ship-policy'] === 'warm' ? { name: 'warm start', checkpoint: warm } : { name: 'warm start + RL', checkpoint: rl };
@@ -105,9 +107,9 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
-    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
+    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
   }
-  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--learning-rate', String(extra['rl-lr']), '--seed', String(extra.seed), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...modelFlags, ...rlFlags, '--learning-rate', String(extra['rl-lr']), '--seed', String(extra.seed), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, Record<string, FunctionScore>> = {};
   const evalStarted = performance.now();
   const sets = functionSets.filter((set) => !(extra['dev-only'] && set.heldout));
@@ -119,7 +121,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     formatTable(['policy', 'problems', 'n', `greedy (pass@1)`, `best-of-${k}`], rows),
     `wall time: warm start ${(seconds.pretrain / 60).toFixed(1)} min, RL ${(seconds.rl / 60).toFixed(1)} min, evaluation ${(seconds.eval / 60).toFixed(1)} min`,
   ].join('\n');
-  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
+  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model: modelFlags, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   console.log(table);
   if (extra.ship) {
     if (extra['dev-only']) throw new Error('--ship with --dev-only: the held-out sets were not scored; run --ship-only on this --out to score them and ship');
@@ -149,7 +151,7 @@ async function ship(shipped: { name: string; checkpoint: string }, scores: Recor
   // warm-start stage's learning rate (10x the RL one), so it is given the RL stage's; an RL
   // policy's step and optimizer state stay behind.
   writeFileSync('public/functions.prl', await asShippedPolicy(readCheckpointFile(shipped.checkpoint), Number(flags['rl-lr'] ?? 1e-4)));
-  const made = ['out', 'init-from', 'seed', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
+  const made = ['out', 'init-from', 'layers', 'seed', 'pretrain-steps', 'pretrain-lr', 'rl-steps', 'rl-lr', 'k'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const choice = flags['ship-policy'] === 'warm' ? ' --ship-policy warm' : '';
   const after = scores[shipped.name];
   const solvedOf = (set: string) => after[set].per_problem.filter((row) => row.solved).map((row) => row.function_name);

@@ -18,6 +18,9 @@ import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
 import { scheduledRate } from '../core/model/schedule';
+import { deepenCheckpoint } from '../core/model/deepen';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { isSafetensors } from '../core/safetensors';
 import type { LabConfig } from '../core/config';
 import { FunctionGrammar } from '../core/functions/grammar';
 import { defaultGeneratorOptions, generateProblem, generateProblems, problemKey, type GeneratedProblem } from '../core/functions/generator';
@@ -47,7 +50,7 @@ const extras: ExtraFlag[] = [
   { name: 'warmup', doc: 'steps of linear learning-rate warm-up before the cosine decay', defaultValue: '50' },
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
   { name: 'eval-limit', doc: 'held-out sequences used for the periodic accuracy', defaultValue: '100' },
-  { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences)' },
+  { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences); one with fewer layers than --layers grows: the new blocks go on top and start as the identity' },
   { name: 'out', doc: 'checkpoint to write', defaultValue: 'runs/pretrain/pretrained.prl' },
 ];
 
@@ -72,10 +75,11 @@ async function main(): Promise<void> {
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
-  const initFrom = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
+  const given = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
+  const { initFrom, deepened } = await namingCheckpoint('init-from', String(extra['init-from']), () => deepenedWarmStart(given, config));
   const setup = await namingCheckpoint('init-from', String(extra['init-from']), () => (config.task.name === 'functions' ? functionsSetup(config, extra, pool, initFrom) : kolmogorovSetup(config, extra, pool, initFrom)));
   const { runner } = setup;
-  if (initFrom) console.error(`policy initialised from ${extra['init-from']}`);
+  if (initFrom) console.error(`policy initialised from ${extra['init-from']}${deepened ? `, deepened from ${deepened} to ${config.model.layers} layers (the new blocks start as the identity)` : ''}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker
   // with its own engine that computes the gradients of a share of every batch.
   const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, setup.policyConfig, backend.backend as 'wasm' | 'cpu', setup.shardGrammar) : null;
@@ -147,6 +151,19 @@ async function main(): Promise<void> {
     runner.dispose();
     await Promise.all([pool.close(), gradientHost?.close()]);
   }
+}
+
+/**
+ * The warm start's weights: the checkpoint as it is, or, when it has fewer layers than this run
+ * asks for (and is otherwise the same shape), deepened with identity blocks on top (model/deepen.ts).
+ */
+async function deepenedWarmStart(bytes: Uint8Array | undefined, config: LabConfig): Promise<{ initFrom?: Uint8Array; deepened?: number }> {
+  if (!bytes || isSafetensors(bytes)) return { initFrom: bytes };
+  const { meta } = await decodeCheckpoint(bytes);
+  if (meta.config.task.name !== config.task.name || meta.config.model.layers >= config.model.layers) return { initFrom: bytes };
+  const target = config.task.name === 'functions' ? functionsPolicyConfig(config) : kolmogorovPolicyConfig(config);
+  const { bytes: initFrom, fromLayers } = await deepenCheckpoint(bytes, target, config.run.seed);
+  return { initFrom, deepened: fromLayers };
 }
 
 /** What the warm start needs of a task: its runner, grammar, pairs, held-out pairs and evaluation. */
