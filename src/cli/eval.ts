@@ -75,7 +75,7 @@ const extras: ExtraFlag[] = [
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
   { name: 'k', doc: 'programs per sequence, the greedy one and k - 1 samples; the shortest correct one counts', defaultValue: '1' },
   { name: 'num-episodes', doc: 'functions: episodes per problem, as the DQN seed\'s evaluate.py (the same as --k: the greedy program and N - 1 samples; success_rate is their share that pass every test)' },
-  { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one', defaultValue: '1' },
+  { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one (default 1; functions --search: 1.3)' },
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
   { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
@@ -191,7 +191,7 @@ type FunctionsResult = (FunctionEvaluation | SearchResult) & Rejected;
  * the policy cannot read (a value that is not an integer, a boolean or a list of them; a
  * signature too long for its prompt) are reported by name with why, and the rest are scored.
  */
-async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature: number; limit?: number; search?: Omit<FunctionSearchOptions, 'k' | 'temperature' | 'limit'> }, backendName: string): Promise<FunctionsResult> {
+async function evaluateFunctionsCheckpoint(path: string, dataPath: string, options: { k: number; temperature?: number; limit?: number; search?: Omit<FunctionSearchOptions, 'k' | 'temperature' | 'limit'> }, backendName: string): Promise<FunctionsResult> {
   const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const loaded = loadProblemsReport(dataPath);
@@ -280,7 +280,9 @@ async function main(): Promise<void> {
   const repairRounds = positiveFlag('repair-rounds', extra['repair-rounds'], true);
   const split = Number(extra.split);
   if (!Number.isInteger(split) || split < 0) throw new Error(`--split: expected a whole number of rounds, got "${extra.split}"`);
-  const temperature = positiveFlag('temperature', extra.temperature);
+  // Not given: 1 for best-of-k, the search's own default (SEARCH_TEMPERATURE) for --search.
+  const givenTemperature = extra.temperature === undefined ? undefined : positiveFlag('temperature', extra.temperature);
+  const temperature = givenTemperature ?? 1;
   if (extra.prior !== 'kt' && extra.prior !== 'strict') throw new Error(`--prior: expected kt or strict, got "${extra.prior}"`);
 
   if (typeof extra.preferences === 'string') {
@@ -300,7 +302,7 @@ async function main(): Promise<void> {
     if (extra.search && k > MAX_SEARCH_K) throw new Error(`--k: at most ${MAX_SEARCH_K} programs per problem with --search, got ${k}`);
     if (!extra.search && argv.some((arg) => /^--(select|enough|batch)(=|$)/.test(arg))) throw new Error('--select, --enough and --batch choose how --search searches: add --search (without it, eval is best-of-k)');
     const search = extra.search ? { selection: extra.select as Selection, enough: positiveFlag('enough', extra.enough, true), batch: positiveFlag('batch', extra.batch, true) } : undefined;
-    const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature, limit, search }, String(extra.backend));
+    const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature: search ? givenTemperature : temperature, limit, search }, String(extra.backend));
     if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
     return;
