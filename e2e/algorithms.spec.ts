@@ -6,7 +6,10 @@ test('picking DPO in the page brings its defaults, keeps the shipped policy as i
   const lab = new LabPage(page);
   await lab.openDefault();
   await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint');
+  await expect(page.getByTestId('config-pending')).toHaveCount(0);
   await page.getByTestId('field-algorithm').selectOption('dpo');
+  // Picked, not applied: the form says so, since Train would still run the live run.
+  await expect(page.getByTestId('config-pending')).toContainText('algorithm reinforce -> dpo');
   await page.getByTestId('config-advanced').locator('summary').click();
   // beta 0 would make DPO's loss flat: the form sets TRL's 0.1, and groups of 4 to pair within.
   await expect(page.getByTestId('field-beta')).toHaveValue('0.1');
@@ -14,6 +17,7 @@ test('picking DPO in the page brings its defaults, keeps the shipped policy as i
   await lab.setField('batch-size', '16');
   await lab.button('Apply (new run)').click();
   await expect(page.getByTestId('status-message')).toContainText('weights', { timeout: 30_000 });
+  await expect(page.getByTestId('config-pending')).toHaveCount(0);
   await lab.button('Train').click();
   await lab.waitForPoints(2, 'rewards/accuracies');
   await lab.button('Pause').click();

@@ -51,9 +51,16 @@ test('the shipped weights score the same after a dataset drop and after Apply of
   await lab.setField('d-model', '96');
   await lab.button('Apply (new run)').click();
   await expect.poll(() => asked.length).toBe(1);
-  expect(asked[0]).toMatch(/This resets the weights: the model changes \(dModel 64 -> 96\)/);
+  expect(asked[0]).toMatch(/This resets the weights: the model changes \(dModel 64 -> 96\).* by random ones\. Apply anyway\?$/);
   await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
   expect(await lab.evaluate()).toBe(shipped);
+
+  // Another task: the question says its shipped policy, not random weights, would take their place.
+  await page.getByTestId('field-task').selectOption('functions');
+  await lab.button('Apply (new run)').click();
+  await expect.poll(() => asked.length).toBe(2);
+  expect(asked[1]).toMatch(/task kolmogorov -> functions.* by the shipped functions policy \(a warm start for functions\)\. Apply anyway\?$/);
+  await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
 });
 
 test('a configuration whose fields disagree is refused before Apply, and the run stays usable', async ({ page }) => {
@@ -105,8 +112,14 @@ test('Pause and Stop act within a second while training and while pretraining', 
   const lab = new LabPage(page);
   await lab.open(tinyRun);
   await lab.button('Train').click();
+  await expect(page.getByTestId('status-message')).toHaveText(/^kolmogorov with reinforce$/); // what trains, not "training" twice
   await lab.waitForPoints(2);
   await actsWithinASecond(lab, 'Pause', 'paused', step(lab));
+  // A Step while paused: the status line follows the step counter.
+  const paused = Number((await step(lab)()).replace('step ', ''));
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText(`step ${paused + 1}`);
+  await expect(page.getByTestId('status-message')).toHaveText(`paused at step ${paused + 1}`);
   await lab.button('Resume').click();
   await lab.waitForPoints((await lab.points()) + 1);
   await actsWithinASecond(lab, 'Stop', 'stopped', step(lab));

@@ -74,6 +74,9 @@ describe('CLI', () => {
     const cold = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--k', '4', '--temperature', '0'], { encoding: 'utf8' });
     expect(cold.status).toBe(1);
     expect(cold.stderr).toMatch(/--temperature: expected a positive number, got "0"/);
+    const gpu = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--backend', 'gpu'], { encoding: 'utf8' });
+    expect(gpu.status).toBe(1);
+    expect(gpu.stderr).toMatch(/--backend: expected auto, wasm or cpu, got "gpu"/);
   });
 
   it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {

@@ -21,6 +21,7 @@ import { startNodeProductThreads } from './productThreads';
 export type NodeBackend = 'auto' | 'wasm' | 'cpu';
 
 export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<{ backend: string; detail: string }> {
+  if (!['auto', 'wasm', 'cpu'].includes(preference)) throw new Error(`--backend: expected auto, wasm or cpu, got "${preference}"`);
   const order = preference === 'auto' ? ['wasm', 'cpu'] : [preference];
   const skipped: string[] = [];
   for (const name of order) {

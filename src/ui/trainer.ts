@@ -123,7 +123,9 @@ export async function applyConfig(config: LabConfig, start: RunStart = 'carry'):
   if (start === 'carry') {
     const reset = await attempt('checking the configuration', () => trainer().weightsResetBy(config));
     if (reset === undefined) return false;
-    if (reset && !window.confirm(`This resets the weights: ${reset}. Apply anyway?`)) return false;
+    // By what: another task's shipped policy when the page will load one (configure), else random weights.
+    const shipped = config.task.name !== useLab.getState().config.task.name ? taskDefinition(config.task.name).shippedPolicy : undefined;
+    if (reset && !window.confirm(`This resets the weights: ${reset} by ${shipped ? `the ${shipped.name} (a warm start for ${config.task.name})` : 'random ones'}. Apply anyway?`)) return false;
   }
   return configure(config, start);
 }

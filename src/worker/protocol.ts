@@ -108,7 +108,7 @@ export interface TrainerApi {
    * starts from fresh weights, which `weightsResetBy` tells beforehand.
    */
   configure(config: LabConfig, options?: { start?: RunStart }): Promise<{ weightsKept: boolean }>;
-  /** Why applying `config` would replace trained weights by random ones, or null when it would not. */
+  /** Why applying `config` would replace trained weights ("... would be replaced"; the page says by what), or null when it would not. */
   weightsResetBy(config: LabConfig): Promise<string | null>;
   train(): Promise<void>;
   /**

@@ -106,7 +106,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
     async weightsResetBy(next) {
       if (!state.weights.trained) return null;
       const mismatch = runs.weightsMismatch(state, next);
-      return mismatch && `the model changes (${mismatch}), so its weights (${runs.weightsNow(state)}) would be replaced by random ones`;
+      return mismatch && `the model changes (${mismatch}), so its weights (${runs.weightsNow(state)}) would be replaced`;
     },
 
     train: () => control.train(state),

@@ -4,6 +4,7 @@ import { download } from '../download';
 import { reportError, useLab } from '../store';
 import type { RunStart } from '../../worker/protocol';
 import { applyConfig } from '../trainer';
+import { pendingChanges } from '../pendingChanges';
 
 /** The page's fields: CLI-only ones (paths on disk) are never shown. */
 const fields = configFields().filter((field) => !field.cliOnly);
@@ -74,6 +75,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
   const shown = fields.filter((field) => fieldApplies(field, draft));
   const field = (f: ConfigField) => <Field key={f.flag} field={f} draft={draft} setDraft={setDraft} setProblem={setProblem} />;
   const advanced = shown.filter((f) => !essential.has(`${f.section}.${f.key}`));
+  const pending = pendingChanges(config, draft);
   return (
     <section className="panel config" data-testid="config-panel">
       <h2>Configuration</h2>
@@ -98,6 +100,11 @@ function ConfigForm({ config }: { config: LabConfig }) {
           })}
         </details>
         {problem && <p className="problem" role="alert">{problem}</p>}
+        {pending.length > 0 && (
+          <p className="pending" data-testid="config-pending">
+            Not applied yet: {pending.join(', ')}. Train goes on with the current run until you press Apply.
+          </p>
+        )}
         <label title="Where the new run's weights come from: the live run's (when the model is the same), the warm start the live run began from (the same start, to compare algorithms or settings fairly), or fresh random weights">
           start from{' '}
           <select value={start} onChange={(e) => setStart(e.target.value as RunStart)} data-testid="run-start">
@@ -106,7 +113,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
             <option value="fresh">fresh weights</option>
           </select>
         </label>
-        <button type="submit" disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
+        <button type="submit" className={pending.length ? 'primary' : undefined} disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>
         <button type="button" onClick={() => importInput.current?.click()}>Import JSON</button>
         <input ref={importInput} type="file" accept=".json" hidden data-testid="config-import" onChange={(e) => e.target.files?.[0] && void importJson(e.target.files[0])} />

@@ -120,8 +120,13 @@ export async function train(state: ServiceState): Promise<void> {
     return;
   }
   state.wallStart = performance.now();
-  events.setPhase('training', 'training');
+  events.setPhase('training', what(run));
   void trainLoop(state);
+}
+
+/** What trains, said in the status line (the phase badge already says "training"). */
+function what(run: { config: { task: { name: string }; algorithm: { name: string } } }): string {
+  return `${run.config.task.name} with ${run.config.algorithm.name}`;
 }
 
 export async function pause(state: ServiceState): Promise<void> {
@@ -153,7 +158,7 @@ export async function resume(state: ServiceState): Promise<void> {
     return;
   }
   state.wallStart = performance.now();
-  events.setPhase('training', 'training');
+  events.setPhase('training', state.run ? what(state.run) : 'training');
   void trainLoop(state);
 }
 
@@ -200,6 +205,8 @@ export function step(state: ServiceState): Promise<void> {
     state.wallOffset += performance.now() - state.wallStart;
     // Single steps are saved at the same multiples as a training run's.
     if (requireRun(state).runner.globalStep % AUTOSAVE_EVERY === 0) await keepRun(state, 'paused');
+    // The status line said where the run paused: it now stands a step further.
+    if (state.events.phase === 'paused') state.events.setPhase('paused', `paused at step ${requireRun(state).runner.globalStep}`);
     state.events.flush();
   });
 }
