@@ -3,6 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
 import { openFunctionsCheckpointRunner } from '../src/cli/checkpointRunner';
 import { loadProblemsFile } from '../src/cli/data';
+import { progressLine } from '../src/cli/report';
 import type { Report } from './learning';
 
 /** The functions search at k = 256 over 200 problems (the issue's budget: under 5 minutes on this machine), one timed run. */
@@ -12,9 +13,10 @@ export async function functionSearchFigures(checkpoint: string, report: Report):
   const { runner, close } = await openFunctionsCheckpointRunner(new Uint8Array(readFileSync(checkpoint)));
   try {
     const started = performance.now();
-    const result = await runner.search(problems, { k: 256, selection: 'cluster', onProgress: (done, total) => process.stderr.write(`\rsearched ${done}/${total}`) });
+    const line = progressLine();
+    const result = await runner.search(problems, { k: 256, selection: 'cluster', onProgress: (done, total) => line.update(`searched ${done}/${total}`, done, total) });
     const seconds = (performance.now() - started) / 1000;
-    process.stderr.write('\n');
+    line.end();
     report({
       name: 'functions_search_k256_cluster/200_problems', unit: 's', median: seconds, min: seconds, max: seconds, runs: 1,
       problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, checkpoint, sources, backend: tf.getBackend(),

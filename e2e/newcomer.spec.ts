@@ -92,6 +92,7 @@ test('a long evaluation shows its progress and Cancel ends it, leaving the run a
   await expect(page.getByTestId('phase')).toHaveText('evaluating');
   const progress = page.getByTestId('progress');
   await expect(progress.locator('progress')).toBeVisible();
+  await expect(page.getByTestId('progress-count')).toHaveText(/^ \d+ of 50$/); // how far, in items
   await shot(page, 'evaluating');
   await progress.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('phase')).toHaveText('idle', { timeout: 30_000 });

@@ -30,7 +30,7 @@ import { encodeProblemPrompt, promptBudget } from '../core/functions/task';
 import { openAnyCheckpointRunner, openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
 import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsReport, namingCheckpoint, readCheckpointFile } from './data';
 import { checkOutputs, writeOutputFile } from './outputs';
-import { evaluationTable, formatLengthTable, formatMetricsTable, metricsJson, sandboxLimits, type EvalMetrics } from './report';
+import { evaluationTable, formatLengthTable, formatMetricsTable, metricsJson, progressLine, sandboxLimits, type EvalMetrics } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { scorePreferences } from '../core/algorithms/dpo';
@@ -158,6 +158,7 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
   const records = await loadKolmogorovFile(dataPath);
   const { runner, meta, close } = await namingCheckpoint('checkpoint', path, () => openCheckpointRunner(bytes, records), { any: true });
   console.error(`tfjs backend: ${backend.backend} (${backend.detail}); checkpoint step ${meta.step}`);
+  const line = progressLine();
   try {
     const { rows, searches, ...metrics } = await runner.evaluate(records, {
       k,
@@ -166,9 +167,9 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
       repairRounds,
       split,
       limit,
-      onProgress: (done, total) => process.stderr.write(`\revaluated ${done}/${total}`),
+      onProgress: (done, total) => line.update(`evaluated ${done}/${total}`, done, total),
     });
-    process.stderr.write('\n');
+    line.end();
     const solvedBy = (search: FoundBy) => rows.filter((row) => row.outcome === 'ok' && row.foundBy === search).length;
     if (repair > 0) console.error(`repair: ${solvedBy('repair')} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
     if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate, or woven with interleave)`);
@@ -212,11 +213,12 @@ async function evaluateFunctionsCheckpoint(path: string, dataPath: string, optio
     });
     if (problems.length === 0) throw new Error(`${dataPath}: no problem the policy can read`);
     if (rejected.length) console.error(`${dataPath}: ${rejected.length} problem${rejected.length > 1 ? 's' : ''} not scored (listed above and under "rejected" in --json); scoring the other ${problems.length}`);
-    const onProgress = (done: number, total: number) => process.stderr.write(`\r${options.search ? 'searched' : 'evaluated'} ${done}/${total}`);
+    const line = progressLine();
+    const onProgress = (done: number, total: number) => line.update(`${options.search ? 'searched' : 'evaluated'} ${done}/${total}`, done, total);
     const result = options.search
       ? await runner.search(problems, { ...options.search, k: options.k, temperature: options.temperature, limit: options.limit, onProgress })
       : await runner.evaluate(problems, { k: options.k, temperature: options.temperature, limit: options.limit, onProgress });
-    process.stderr.write('\n');
+    line.end();
     return { ...result, rejected };
   } finally {
     await close();

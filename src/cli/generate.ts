@@ -12,6 +12,7 @@ import { generateDataset } from '../core/kolmogorov/generator';
 import { checkOutputs, writeOutputFile } from './outputs';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { functionsProtectedProblems, loadKolmogorovFile } from './data';
+import { progressLine } from './report';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -57,8 +58,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   // Over-generate a little so that excluded sequences can be dropped and `count` still reached.
   const target = count + excluded.size;
-  let examples = generateDataset(seed, target, {}, (distinct) => process.stderr.write(`\rgenerated ${distinct} / ${target} distinct sequences`));
-  if (target >= 1000) process.stderr.write('\n');
+  const line = progressLine();
+  let examples = generateDataset(seed, target, {}, (distinct) => line.update(`generated ${distinct} / ${target} distinct sequences`, distinct, target));
+  line.end();
   examples = examples.filter((e) => !excluded.has(e.sequence.join(','))).slice(0, count);
   if (examples.length < count) throw new Error(`only ${examples.length} sequences left after exclusion`);
   // The output's folder is made if missing (a write error would otherwise surface as a stack trace).

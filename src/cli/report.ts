@@ -81,3 +81,26 @@ export function evaluationTable(result: TaskEvaluation, title: string): string {
   const width = Math.max(...Object.keys(result.metrics).map((name) => name.length), 1);
   return [`${title}: ${result.n} items`, ...Object.entries(result.metrics).map(([name, value]) => `  ${name.padEnd(width)}  ${Number.isFinite(value) ? value.toFixed(3) : '-'}`)].join('\n');
 }
+
+/**
+ * A progress line on stderr: rewritten in place on a terminal; in a log (stderr not a terminal),
+ * where carriage returns would run the updates together, one line per tenth of the work and at its
+ * end. `end()` finishes the line on a terminal.
+ */
+export function progressLine(stream: NodeJS.WriteStream = process.stderr): { update(text: string, done: number, total: number): void; end(): void } {
+  let shown = -1;
+  let wrote = false;
+  return {
+    update(text, done, total) {
+      wrote = true;
+      if (stream.isTTY) return void stream.write(`\r${text}`);
+      const tenth = total > 0 ? Math.floor((10 * done) / total) : 0;
+      if (tenth === shown && done !== total) return;
+      shown = tenth;
+      stream.write(`${text}\n`);
+    },
+    end() {
+      if (wrote && stream.isTTY) stream.write('\n');
+    },
+  };
+}

@@ -89,7 +89,8 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
         output: row.program ? `shown ${row.shown_passed}/${row.shown_total}, hidden ${row.hidden_passed}/${row.hidden_total}` : null,
         program: row.program,
         correct: row.solved,
-        detail: `${row.outcome}; ${Math.round(100 * row.success_rate)}% of ${result.k} programs pass every test`,
+        // The sandbox's outcome matters when the program did not run to the end (timeout, error); "ok" only says it ran.
+        detail: `${row.outcome === 'ok' ? (row.solved ? 'passes every test' : 'ran, but fails a test') : row.outcome}; ${Math.round(100 * row.success_rate)}% of ${result.k} program${result.k > 1 ? 's' : ''} pass every test`,
       })),
       json: { ...result },
       summary: `solved ${result.solved.toFixed(3)}  pass@1 ${result.pass_at_1.toFixed(3)}  on ${result.n}`,

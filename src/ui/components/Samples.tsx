@@ -23,14 +23,14 @@ function Values({ values, against }: { values: readonly number[]; against?: read
 /** A sequence's numbers, when the text is one (targets and outputs of the Kolmogorov task). */
 const numbers = (text: string | null) => (text === '' ? [] : text !== null && /^-?\d+( -?\d+)*$/.test(text) ? text.split(' ').map(Number) : null);
 
-/** The held-out items of the latest evaluation that has them: target, program, output (wrong values marked), and how. */
+/** The held-out items of the latest evaluation that has them: target, program, output (wrong values marked), and details (how it was found, its tests, its question). */
 function EvaluatedItems({ items, label }: { items: readonly EvaluatedItem[]; label: string }) {
   return (
     <details className="per-item" data-testid="per-item" open>
       <summary>each held-out item ({label}): {items.filter((item) => item.correct).length} of {items.length} right</summary>
       <div className="per-problem-scroll">
         <table>
-          <thead><tr><th>#</th><th>target</th><th>program</th><th>output</th><th>how</th></tr></thead>
+          <thead><tr><th>#</th><th>target</th><th>program</th><th>output</th><th>details</th></tr></thead>
           <tbody>
             {items.map((item) => {
               const target = numbers(item.target);

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { progressLine } from './report';
+
+const stream = (isTTY: boolean) => {
+  const written: string[] = [];
+  return { written, stream: { isTTY, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream };
+};
+
+describe('progressLine', () => {
+  it('rewrites one line in place on a terminal', () => {
+    const { written, stream: s } = stream(true);
+    const line = progressLine(s);
+    for (let done = 1; done <= 3; done++) line.update(`evaluated ${done}/3`, done, 3);
+    line.end();
+    expect(written).toEqual(['\revaluated 1/3', '\revaluated 2/3', '\revaluated 3/3', '\n']);
+  });
+
+  it('writes whole lines to a log, one per tenth of the work and the last, so updates never run together', () => {
+    const { written, stream: s } = stream(false);
+    const line = progressLine(s);
+    for (let done = 1; done <= 50; done++) line.update(`evaluated ${done}/50`, done, 50);
+    line.end();
+    expect(written.every((text) => text.endsWith('\n') && !text.includes('\r'))).toBe(true);
+    expect(written).toHaveLength(11); // 1 (the first tenth, 0), then 5, 10, ..., 50
+    expect(written.at(-1)).toBe('evaluated 50/50\n');
+  });
+});
