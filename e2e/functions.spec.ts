@@ -32,6 +32,7 @@ test('dropping the seed\'s problems file switches to the functions task; a bad p
   await lab.dropFile('training_problems.json', readFileSync('datasets/functions/training_problems.json'));
   await expect(page.getByTestId('dataset-summary-train')).toContainText('training_problems.json: 8 problems loaded', { timeout: 60_000 });
   await expect.poll(() => lab.state<string>('config.task.name')).toBe('functions');
+  await expect.poll(() => page.url()).toContain('task=functions'); // the link, and so a reload, keeps the task
   const bad = JSON.stringify([{ function_name: 'ok', docstring: 'd', test_cases: [[1, 2]] }, { function_name: 'broken', docstring: 'd', test_cases: [[1.5, 1]] }]);
   await lab.dropFile('mine.json', bad);
   await expect(page.getByTestId('dataset-summary-train')).toContainText('mine.json: 1 problems loaded, 1 rejected');

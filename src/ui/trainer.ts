@@ -7,7 +7,7 @@ import { zipSync, strToU8 } from 'fflate';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
-import { withVariant, type LabConfig } from '../core/config';
+import { configToSearchParams, withVariant, type LabConfig } from '../core/config';
 import { taskDefinition } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, useLab } from './store';
@@ -77,7 +77,10 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   if (role !== 'train' || !reconfigure) return;
   const { config } = useLab.getState();
   // The worker read the file as its task's items (the definition that recognised it): the run becomes that task's.
-  await configure(summary.task === config.task.name ? config : withVariant(config, { task: summary.task }));
+  if (summary.task === config.task.name) return void (await configure(config));
+  const switched = withVariant(config, { task: summary.task });
+  // The link says the task, as Apply's does: a reload opens the task the file switched to.
+  if (await configure(switched)) window.location.hash = configToSearchParams(switched, { page: true });
 }
 
 export async function loadShipped(name: string, reconfigure = true): Promise<void> {
