@@ -19,7 +19,7 @@ export async function functionSearchFigures(checkpoint: string, report: Report):
     line.end();
     report({
       name: 'functions_search_k256_cluster/200_problems', unit: 's', median: seconds, min: seconds, max: seconds, runs: 1,
-      problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, checkpoint, sources, backend: tf.getBackend(),
+      problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, temperature: result.temperature, checkpoint, sources, backend: tf.getBackend(),
     });
   } finally {
     await close();

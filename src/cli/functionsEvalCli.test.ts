@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SEARCH_TEMPERATURE } from '../core/functions/search';
 
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const dir = mkdtempSync(join(tmpdir(), 'prl-fsearch-'));
@@ -31,9 +32,13 @@ describe('eval --task functions --search', () => {
     const plain = evalJson('--k', '16');
     expect(plain.json).not.toHaveProperty('selection');
     expect(plain.json.k).toBe(16);
+    // Without --temperature, best-of-k samples at 1 and the search at its own default; either says which.
+    expect(plain.json.temperature).toBe(1);
 
     const { json, stderr } = evalJson('--search', '--k', '16', '--select', 'first', '--batch', '4');
-    expect(json).toMatchObject({ n: 2, k: 16, selection: 'first', solved: 1 });
+    expect(json).toMatchObject({ n: 2, k: 16, selection: 'first', solved: 1, temperature: SEARCH_TEMPERATURE });
+    expect(SEARCH_TEMPERATURE).not.toBe(1);
+    expect(evalJson('--search', '--k', '4', '--temperature', '0.7').json.temperature).toBe(0.7);
     expect((json.solved_at as { k: number }[]).map((at) => at.k)).toEqual([1, 2, 4, 8, 16]);
     // The shipped policy's greedy program passes both: each problem stops after its first batch of 4.
     expect(json.per_problem.map((row) => row.drawn)).toEqual([4, 4]);

@@ -19,7 +19,8 @@ import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
 import { scheduledRate } from '../core/model/schedule';
 import { deepenCheckpoint } from '../core/model/deepen';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { CheckpointError, compatibleWith, decodeCheckpoint } from '../core/checkpoint';
+import { policyConfigOf } from '../core/export';
 import { isSafetensors } from '../core/safetensors';
 import type { LabConfig } from '../core/config';
 import { FunctionGrammar } from '../core/functions/grammar';
@@ -50,7 +51,7 @@ const extras: ExtraFlag[] = [
   { name: 'warmup', doc: 'steps of linear learning-rate warm-up before the cosine decay', defaultValue: '50' },
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
   { name: 'eval-limit', doc: 'held-out sequences used for the periodic accuracy', defaultValue: '100' },
-  { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences); one with fewer layers than --layers grows: the new blocks go on top and start as the identity' },
+  { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences); a .prl with fewer layers than --layers grows: the new blocks go on top and start as the identity' },
   { name: 'out', doc: 'checkpoint to write', defaultValue: 'runs/pretrain/pretrained.prl' },
 ];
 
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
     console.log(usage('pretrain', 'Supervised warm start on (sequence -> program) pairs before RL.', extras));
     return;
   }
-  const { config, extra } = parseArgs(argv, extras);
+  const { config, extra, given: flagged } = parseArgs(argv, extras);
   const steps = Number(extra.steps);
   const evalEvery = Number(extra['eval-every']);
   const warmup = Number(extra.warmup);
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const given = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-  const { initFrom, deepened } = await namingCheckpoint('init-from', String(extra['init-from']), () => deepenedWarmStart(given, config));
+  const { initFrom, deepened } = await namingCheckpoint('init-from', String(extra['init-from']), () => deepenedWarmStart(given, config, flagged.has('model.layers')));
   const setup = await namingCheckpoint('init-from', String(extra['init-from']), () => (config.task.name === 'functions' ? functionsSetup(config, extra, pool, initFrom) : kolmogorovSetup(config, extra, pool, initFrom)));
   const { runner } = setup;
   if (initFrom) console.error(`policy initialised from ${extra['init-from']}${deepened ? `, deepened from ${deepened} to ${config.model.layers} layers (the new blocks start as the identity)` : ''}`);
@@ -154,15 +155,18 @@ async function main(): Promise<void> {
 }
 
 /**
- * The warm start's weights: the checkpoint as it is, or, when it has fewer layers than this run
- * asks for (and is otherwise the same shape), deepened with identity blocks on top (model/deepen.ts).
+ * The warm start's weights: the checkpoint as it is, or, when --layers asks for more layers than
+ * it has (and it is otherwise the same shape), deepened with identity blocks on top
+ * (model/deepen.ts). Without --layers a shallower checkpoint is refused as any other shape is.
  */
-async function deepenedWarmStart(bytes: Uint8Array | undefined, config: LabConfig): Promise<{ initFrom?: Uint8Array; deepened?: number }> {
-  if (!bytes || isSafetensors(bytes)) return { initFrom: bytes };
+async function deepenedWarmStart(bytes: Uint8Array | undefined, config: LabConfig, layersGiven: boolean): Promise<{ initFrom?: Uint8Array; deepened?: number }> {
+  if (!bytes || isSafetensors(bytes) || !layersGiven) return { initFrom: bytes };
   const { meta } = await decodeCheckpoint(bytes);
   if (meta.config.task.name !== config.task.name || meta.config.model.layers >= config.model.layers) return { initFrom: bytes };
-  const target = config.task.name === 'functions' ? functionsPolicyConfig(config) : kolmogorovPolicyConfig(config);
-  const { bytes: initFrom, fromLayers } = await deepenCheckpoint(bytes, target, config.run.seed);
+  // Every other difference is said as the loader says it, all of them at once.
+  const problem = compatibleWith(meta, { ...config, model: { ...config.model, layers: meta.config.model.layers } });
+  if (problem) throw new CheckpointError(problem);
+  const { bytes: initFrom, fromLayers } = await deepenCheckpoint(bytes, policyConfigOf(config), config.run.seed);
   return { initFrom, deepened: fromLayers };
 }
 

@@ -43,6 +43,8 @@ export interface ProblemResult {
 export interface FunctionEvaluation {
   n: number;
   k: number;
+  /** The sampling temperature of the k - 1 programs beside the greedy one. */
+  temperature: number;
   /** Share of problems solved by the chosen program. */
   solved: number;
   pass_at_1: number;
@@ -101,6 +103,7 @@ export async function evaluateFunctions(
   return {
     n: rows.length,
     k,
+    temperature: options.temperature ?? 1,
     solved: share((row) => Number(row.solved)),
     pass_at_1: share((row) => Number(row.pass_at_1)),
     success_rate: share((row) => row.success_rate),

@@ -68,6 +68,8 @@ export interface SearchResult {
   n: number;
   k: number;
   selection: Selection;
+  /** The sampling temperature of every program after the first (results at two temperatures differ). */
+  temperature: number;
   solved: number;
   /** solved@k for k = 1, 2, 4, ... up to the budget: the first passing program within k samples solves the problem. */
   solved_at: { k: number; solved: number }[];
@@ -232,6 +234,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
     n,
     k,
     selection: options.selection,
+    temperature: options.temperature ?? SEARCH_TEMPERATURE,
     solved: share((row) => row.solved),
     solved_at: ks.map((at) => ({ k: at, solved: share((row) => row.first_pass_at !== null && row.first_pass_at < at && row.first_solves) })),
     mean_drawn: n ? perProblem.reduce((sum, row) => sum + row.drawn, 0) / n : 0,

@@ -30,8 +30,8 @@ export function StatusBar() {
       {progress && (
         <span className="progress" data-testid="progress">
           {progress.task} <progress max={progress.total || 1} value={progress.done} aria-label={progress.task} />
-          {/* The warm start's own text has its steps; an evaluation or a file says its count here. */}
-          {(phase === 'evaluating' || phase === 'loading') && progress.total > 0 && <span className="hint" data-testid="progress-count"> {progress.done} of {progress.total}</span>}
+          {/* An evaluation's items (the warm start's text has its steps; a file's progress is in bytes, the bar says it). */}
+          {phase === 'evaluating' && progress.total > 0 && <span className="hint" data-testid="progress-count"> {progress.done} of {progress.total}</span>}
           {(phase === 'evaluating' || phase === 'loading') && (
             <button className="progress-cancel" onClick={() => void attempt('cancel', () => trainer().cancel())}>Cancel</button>
           )}
