@@ -61,6 +61,15 @@ test('the shipped weights score the same after a dataset drop and after Apply of
   await expect.poll(() => asked.length).toBe(2);
   expect(asked[1]).toMatch(/task kolmogorov -> functions.* by the shipped functions policy \(a warm start for functions\)\. Apply anyway\?$/);
   await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
+
+  // A training file of another task asks too; a "no" keeps the run, its data and its weights.
+  await lab.dropFile('training_problems.json', readFileSync('datasets/functions/training_problems.json'));
+  await expect.poll(() => asked.length).toBe(3);
+  expect(asked[2]).toMatch(/^training_problems\.json holds functions problems, and switching to that task resets the weights: .* by the shipped functions policy .*Switch anyway\?$/);
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('mine.jsonl: 300 records loaded');
+  expect(await lab.state<string>('config.task.name')).toBe('kolmogorov');
+  await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint');
+  expect(await lab.evaluate()).toBe(shipped);
 });
 
 test('a configuration whose fields disagree is refused before Apply, and the run stays usable', async ({ page }) => {

@@ -71,6 +71,7 @@ export async function attempt<T>(label: string, action: () => Promise<T>): Promi
 
 /** Loads a dataset file; a training file re-creates the run (`reconfigure`), with the functions task when it holds problems. */
 export async function loadDatasetFile(role: 'train' | 'heldout', name: string, file: Blob, reconfigure = true): Promise<void> {
+  const previous = useLab.getState().datasets[role];
   const summary = await attempt(`loading ${name}`, () => trainer().loadDataset(role, name, file));
   if (!summary) return;
   useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: summary } }));
@@ -79,6 +80,12 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   // The worker read the file as its task's items (the definition that recognised it): the run becomes that task's.
   if (summary.task === config.task.name) return void (await configure(config));
   const switched = withVariant(config, { task: summary.task });
+  // Trained weights give way to the other task's only once the user agrees, as Apply asks. The
+  // worker keeps each task's items apart, so a "no" leaves the run with its own data.
+  if (!(await resetAgreed(switched, `${name} holds ${summary.task} ${summary.itemName}, and switching to that task resets the weights`, 'Switch anyway?'))) {
+    useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
+    return;
+  }
   // The link says the task, as Apply's does: a reload opens the task the file switched to.
   if (await configure(switched)) window.location.hash = configToSearchParams(switched, { page: true });
 }
@@ -123,14 +130,17 @@ export async function configure(config: LabConfig, start: RunStart = 'carry'): P
  */
 export async function applyConfig(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
   // Starting from the warm start or fresh on purpose replaces the weights: nothing to ask.
-  if (start === 'carry') {
-    const reset = await attempt('checking the configuration', () => trainer().weightsResetBy(config));
-    if (reset === undefined) return false;
-    // By what: another task's shipped policy when the page will load one (configure), else random weights.
-    const shipped = config.task.name !== useLab.getState().config.task.name ? taskDefinition(config.task.name).shippedPolicy : undefined;
-    if (reset && !window.confirm(`This resets the weights: ${reset} by ${shipped ? `the ${shipped.name} (a warm start for ${config.task.name})` : 'random ones'}. Apply anyway?`)) return false;
-  }
+  if (start === 'carry' && !(await resetAgreed(config, 'This resets the weights', 'Apply anyway?'))) return false;
   return configure(config, start);
+}
+
+/** Whether `config` may replace the trained weights: it would not, or the user agreed when asked. */
+async function resetAgreed(config: LabConfig, why: string, question: string): Promise<boolean> {
+  const reset = await attempt('checking the configuration', () => trainer().weightsResetBy(config));
+  if (reset === undefined) return false;
+  // By what: another task's shipped policy when the page will load one (configure), else random weights.
+  const shipped = config.task.name !== useLab.getState().config.task.name ? taskDefinition(config.task.name).shippedPolicy : undefined;
+  return !reset || window.confirm(`${why}: ${reset} by ${shipped ? `the ${shipped.name} (a warm start for ${config.task.name})` : 'random ones'}. ${question}`);
 }
 
 /**
