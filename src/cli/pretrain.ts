@@ -77,10 +77,12 @@ async function main(): Promise<void> {
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   const given = typeof extra['init-from'] === 'string' ? readCheckpointFile(extra['init-from'], 'init-from') : undefined;
-  const { initFrom, deepened } = await namingCheckpoint('init-from', String(extra['init-from']), () => deepenedWarmStart(given, config, flagged.has('model.layers')));
-  const setup = await namingCheckpoint('init-from', String(extra['init-from']), () => (config.task.name === 'functions' ? functionsSetup(config, extra, pool, initFrom) : kolmogorovSetup(config, extra, pool, initFrom)));
+  const { setup, deepened } = await namingCheckpoint('init-from', String(extra['init-from']), async () => {
+    const { initFrom, deepened } = await deepenedWarmStart(given, config, flagged.has('model.layers'));
+    return { deepened, setup: await (config.task.name === 'functions' ? functionsSetup(config, extra, pool, initFrom) : kolmogorovSetup(config, extra, pool, initFrom)) };
+  });
   const { runner } = setup;
-  if (initFrom) console.error(`policy initialised from ${extra['init-from']}${deepened ? `, deepened from ${deepened} to ${config.model.layers} layers (the new blocks start as the identity)` : ''}`);
+  if (given) console.error(`policy initialised from ${extra['init-from']}${deepened ? `, deepened from ${deepened} to ${config.model.layers} layers (the new blocks start as the identity)` : ''}`);
   // Data parallelism: tfjs-wasm in Node uses one thread, so each further thread is a worker
   // with its own engine that computes the gradients of a share of every batch.
   const gradientHost = threads > 1 ? await createNodeGradientShards(threads - 1, setup.policyConfig, backend.backend as 'wasm' | 'cpu', setup.shardGrammar) : null;
@@ -161,12 +163,13 @@ async function main(): Promise<void> {
  */
 async function deepenedWarmStart(bytes: Uint8Array | undefined, config: LabConfig, layersGiven: boolean): Promise<{ initFrom?: Uint8Array; deepened?: number }> {
   if (!bytes || isSafetensors(bytes) || !layersGiven) return { initFrom: bytes };
-  const { meta } = await decodeCheckpoint(bytes);
+  const decoded = await decodeCheckpoint(bytes);
+  const { meta } = decoded;
   if (meta.config.task.name !== config.task.name || meta.config.model.layers >= config.model.layers) return { initFrom: bytes };
   // Every other difference is said as the loader says it, all of them at once.
   const problem = compatibleWith(meta, { ...config, model: { ...config.model, layers: meta.config.model.layers } });
   if (problem) throw new CheckpointError(problem);
-  const { bytes: initFrom, fromLayers } = await deepenCheckpoint(bytes, policyConfigOf(config), config.run.seed);
+  const { bytes: initFrom, fromLayers } = await deepenCheckpoint(decoded, policyConfigOf(config), config.run.seed);
   return { initFrom, deepened: fromLayers };
 }
 

@@ -4,14 +4,16 @@
  * draft the run, and a newcomer who picked an algorithm and pressed Train trained the old one
  * without a word; the form lists these beside Apply.
  */
-import { configFields, type LabConfig } from '../core/config';
+import { configFields, type ConfigField, type LabConfig } from '../core/config';
 
-const fields = configFields().filter((field) => !field.cliOnly);
-const valueOf = (config: LabConfig, field: (typeof fields)[number]) => (config[field.section] as Record<string, unknown>)[field.key];
+/** The page's fields: CLI-only ones (paths on disk) are never shown, nor compared. */
+export const pageFields = configFields().filter((field) => !field.cliOnly);
+/** A field's value in a config. */
+export const valueOf = (config: LabConfig, field: ConfigField) => (config[field.section] as Record<string, unknown>)[field.key];
 
 export function pendingChanges(live: LabConfig, draft: LabConfig, shown = 4): string[] {
-  const said = (field: (typeof fields)[number]) => `${field.flag} ${String(valueOf(live, field))} -> ${String(valueOf(draft, field))}`;
-  const differing = fields.filter((field) => JSON.stringify(valueOf(live, field)) !== JSON.stringify(valueOf(draft, field)));
+  const said = (field: ConfigField) => `${field.flag} ${String(valueOf(live, field))} -> ${String(valueOf(draft, field))}`;
+  const differing = pageFields.filter((field) => JSON.stringify(valueOf(live, field)) !== JSON.stringify(valueOf(draft, field)));
   // A new task or algorithm brings its own defaults: those follow from it and are not listed one by one.
   const chosen = differing.filter((field) => field.section === 'task' && field.key === 'name').concat(differing.filter((field) => field.section === 'algorithm' && field.key === 'name'));
   if (chosen.length) return chosen.map(said).concat(differing.length > chosen.length ? [`with ${differing.length - chosen.length} more settings of its own`] : []);

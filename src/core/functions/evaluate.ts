@@ -62,6 +62,7 @@ export async function evaluateFunctions(
   const task = functionsTask(config);
   const selected = problems.slice(0, options.limit ?? problems.length);
   const k = Math.max(1, options.k ?? 1);
+  const temperature = options.temperature ?? 1;
   const chunk = Math.max(1, Math.floor(64 / k));
   const rng = new Rng(config.run.seed ^ 0x5eed);
   const rows: ProblemResult[] = [];
@@ -70,7 +71,7 @@ export async function evaluateFunctions(
     const prompts = part.flatMap((problem) => Array(k).fill(encodeProblemPrompt(problem, config.functions.promptTests, promptBudget(config))) as number[][]);
     const samples = await sampleBatch(policy, task.grammar, prompts, {
       maxTokens: config.model.maxProgramTokens,
-      temperature: options.temperature ?? 1,
+      temperature,
       rng,
       greedy: prompts.map((_, i) => i % k === 0),
     });
@@ -103,7 +104,7 @@ export async function evaluateFunctions(
   return {
     n: rows.length,
     k,
-    temperature: options.temperature ?? 1,
+    temperature,
     solved: share((row) => Number(row.solved)),
     pass_at_1: share((row) => Number(row.pass_at_1)),
     success_rate: share((row) => row.success_rate),

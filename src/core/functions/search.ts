@@ -160,6 +160,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
   const k = Math.max(1, options.k);
   const enough = options.selection === 'first' ? 1 : Math.max(1, options.enough ?? 8);
   const batch = Math.max(1, Math.min(options.batch ?? 32, k));
+  const temperature = options.temperature ?? SEARCH_TEMPERATURE;
   const rng = new Rng(config.run.seed ^ 0x5ea4c);
   const prompts = selected.map((problem) => encodeProblemPrompt(problem, config.functions.promptTests, promptBudget(config)));
   // votes: how often each distinct program was drawn; a program drawn again counts again toward
@@ -175,7 +176,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
       const draws = part.flatMap((p) => Array.from({ length: Math.min(batch, k - state[p].drawn) }, (_, j) => ({ p, index: state[p].drawn + j })));
       const samples: SampledSequence[] = await sampleBatch(policy, task.grammar, draws.map(({ p }) => prompts[p]), {
         maxTokens: config.model.maxProgramTokens,
-        temperature: options.temperature ?? SEARCH_TEMPERATURE,
+        temperature,
         rng,
         greedy: draws.map(({ index }) => index === 0),
       });
@@ -234,7 +235,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
     n,
     k,
     selection: options.selection,
-    temperature: options.temperature ?? SEARCH_TEMPERATURE,
+    temperature,
     solved: share((row) => row.solved),
     solved_at: ks.map((at) => ({ k: at, solved: share((row) => row.first_pass_at !== null && row.first_pass_at < at && row.first_solves) })),
     mean_drawn: n ? perProblem.reduce((sum, row) => sum + row.drawn, 0) / n : 0,

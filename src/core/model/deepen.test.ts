@@ -33,7 +33,7 @@ async function shallowCheckpoint(layers: number): Promise<{ bytes: Uint8Array; p
 describe('deepenCheckpoint', () => {
   it('gives a deeper policy the same logits as the shallow one it grew from', async () => {
     const { bytes, policy } = await shallowCheckpoint(1);
-    const { bytes: deeper, fromLayers } = await deepenCheckpoint(bytes, kolmogorovPolicyConfig(withLayers(3) as never), 9);
+    const { bytes: deeper, fromLayers } = await deepenCheckpoint(await decodeCheckpoint(bytes), kolmogorovPolicyConfig(withLayers(3) as never), 9);
     expect(fromLayers).toBe(1);
     const { meta, tensors } = await decodeCheckpoint(deeper);
     expect(meta.config.model.layers).toBe(3);
@@ -59,7 +59,7 @@ describe('deepenCheckpoint', () => {
   it('refuses a checkpoint that is as deep already, or differs in more than depth', async () => {
     const { bytes, policy } = await shallowCheckpoint(2);
     policy.dispose();
-    await expect(deepenCheckpoint(bytes, kolmogorovPolicyConfig(withLayers(2) as never), 0)).rejects.toThrow(CheckpointError);
-    await expect(deepenCheckpoint(bytes, kolmogorovPolicyConfig(withLayers(3, 32) as never), 0)).rejects.toThrow(/only the depth may differ/);
+    await expect(deepenCheckpoint(await decodeCheckpoint(bytes), kolmogorovPolicyConfig(withLayers(2) as never), 0)).rejects.toThrow(CheckpointError);
+    await expect(deepenCheckpoint(await decodeCheckpoint(bytes), kolmogorovPolicyConfig(withLayers(3, 32) as never), 0)).rejects.toThrow(/only the depth may differ/);
   });
 });

@@ -7,19 +7,18 @@
  * take the usual initialisation, so the first update moves proj and fc2 (their gradients are
  * the block's activations) and from then on the whole block learns.
  */
-import { CheckpointError, decodeCheckpoint, encodeCheckpoint, tensorArrays } from '../checkpoint';
+import { CheckpointError, encodeCheckpoint, tensorArrays, type decodeCheckpoint } from '../checkpoint';
 import { TransformerPolicy, type PolicyConfig } from './transformer';
 
 /** The output projections of a block: zero in a new block, which is then the identity. */
 const OUTPUTS = ['proj/w', 'proj/b', 'fc2/w', 'fc2/b'];
 
 /**
- * A checkpoint's weights deepened to `target.layers` blocks (the new ones on top), as a
+ * A decoded checkpoint's weights deepened to `target.layers` blocks (the new ones on top), as a
  * checkpoint of step 0 without optimizer state: a warm start for a deeper run. Everything but
  * the depth must match; the new blocks' other weights are initialised from `seed`.
  */
-export async function deepenCheckpoint(bytes: Uint8Array, target: PolicyConfig, seed: number): Promise<{ bytes: Uint8Array; fromLayers: number }> {
-  const { meta, tensors } = await decodeCheckpoint(bytes);
+export async function deepenCheckpoint({ meta, tensors }: Awaited<ReturnType<typeof decodeCheckpoint>>, target: PolicyConfig, seed: number): Promise<{ bytes: Uint8Array; fromLayers: number }> {
   const fromLayers = meta.config.model.layers;
   if (fromLayers >= target.layers) throw new CheckpointError(`cannot deepen a ${fromLayers}-layer checkpoint to ${target.layers} layers`);
   const old = new Map(tensorArrays(tensors, 'weights').map((w) => [w.name, w]));

@@ -1,13 +1,11 @@
 import { useRef, useState } from 'react';
-import { configFields, configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
+import { configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
 import type { RunStart } from '../../worker/protocol';
 import { applyConfig } from '../trainer';
-import { pendingChanges } from '../pendingChanges';
+import { pageFields, pendingChanges, valueOf } from '../pendingChanges';
 
-/** The page's fields: CLI-only ones (paths on disk) are never shown. */
-const fields = configFields().filter((field) => !field.cliOnly);
 const sections = Object.keys(sectionSchemas) as SectionName[];
 
 /** The few fields a newcomer changes first, shown above the rest (those are under Advanced). */
@@ -19,7 +17,7 @@ const essential = new Set([
 
 /** One field: its flag, its input, and its doc as a tooltip. */
 function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; draft: LabConfig; setDraft: (next: LabConfig) => void; setProblem: (problem: string | null) => void }) {
-  const value = (draft[field.section] as Record<string, unknown>)[field.key];
+  const value = valueOf(draft, field);
   const onChange = (text: string) => {
     try {
       // Picking a task or an algorithm brings its own defaults for the fields not set (dpo's beta).
@@ -72,7 +70,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
       reportError(`importing ${file.name}: ${(error as Error).message}`);
     }
   };
-  const shown = fields.filter((field) => fieldApplies(field, draft));
+  const shown = pageFields.filter((field) => fieldApplies(field, draft));
   const field = (f: ConfigField) => <Field key={f.flag} field={f} draft={draft} setDraft={setDraft} setProblem={setProblem} />;
   const advanced = shown.filter((f) => !essential.has(`${f.section}.${f.key}`));
   const pending = pendingChanges(config, draft);
