@@ -36,7 +36,9 @@ import { oneEditAway } from '../src/core/kolmogorov/repair';
 import { kolmogorovPolicyConfig } from '../src/core/kolmogorov/task';
 import { openCheckpointRunner } from '../src/cli/checkpointRunner';
 import { loadKolmogorovFile } from '../src/cli/data';
-import { createNodeGradientShards, shardGrammar, type ShardGrammar } from '../src/cli/gradientHost';
+import { createNodeGradientShards } from '../src/cli/gradientHost';
+import type { ShardGrammar } from '../src/core/gradientShards';
+import { shardGrammar } from '../src/core/gradientShardWorker';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { initTensorflow } from '../src/cli/tfBackend';
@@ -404,7 +406,7 @@ async function dataParallelFigures(runs: number): Promise<void> {
   const rng = new Rng(11);
   const pairs = Array.from({ length: 32 }, () => ({ prompt: [1], tokens: Array.from({ length: 63 }, () => rng.int(1, 63)) }));
   for (const threads of [1, 2]) {
-    const durations = await supervisedStepDurations(config, 'open', pairs, threads, 3e-4, runs);
+    const durations = await supervisedStepDurations(config, { task: 'open' }, pairs, threads, 3e-4, runs);
     report(rate(`train_tokens_per_s/reference_d128_l2/data_parallel_${threads}_threads`, 'tokens/s', 32 * 64, durations, { threads, step_ms: stats(durations).median, loss: 'cross-entropy' }));
   }
 }
@@ -420,7 +422,7 @@ async function warmStartFigures(runs: number): Promise<void> {
   const batch = [...batches].sort((a, b) => tokensOf(a) - tokensOf(b))[4];
   const tokens = tokensOf(batch);
   for (const threads of [1, 2]) {
-    const durations = await supervisedStepDurations(policyConfig, 'kolmogorov', batch, threads, 1e-3, runs);
+    const durations = await supervisedStepDurations(policyConfig, { task: 'kolmogorov' }, batch, threads, 1e-3, runs);
     report(rate(`warm_start_pairs_per_s/${threads}_threads`, 'pairs/s', 32, durations, { threads, tokens_per_batch: Math.round(tokens), model: 'd64 l2, previous token, number code' }));
   }
 }

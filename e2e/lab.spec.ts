@@ -127,12 +127,20 @@ test('Pretrain runs to its end with pretrain_loss and held-out points; Train the
   await expect(lab.chart('pretrain loss')).toBeVisible();
   await expect(lab.chart('held-out accuracy (pretrain)')).toBeVisible();
   await expect(page.getByTestId('step')).toHaveText('step 0');
+  // Every update split with a gradient worker per further core (at most 3), as the CLI's pretrain --threads.
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const threads = await lab.state<{ value: number }[]>('series.pretrain_threads');
+  expect(threads.map((point) => point.value)).toEqual(Array(30).fill(Math.min(4, Math.max(1, cores))));
 
   await lab.button('Train').click();
   await lab.waitForPoints(2);
   await lab.button('Stop').click();
   const steps = await lab.state<{ step: number }[]>('series.avg_reward');
   expect(steps[0].step).toBe(1); // RL starts at step 0 from the pretrained weights
+  // RL's updates (reinforce, no KL term) split with the same gradient workers.
+  const updateThreads = await lab.state<{ value: number }[]>('series.update_threads');
+  expect(updateThreads.length).toBeGreaterThan(0);
+  expect(updateThreads.every((point) => point.value === Math.min(4, Math.max(1, cores)))).toBe(true);
   await page.waitForTimeout(1200); // every chart has had its turn to redraw
   await page.getByTestId('charts').screenshot({ path: 'test-results/e2e/pretrain-charts.png' });
 });

@@ -6,12 +6,15 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultReinforceConfig, Reinforce, type Episode } from '../core/algorithms/reinforce';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
+import { ShardError } from '../core/gradientShards';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { KolmogorovGrammar, vocabSize } from '../core/kolmogorov/grammar';
 import { toPair, type Pair } from '../core/kolmogorov/pairs';
 import { TransformerPolicy } from '../core/model/transformer';
-import { createNodeGradientShards, type NodeGradientShards } from './gradientHost';
+import type { GradientShards } from '../core/gradientShards';
+import { createNodeGradientShards } from './gradientHost';
 
 const policyConfig = { vocabSize, layers: 1, dModel: 16, heads: 2, context: 96, previousToken: true };
 const limits = { maxSequenceLength: 48, context: 96, maxProgramTokens: 40 };
@@ -19,7 +22,7 @@ const pairs = generateDataset(11, 24, { maxBase: 2, maxLength: 10 })
   .map((record) => toPair(record, limits))
   .filter((pair): pair is Pair => pair !== null)
   .slice(0, 6);
-let host: NodeGradientShards;
+let host: GradientShards;
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -61,4 +64,53 @@ describe('data-parallel warm start', () => {
     trainer.dispose();
     policy.dispose();
   });
+
+  it('splits a REINFORCE update (advantages, entropy bonus, KL to a reference) with a worker thread and updates the weights as one thread does', async () => {
+    const episodes: Episode[] = pairs.map((pair, i) => ({ ...pair, lineEnds: [], reward: (i % 3) / 2, group: i >> 1 }));
+    const config = { ...defaultReinforceConfig, learningRate: 1e-2, entropyCoef: 0.01, klCoef: 0.5 };
+    const reference = new TransformerPolicy(policyConfig, 5);
+    const single = new TransformerPolicy(policyConfig, 2);
+    const parallel = new TransformerPolicy(policyConfig, 2);
+    const one = new Reinforce(single, new KolmogorovGrammar(), config, reference);
+    const two = new Reinforce(parallel, new KolmogorovGrammar(), config, reference, host.shards);
+    for (let step = 0; step < 3; step++) {
+      const a = await one.step(episodes);
+      const b = await two.step(episodes);
+      expect(b.skipped).toBe(false);
+      expect([a.threads, b.threads]).toEqual([1, 2]);
+      expect(b.loss).toBeCloseTo(a.loss, 4);
+      expect(b.entropy).toBeCloseTo(a.entropy, 4);
+      expect(a.kl).toBeGreaterThan(1e-3); // the policies differ, so the KL term is there
+      expect(b.kl).toBeCloseTo(a.kl, 4);
+      expect(b.gradNorm).toBeCloseTo(a.gradNorm, 3);
+    }
+    expect(maxDifference(parallel.getWeights(), single.getWeights())).toBeLessThan(1e-3); // a tenth of one Adam step (lr 1e-2): float sums in another order, amplified where a gradient is near 0
+    expect(maxDifference(single.getWeights(), new TransformerPolicy(policyConfig, 2).getWeights())).toBeGreaterThan(1e-3); // they moved
+    [one, two].forEach((trainer) => trainer.dispose());
+    [single, parallel, reference].forEach((policy) => policy.dispose());
+  });
+
+  it('a REINFORCE update whose shard fails is done on one thread, said once, and the shard is not asked again', async () => {
+    const episodes: Episode[] = pairs.map((pair, i) => ({ ...pair, lineEnds: [], reward: i % 2 }));
+    let asked = 0;
+    const broken = { compute: () => (asked++, Promise.reject(new ShardError('gradient worker failed: it exited with code 1'))) };
+    const logs: string[] = [];
+    const single = new TransformerPolicy(policyConfig, 3);
+    const parallel = new TransformerPolicy(policyConfig, 3);
+    const one = new Reinforce(single, new KolmogorovGrammar(), { ...defaultReinforceConfig, learningRate: 1e-2 });
+    const two = new Reinforce(parallel, new KolmogorovGrammar(), { ...defaultReinforceConfig, learningRate: 1e-2 }, undefined, [broken], (text) => logs.push(text));
+    for (let step = 0; step < 2; step++) {
+      await one.step(episodes);
+      expect(await two.step(episodes)).toMatchObject({ skipped: false, threads: 1 });
+    }
+    expect(asked).toBe(1);
+    expect(logs).toEqual(['gradient worker failed: it exited with code 1; updates go on in one thread']);
+    expect(maxDifference(parallel.getWeights(), single.getWeights())).toBeLessThan(1e-6);
+    [one, two].forEach((trainer) => trainer.dispose());
+    [single, parallel].forEach((policy) => policy.dispose());
+  });
 });
+
+function maxDifference(a: { data: Float32Array }[], b: { data: Float32Array }[]): number {
+  return a.reduce((max, weight, i) => weight.data.reduce((m, value, j) => Math.max(m, Math.abs(value - b[i].data[j])), max), 0);
+}

@@ -38,7 +38,8 @@ import { checkOutputs } from './outputs';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { functionsProtectedProblems, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
-import { createNodeGradientShards, type ShardGrammar } from './gradientHost';
+import { createNodeGradientShards } from './gradientHost';
+import type { ShardGrammar } from '../core/gradientShards';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 
@@ -200,7 +201,7 @@ async function kolmogorovSetup(config: LabConfig, extra: Record<string, string |
     runner,
     policyConfig: kolmogorovPolicyConfig(config),
     grammar: new KolmogorovGrammar() as Grammar<unknown>,
-    shardGrammar: 'kolmogorov',
+    shardGrammar: { task: 'kolmogorov' },
     batch: (size) => stream.batch(size),
     heldoutPairs: heldout.map((record) => toPair(record, limits)).filter((p): p is Pair => p !== null).slice(0, 256),
     async evaluate(limit) {
@@ -244,7 +245,7 @@ async function functionsSetup(config: LabConfig, extra: Record<string, string | 
     runner,
     policyConfig: functionsPolicyConfig(config),
     grammar: new FunctionGrammar(config.model.maxProgramTokens) as Grammar<unknown>,
-    shardGrammar: { functions: config.model.maxProgramTokens },
+    shardGrammar: { task: 'functions', budget: config.model.maxProgramTokens },
     batch: (size) => Array.from({ length: size }, next),
     heldoutPairs,
     async evaluate(limit) {

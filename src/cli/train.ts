@@ -25,6 +25,8 @@ import { isSafetensors } from '../core/safetensors';
 import { algorithmDefinition, taskDefinition, taskNames } from '../core/registry';
 import type { SearchSpec, TaskDefinition, TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
+import type { GradientShards } from '../core/gradientShards';
+import { createNodeGradientShards } from './gradientHost';
 import type { StepResult } from '../core/runnerTypes';
 import { isEntry, parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
@@ -49,6 +51,7 @@ const extras: ExtraFlag[] = [
   { name: 'reward-model-weight', doc: 'weight of the reward model\'s score', defaultValue: '1' },
   { name: 'reward-model-alone', doc: 'with --use-reward-model: its score replaces the task\'s reward instead of adding to it', boolean: true },
   { name: 'test-case-rewards-only', doc: 'the reward is the tests\' (functions: --reward-type test_cases) and nothing learned: refuses --use-reward-model and DPO', boolean: true },
+  { name: 'threads', doc: 'threads computing an update\'s gradients (data parallelism, reinforce without a KL term; 1 = this thread only)', defaultValue: '1' },
   { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format), the same as --data-path; default datasets/functions/train.jsonl' },
 ];
 
@@ -125,6 +128,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   parseConfig(config);
   const quiet = Boolean(extra.quiet);
   const evalK = positiveFlag('eval-k', extra['eval-k'], true);
+  const threads = positiveFlag('threads', extra.threads, true);
   const definition = taskDefinition(config.task.name);
   if (definition.data.kind !== 'file') throw new Error(`--task ${config.task.name}: its items are generated; use \`npm run digits\``);
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') {
@@ -172,6 +176,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   const pool = createNodeSandboxPool({ size: config.sandbox.workers, limits: sandboxLimits(config), preludes: taskPreludes() });
   let runner: Runner | undefined;
+  let shards: GradientShards | undefined;
   /** Wall time already in metrics.jsonl before a resume, so that wallMs keeps growing. */
   let wallOffset = 0;
   let interrupted = false;
@@ -190,7 +195,11 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   try {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, onLog: (text) => console.error(text) }));
+    if (threads > 1) {
+      shards = await createNodeGradientShards(threads - 1, definition.policyConfig(config), backend.backend as 'wasm' | 'cpu', definition.grammarSpec(config));
+      say(`update threads: ${threads} (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})`);
+    }
+    runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, gradientShards: shards?.shards, onLog: (text) => console.error(text) }));
     const opened = runner;
     if (resume !== undefined) await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
@@ -308,7 +317,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     runner?.dispose();
-    await pool.close();
+    await Promise.all([pool.close(), shards?.close()]);
     releaseLock();
   }
 }

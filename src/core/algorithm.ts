@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { BaseConfig } from './configSections';
+import type { GradientShard } from './gradientShards';
 import type { Grammar } from './grammar';
 import type { Adam } from './model/adam';
 import type { TransformerPolicy, WeightArray } from './model/transformer';
@@ -91,6 +92,8 @@ export interface AlgorithmContext<C extends BaseConfig = BaseConfig> {
   maxTokens: number;
   /** Lines for the user (what the algorithm is doing that a figure does not say). */
   log?: (text: string) => void;
+  /** Gradient shards (gradientShards.ts) an update may split its batch with: other cores' threads. */
+  gradientShards?: readonly GradientShard[];
   /** Batches of the task's warm-start pairs (its own generator, never a held-out item), made on first use; absent when the task has none. */
   warmStartPairs?: () => (size: number) => { prompt: number[]; tokens: number[] }[];
 }

@@ -19,6 +19,9 @@ import { taskDefinition } from './registry';
 import { Rng } from './rng';
 import type { GeneratorStatus } from './runnerTypes';
 import type { GrammarSpec } from './task';
+import { packWeights, unpackWeights, type WeightsMessage } from './model/packedWeights';
+
+export { packWeights, unpackWeights, type WeightsMessage } from './model/packedWeights';
 
 export type { GeneratorStatus };
 
@@ -38,12 +41,6 @@ export interface GeneratorInit {
   padToken?: number;
 }
 
-export interface WeightsMessage {
-  type: 'weights';
-  version: number;
-  specs: { name: string; shape: number[] }[];
-  buffer: ArrayBuffer;
-}
 
 export interface GenerateMessage {
   type: 'generate';
@@ -66,29 +63,6 @@ export type FromGenerator =
   | { type: 'synced'; id: number; version: number; applied: boolean }
   | { type: 'samples'; id: number; requestId: number; version: number; samples: Generated[]; ms: number }
   | { type: 'error'; id: number; message: string };
-
-/** Packs weights into one buffer (to transfer) plus their names and shapes. */
-export function packWeights(weights: readonly WeightArray[], version: number): WeightsMessage {
-  const total = weights.reduce((sum, w) => sum + w.data.length, 0);
-  const data = new Float32Array(total);
-  let offset = 0;
-  for (const w of weights) {
-    data.set(w.data, offset);
-    offset += w.data.length;
-  }
-  return { type: 'weights', version, specs: weights.map((w) => ({ name: w.name, shape: [...w.shape] })), buffer: data.buffer };
-}
-
-export function unpackWeights(message: WeightsMessage): WeightArray[] {
-  const data = new Float32Array(message.buffer);
-  let offset = 0;
-  return message.specs.map((spec) => {
-    const size = spec.shape.reduce((a, b) => a * b, 1);
-    const view = data.subarray(offset, offset + size);
-    offset += size;
-    return { name: spec.name, shape: spec.shape, data: view };
-  });
-}
 
 /** One generator: a policy copy, the version it holds, its grammar and its own RNG. */
 export class Generator {

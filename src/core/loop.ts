@@ -33,6 +33,7 @@ import { algorithmDefinition, taskDefinition } from './registry';
 import { Rng, type RngState } from './rng';
 import type { StepResult } from './runnerTypes';
 import { isSafetensors, safetensorsWeights } from './safetensors';
+import type { GradientShard } from './gradientShards';
 import type { SandboxPool } from './sandbox/pool';
 import { stepMetrics, stepSamples } from './stepReport';
 import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskContext } from './task';
@@ -67,6 +68,8 @@ export interface LoopDeps {
   rewardModel?: { model: RewardModel; weight: number; alone: boolean };
   /** The run's held-out items, which nothing the loop makes for training may be (the warm-start pairs an algorithm rehearses). */
   heldout?: readonly unknown[];
+  /** Gradient shards for the policy's model and the task's grammar: the algorithm's updates may split their batch with them. */
+  gradientShards?: readonly GradientShard[];
 }
 
 /** What a caller can tell a step while it runs. */
@@ -95,10 +98,10 @@ export interface TrainingLoop {
 }
 
 /** The run's algorithm (`algorithm.name`) on its policy. */
-export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Task<unknown>['grammar'], reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens, log?: (text: string) => void, heldout: readonly unknown[] = []): PolicyAlgorithm {
+export function createAlgorithm(config: LabConfig, policy: TransformerPolicy, grammar: Task<unknown>['grammar'], reference?: TransformerPolicy, maxTokens = config.model.maxProgramTokens, log?: (text: string) => void, heldout: readonly unknown[] = [], gradientShards?: readonly GradientShard[]): PolicyAlgorithm {
   const warmStart = taskDefinition(config.task.name).warmStart;
   const warmStartPairs = warmStart ? () => warmStart.batches(config, heldout) : undefined;
-  return algorithmDefinition(config.algorithm.name).create({ config, policy, grammar, reference, maxTokens, log, warmStartPairs });
+  return algorithmDefinition(config.algorithm.name).create({ config, policy, grammar, reference, maxTokens, log, warmStartPairs, gradientShards });
 }
 
 /**
@@ -185,7 +188,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   checkUpdateFits(task.policyConfig(config), maxTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const preferences = deps.preferences;
   const { policy, reference } = await makePolicies(config, task as Task<unknown>, deps);
-  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog, deps.heldout);
+  const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog, deps.heldout, deps.gradientShards);
   if (preferences && !algorithm.updatePairs) throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
   if (preferences?.length === 0) throw new Error('the preference file holds no valid pair');
   if (config.algorithm.name === 'dpo' && !preferences && groupSize < 2) {

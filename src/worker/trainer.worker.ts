@@ -13,6 +13,7 @@ import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { createBrowserGenerators } from './generators';
+import { browserGradientShards } from './gradientShards';
 import { installWasmKernels } from '../core/model/wasmKernels';
 import { startProductThreads, type ProductThreads } from '../core/model/productThreads';
 import { setProductThreads } from '../core/model/wasmBatchMatMul';
@@ -129,8 +130,20 @@ function watchDevice(name: string): void {
   }
 }
 
+/**
+ * Gradient shards for the warm start's data-parallel updates (core/gradientShards.ts): one
+ * worker per core beyond this one, at most 3; `?shards=N` sets the count (0: none, for
+ * before/after measurements). They follow `?fma=0` so both halves run the same kernels.
+ */
+function shardCount(): number {
+  const asked = startupFlags.get('shards');
+  if (asked !== null && /^\d+$/.test(asked)) return Math.min(Number(asked), 8);
+  return Math.max(0, Math.min(3, (navigator.hardwareConcurrency || 1) - 1));
+}
+
 const service = createTrainerService({
   initBackend,
+  gradientShards: { start: browserGradientShards(startupFlags.get('fma') === '0' ? '?fma=0' : ''), count: shardCount() },
   onDeviceLost: (handler) => (deviceLost = handler),
   createPool: createBrowserSandboxPool,
   transfer: (bytes) => Comlink.transfer(bytes, [bytes.buffer]),

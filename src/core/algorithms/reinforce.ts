@@ -19,7 +19,8 @@ export type { Episode };
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs } from '../model/training';
+import { ShardError, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
+import { accumulatedStep, applyShardedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequencePair, type UpdateStats } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 /** reinforce's own fields; it also reads the shared gamma and baselineMomentum. */
@@ -45,6 +46,8 @@ export interface ReinforceStats {
   kl: number;
   gradNorm: number;
   meanAdvantage: number;
+  /** Threads that computed the update's gradients: 1 + the gradient shards it was split with. */
+  threads: number;
   skipped: boolean;
   reason?: string;
 }
@@ -89,17 +92,64 @@ export function advantages(episodes: readonly Episode[], config: ReinforceConfig
   return raw.map((row) => row.map((a) => (a - mean) / std));
 }
 
+/**
+ * REINFORCE's loss on `pairs` summed over their program tokens (not averaged): minus the taken
+ * log-probabilities times the per-token advantages, minus the entropy bonus, plus the KL to
+ * `reference` when given; and its gradients. The unit of data-parallel work (gradientShards.ts):
+ * the parts of a batch add up to the whole.
+ */
+export function summedReinforceGradients(
+  policy: TransformerPolicy,
+  grammar: Grammar<unknown>,
+  pairs: readonly SequencePair[],
+  { temperature, entropyCoef, klCoef, advantages: perToken }: Omit<Extract<ShardLoss, { kind: 'reinforce' }>, 'kind'>,
+  reference?: TransformerPolicy,
+): SummedGradients {
+  const batch = buildSequenceBatch(pairs, grammar, policy.config.context);
+  const P = batch.programLength;
+  const advData = new Float32Array(pairs.length * P);
+  perToken.forEach((row, b) => advData.set(row, b * P));
+  const advantage = tf.tensor2d(advData, [pairs.length, P]);
+  const referenceLogProbs = reference && klCoef > 0 ? tf.tidy(() => programLogProbs(reference, batch, temperature)) : null;
+  try {
+    let entropy: tf.Scalar | null = null;
+    let kl: tf.Scalar | null = null;
+    const { value, grads } = tf.variableGrads(() => {
+      const logProbs = programLogProbs(policy, batch, temperature); // [B, P, V]
+      const taken = takenLogProbs(logProbs, batch);
+      const probs = tf.exp(logProbs);
+      const entropySum = probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum() as tf.Scalar;
+      const klSum = (referenceLogProbs ? probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum() : tf.scalar(0)) as tf.Scalar;
+      entropy = tf.keep(entropySum);
+      kl = tf.keep(klSum);
+      return taken.mul(advantage).mul(batch.tokenMask).sum().neg().sub(entropySum.mul(entropyCoef)).add(klSum.mul(klCoef)) as tf.Scalar;
+    }, policy.variables);
+    const sums = { loss: value.dataSync()[0], entropy: entropy!.dataSync()[0], kl: kl!.dataSync()[0] };
+    tf.dispose([value, entropy!, kl!]);
+    return { sums, tokens: batch.tokenCount, grads: policy.variables.map((v) => grads[v.name]) };
+  } finally {
+    tf.dispose([advantage, ...(referenceLogProbs ? [referenceLogProbs] : [])]);
+    disposeBatch(batch);
+  }
+}
+
 export class Reinforce<S = unknown> {
   readonly optimizer: Adam;
   /** EMA of the mean batch reward; undefined until the first batch. */
   baseline = 0;
   private seen = false;
 
+  /**
+   * With shards, an update splits its batch between this thread and them (data parallelism); a
+   * shard that fails is dropped, the update redone here, and `log` told.
+   */
   constructor(
     private readonly policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: ReinforceConfig,
     private readonly reference?: TransformerPolicy,
+    private shards: readonly GradientShard[] = [],
+    private readonly log?: (text: string) => void,
   ) {
     this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
@@ -108,11 +158,59 @@ export class Reinforce<S = unknown> {
     const usable = episodes.filter((e) => e.tokens.length > 0);
     const meanReward = usable.reduce((sum, e) => sum + e.reward, 0) / Math.max(1, usable.length);
     if (!Number.isFinite(meanReward)) {
-      return { loss: NaN, entropy: NaN, kl: NaN, gradNorm: NaN, meanAdvantage: NaN, skipped: true, reason: 'non-finite reward; update skipped' };
+      return { loss: NaN, entropy: NaN, kl: NaN, gradNorm: NaN, meanAdvantage: NaN, threads: 1, skipped: true, reason: 'non-finite reward; update skipped' };
     }
-    if (usable.length === 0) return { loss: 0, entropy: 0, kl: 0, gradNorm: 0, meanAdvantage: 0, skipped: true, reason: 'no tokens sampled' };
+    if (usable.length === 0) return { loss: 0, entropy: 0, kl: 0, gradNorm: 0, meanAdvantage: 0, threads: 1, skipped: true, reason: 'no tokens sampled' };
     const baseline = this.seen ? this.baseline : meanReward;
     const adv = advantages(usable, this.config, baseline);
+    const sharded = await this.sharded(usable, adv);
+    const result = sharded ?? (await this.accumulated(usable, adv));
+    if (!result.skipped) {
+      this.baseline = this.seen ? this.config.baselineMomentum * this.baseline + (1 - this.config.baselineMomentum) * meanReward : meanReward;
+      this.seen = true;
+    }
+    const flat = adv.flat();
+    return {
+      loss: result.values.loss,
+      entropy: result.values.entropy ?? NaN,
+      kl: result.values.kl ?? 0,
+      gradNorm: result.gradNorm,
+      meanAdvantage: flat.reduce((a, b) => a + b, 0) / Math.max(1, flat.length),
+      threads: sharded ? sharded.threads : 1,
+      skipped: result.skipped,
+      reason: result.reason,
+    };
+  }
+
+  /** The update split with the shards, or null when it is not (none, too small a batch, or a shard failed). */
+  private async sharded(usable: readonly Episode[], adv: number[][]): Promise<(UpdateStats & { threads: number }) | null> {
+    const { temperature, entropyCoef } = this.config;
+    if (this.shards.length === 0 || usable.length <= this.shards.length) return null;
+    // The KL's reference goes along with each request (the shards keep no run's state).
+    const reference = this.reference && this.config.klCoef > 0 ? this.reference : undefined;
+    const klCoef = reference ? this.config.klCoef : 0;
+    const size = Math.ceil(usable.length / (this.shards.length + 1));
+    const loss = (from: number) => ({ kind: 'reinforce' as const, temperature, entropyCoef, klCoef, advantages: adv.slice(from, from + size) });
+    const weights = this.policy.getWeights();
+    const referenceWeights = reference?.getWeights();
+    const remote = this.shards
+      .map((shard, i) => ({ shard, from: (i + 1) * size }))
+      .filter(({ from }) => from < usable.length)
+      .map(({ shard, from }) => shard.compute(weights, usable.slice(from, from + size), loss(from), referenceWeights));
+    try {
+      const local = () => summedReinforceGradients(this.policy, this.grammar as Grammar<unknown>, usable.slice(0, size), loss(0), reference);
+      const { sums, applied } = await applyShardedStep(this.optimizer, remote, local, this.config.gradClip);
+      return { values: { loss: sums.loss, entropy: sums.entropy, kl: sums.kl }, ...applied, threads: 1 + remote.length };
+    } catch (error) {
+      if (!(error instanceof ShardError)) throw error;
+      this.shards = [];
+      this.log?.(`${error.message}; updates go on in one thread`);
+      return null;
+    }
+  }
+
+  /** The update on this thread, in micro-batches when gradientAccumulationSteps asks. */
+  private async accumulated(usable: readonly Episode[], adv: number[][]): Promise<UpdateStats> {
     const { temperature, entropyCoef, klCoef } = this.config;
     // Gradient accumulation: whole groups per micro-batch, each weighted by its share of the tokens
     // (the loss is a mean over tokens), so the step equals the whole batch's.
@@ -127,7 +225,7 @@ export class Reinforce<S = unknown> {
     });
     const totalTokens = parts.reduce((sum, part) => sum + part.batch.tokenCount, 0);
     try {
-      const result = await accumulatedStep(
+      return await accumulatedStep(
         this.optimizer,
         this.policy.variables,
         parts.map(({ batch, advantage, referenceLogProbs }) => ({
@@ -148,20 +246,6 @@ export class Reinforce<S = unknown> {
         })),
         this.config.gradClip,
       );
-      if (!result.skipped) {
-        this.baseline = this.seen ? this.config.baselineMomentum * this.baseline + (1 - this.config.baselineMomentum) * meanReward : meanReward;
-        this.seen = true;
-      }
-      const flat = adv.flat();
-      return {
-        loss: result.values.loss,
-        entropy: result.values.entropy ?? NaN,
-        kl: result.values.kl ?? 0,
-        gradNorm: result.gradNorm,
-        meanAdvantage: flat.reduce((a, b) => a + b, 0) / Math.max(1, flat.length),
-        skipped: result.skipped,
-        reason: result.reason,
-      };
     } finally {
       for (const { batch, advantage, referenceLogProbs } of parts) {
         tf.dispose([advantage, ...(referenceLogProbs ? [referenceLogProbs] : [])]);
@@ -200,8 +284,8 @@ export const reinforce: AlgorithmDefinition<ReinforceRun> = {
     { name: 'entropy', title: 'entropy', optional: true, caption: 'How spread the policy\'s choices are (nats per token): it falls as the policy grows sure; a collapse to 0 stops exploration.' },
   ],
   needsReference: (config) => config.algorithm.klCoef > 0,
-  create: ({ config, policy, grammar, reference }) =>
-    asPolicyAlgorithm(new Reinforce(policy, grammar, config.algorithm, reference), ({ loss, gradNorm, skipped, reason, entropy, kl }) => ({
-      loss, gradNorm, skipped, reason, metrics: { entropy, kl },
+  create: ({ config, policy, grammar, reference, gradientShards, log }) =>
+    asPolicyAlgorithm(new Reinforce(policy, grammar, config.algorithm, reference, gradientShards, log), ({ loss, gradNorm, skipped, reason, entropy, kl, threads }) => ({
+      loss, gradNorm, skipped, reason, metrics: { entropy, kl, update_threads: threads },
     })),
 };

@@ -4,10 +4,11 @@
  * Test trained its SeqCoder models this way on synthetic pairs; RL then starts from here.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import type { GradientShard, SummedGradients } from '../gradientShards';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { applyClipped, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';
-import type { TransformerPolicy, WeightArray } from '../model/transformer';
+import { applyShardedStep, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';
+import type { TransformerPolicy } from '../model/transformer';
 
 export interface SupervisedConfig {
   learningRate: number;
@@ -24,24 +25,6 @@ export interface SupervisedStats {
   reason?: string;
 }
 
-/** Summed (not averaged) loss terms and gradients of part of a batch. */
-export interface ShardGradients {
-  lossSum: number;
-  correctSum: number;
-  tokens: number;
-  /** One per policy variable, in the policy's order. */
-  grads: Float32Array[];
-}
-
-/**
- * Computes a part of a batch's gradients with the given weights somewhere else: a worker
- * thread in Node (src/cli/gradientHost.ts). tfjs-wasm runs one thread per engine, so a second
- * engine in a worker is how training uses a second core (data parallelism).
- */
-export interface GradientShard {
-  compute(weights: WeightArray[], pairs: readonly SequencePair[]): Promise<ShardGradients>;
-}
-
 /** Cross-entropy and correctly predicted tokens of a batch, summed over its program tokens. */
 function summedTerms(policy: TransformerPolicy, batch: SequenceBatch): { loss: tf.Scalar; correct: tf.Scalar } {
   const logProbs = programLogProbs(policy, batch); // [B, P, V]
@@ -50,8 +33,8 @@ function summedTerms(policy: TransformerPolicy, batch: SequenceBatch): { loss: t
   return { loss, correct };
 }
 
-/** Summed cross-entropy and its gradients on `pairs` (the unit of data-parallel work). */
-export function summedGradients<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly SequencePair[]): { lossSum: number; correctSum: number; tokens: number; grads: tf.Tensor[] } {
+/** Summed cross-entropy (`loss`), correctly predicted tokens (`correct`) and the gradients on `pairs` (the unit of data-parallel work). */
+export function summedGradients<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly SequencePair[]): SummedGradients {
   const batch = buildSequenceBatch(pairs, grammar, policy.config.context);
   try {
     let correct: tf.Scalar | null = null;
@@ -60,10 +43,9 @@ export function summedGradients<S>(policy: TransformerPolicy, grammar: Grammar<S
       correct = tf.keep(sums.correct);
       return sums.loss;
     }, policy.variables);
-    const lossSum = value.dataSync()[0];
-    const correctSum = correct!.dataSync()[0];
+    const sums = { loss: value.dataSync()[0], correct: correct!.dataSync()[0] };
     tf.dispose([value, correct!]);
-    return { lossSum, correctSum, tokens: batch.tokenCount, grads: policy.variables.map((v) => grads[v.name]) };
+    return { sums, tokens: batch.tokenCount, grads: policy.variables.map((v) => grads[v.name]) };
   } finally {
     disposeBatch(batch);
   }
@@ -77,9 +59,14 @@ export class SupervisedTrainer<S = unknown> {
     private readonly policy: TransformerPolicy,
     private readonly grammar: Grammar<S>,
     private readonly config: SupervisedConfig = defaultSupervisedConfig,
-    private readonly shards: readonly GradientShard[] = [],
+    private shards: readonly GradientShard[] = [],
   ) {
     this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
+  }
+
+  /** Splits the next steps with these shards ([]: this thread alone); the optimizer's state is kept. */
+  useShards(shards: readonly GradientShard[]): void {
+    this.shards = shards;
   }
 
   /** Mean cross-entropy and token accuracy per program token. */
@@ -111,20 +98,8 @@ export class SupervisedTrainer<S = unknown> {
       .map((shard, i) => ({ shard, part: pairs.slice((i + 1) * size, (i + 2) * size) }))
       .filter(({ part }) => part.length > 0)
       .map(({ shard, part }) => shard.compute(weights, part));
-    const local = summedGradients(this.policy, this.grammar, pairs.slice(0, size));
-    const results = await Promise.all(remote);
-    const tokens = local.tokens + results.reduce((sum, r) => sum + r.tokens, 0);
-    const loss = (local.lossSum + results.reduce((sum, r) => sum + r.lossSum, 0)) / tokens;
-    const tokenAccuracy = (local.correctSum + results.reduce((sum, r) => sum + r.correctSum, 0)) / tokens;
-    const total = tf.tidy(() =>
-      local.grads.map((grad, v) => results.reduce((acc, r) => acc.add(tf.tensor(r.grads[v], grad.shape)), grad).div(tokens)),
-    );
-    try {
-      const applied = await applyClipped(this.optimizer, total, loss, this.config.gradClip);
-      return { loss, tokenAccuracy, skipped: applied.skipped, reason: applied.reason };
-    } finally {
-      tf.dispose([...total, ...local.grads]);
-    }
+    const { sums, applied } = await applyShardedStep(this.optimizer, remote, () => summedGradients(this.policy, this.grammar, pairs.slice(0, size)), this.config.gradClip);
+    return { loss: sums.loss, tokenAccuracy: sums.correct, skipped: applied.skipped, reason: applied.reason };
   }
 
   /** Mean cross-entropy per program token, without updating (held-out loss). */

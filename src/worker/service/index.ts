@@ -7,4 +7,5 @@ export * as evaluation from './evaluation';
 export * as events from './events';
 export * as runs from './runs';
 export * as serviceState from './state';
+export * as shards from './shards';
 export * as warmStart from './warmStart';

@@ -9,6 +9,7 @@ import type { LabConfig } from '../../core/config';
 import { GeneratorPool, inProcessGenerator } from '../../core/generators';
 import { taskDefinition } from '../../core/registry';
 import { createRunner, taskPreludes } from '../../core/runner';
+import { shardsFor } from './shards';
 import { itemsOf, type LiveRun, type ServiceState, type Weights } from './state';
 
 /** The origin with the RL steps taken since. */
@@ -44,8 +45,11 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
   const pool = definition.sandboxed ? state.platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes: taskPreludes() }) : null;
   try {
+    // The page's gradient workers (shards.ts), started for this model and grammar on first use: RL updates split their batch with them.
+    const gradientShards = await shardsFor(state, definition.policyConfig(next), definition.grammarSpec(next));
     const runner = await createRunner(next, { train: items.train, heldout }, {
       pool: pool ?? unsandboxed,
+      gradientShards,
       initFrom,
       referenceFrom,
       ...(generators ? { generators: { pool: generators, overlap: parallel!.overlap } } : {}),

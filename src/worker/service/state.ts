@@ -9,6 +9,7 @@ import type { FileProvenance, RunProvenance } from '../provenance';
 import { codeOfThisBuild } from '../provenance';
 import type { LabConfig } from '../../core/config';
 import type { GeneratorHandle, GeneratorPool } from '../../core/generators';
+import type { GradientShardFactory, GradientShards } from '../../core/gradientShards';
 import type { Runner } from '../../core/runner';
 import type { SandboxLimits } from '../../core/sandbox/outcome';
 import type { SandboxPool } from '../../core/sandbox/pool';
@@ -29,6 +30,11 @@ export interface TrainerPlatform {
   transfer(bytes: Uint8Array): Uint8Array;
   /** Generator workers, one handle each (Web Workers in the page); in-process when absent. */
   createGenerators?(size: number): GeneratorHandle[];
+  /**
+   * Gradient shards for data-parallel supervised updates (the warm start) on the wasm backend:
+   * `count` workers beside this one, made by `start`; none when absent or 0.
+   */
+  gradientShards?: { start: GradientShardFactory; count: number };
 }
 
 /** A task's loaded items by role (files a user dropped, or the shipped ones). */
@@ -110,6 +116,8 @@ export interface ServiceState {
   pausedFrom: 'training' | 'pretraining';
   /** The queue: a checkpoint is swapped in only between steps. */
   exclusive: Promise<unknown>;
+  /** The gradient shards started for a model and grammar (`key`), kept while they fit the run (shards.ts); null once they failed. */
+  shards?: { key: string; host: Promise<GradientShards | null> };
 }
 
 export const onGpu = (state: ServiceState) => state.backendName === 'webgpu' || state.backendName === 'webgl';

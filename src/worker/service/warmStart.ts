@@ -5,10 +5,12 @@
  * runs it on Train, then RL on the same run. When it ends the pretrained weights become the
  * run's start at step 0 (and its reference), unless RL follows on the same run.
  */
-import { SupervisedTrainer } from '../../core/algorithms/supervised';
+import { SupervisedTrainer, type SupervisedStats } from '../../core/algorithms/supervised';
+import { ShardError } from '../../core/gradientShards';
 import { scheduledRate } from '../../core/model/schedule';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
+import { disableShards, shardsFor } from './shards';
 import type { PretrainOptions } from '../protocol';
 import { heldoutOf, requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
 
@@ -49,10 +51,34 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   const started = performance.now();
   const step = warm.step + 1;
   warm.trainer.optimizer.learningRate = warm.rate(step);
-  const result = await warm.trainer.step(warm.batch(run.config.algorithm.batchSize));
+  const pairs = warm.batch(run.config.algorithm.batchSize);
+  const shards = await shardsFor(state, run.runner.policy.config, run.definition.grammarSpec(run.config));
+  warm.trainer.useShards(shards);
+  const updateStart = performance.now();
+  let result: SupervisedStats;
+  let threads = 1 + shards.length;
+  try {
+    result = await warm.trainer.step(pairs);
+  } catch (error) {
+    if (!(error instanceof ShardError)) throw error;
+    // The weights did not change: the same batch again, on this thread alone.
+    disableShards(state, `pretrain step ${step}: ${error.message}`);
+    warm.trainer.useShards([]);
+    threads = 1;
+    result = await warm.trainer.step(pairs);
+  }
+  const updateMs = performance.now() - updateStart;
   warm.step = step;
   if (!state.weights.trained) setWeights(state, { ...state.weights, origin: `${state.weights.origin}, pretraining`, trained: true });
-  const values: Record<string, number> = { pretrain_loss: result.loss, pretrain_token_accuracy: result.tokenAccuracy, pretrain_learning_rate: warm.trainer.optimizer.learningRate };
+  // Every position the update reads (prompt and program tokens) per second of the update, on `threads` threads.
+  const tokens = pairs.reduce((sum, pair) => sum + pair.prompt.length + pair.tokens.length, 0);
+  const values: Record<string, number> = {
+    pretrain_loss: result.loss,
+    pretrain_token_accuracy: result.tokenAccuracy,
+    pretrain_learning_rate: warm.trainer.optimizer.learningRate,
+    pretrain_tokens_per_s: (tokens * 1000) / updateMs,
+    pretrain_threads: threads,
+  };
   if (result.skipped) state.events.send({ type: 'error', message: `pretrain step ${step}: update skipped (${result.reason})` });
   const heldout = heldoutOf(state, run);
   if (!warm.beforeTraining && (step % evalEvery === 0 || step === steps) && heldout.length > 0) {
@@ -66,7 +92,7 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   const elapsed = performance.now() - started;
   warm.wallMs += elapsed;
   state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: warm.wallMs })) });
-  state.events.send({ type: 'progress', task: `${warm.beforeTraining ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s)`, done: step, total: steps });
+  state.events.send({ type: 'progress', task: `${warm.beforeTraining ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s, ${Math.round(values.pretrain_tokens_per_s).toLocaleString('en-US')} tokens/s on ${threads} thread${threads === 1 ? '' : 's'})`, done: step, total: steps });
 }
 
 /** Where the weights go when the warm start ends ('done') or is stopped. */
