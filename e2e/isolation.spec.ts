@@ -38,7 +38,7 @@ test('?threads=2 starts the product helper worker on wasm (shared memory, so onl
 test('with ?threads=2 the reference policy trains with split products, and the main thread stays free (no task over 50 ms)', async ({ page }) => {
   test.setTimeout(180_000);
   const lab = new LabPage(page);
-  // The default model (d_model 128, batch 32): every product of its update is over the 8M multiply-adds a split needs.
+  // The default model (the kolmogorov task's, d_model 64, context 256, batch 32): its update's large products are over the 8M multiply-adds a split needs.
   await lab.open('seed=1', '?backend=wasm&threads=2');
   const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
   test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);

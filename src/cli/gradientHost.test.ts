@@ -8,6 +8,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultReinforceConfig, Reinforce, type Episode } from '../core/algorithms/reinforce';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
+import { ExpertIteration, type ExpertIterationConfig } from '../core/algorithms/expertIteration';
+import { configFromSearchParams } from '../core/config';
 import { ShardError } from '../core/gradientShards';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { KolmogorovGrammar, vocabSize } from '../core/kolmogorov/grammar';
@@ -40,6 +42,7 @@ describe('data-parallel warm start', () => {
     for (let step = 0; step < 3; step++) {
       const a = await one.step(pairs);
       const b = await two.step(pairs);
+      expect([a.threads, b.threads]).toEqual([1, 2]);
       expect(b.loss).toBeCloseTo(a.loss, 4);
       expect(b.tokenAccuracy).toBeCloseTo(a.tokenAccuracy, 6);
     }
@@ -57,12 +60,22 @@ describe('data-parallel warm start', () => {
     [single, parallel].forEach((policy) => policy.dispose());
   });
 
-  it('fails the step with the worker\'s reason when the worker cannot compute', async () => {
+  it('a worker that cannot compute: the step is done on this thread alone and the worker\'s reason is told once', async () => {
     const policy = new TransformerPolicy({ ...policyConfig, dModel: 32 }, 1); // weights the worker's model refuses
-    const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 }, host.shards);
-    await expect(trainer.step(pairs)).rejects.toThrow(/gradient worker: weight .* has shape/);
-    trainer.dispose();
-    policy.dispose();
+    const alone = new TransformerPolicy({ ...policyConfig, dModel: 32 }, 1);
+    const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 });
+    const reference = new SupervisedTrainer(alone, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 });
+    const told: string[] = [];
+    trainer.useShards(host.shards, (message) => told.push(message));
+    for (let step = 0; step < 2; step++) {
+      const [a, b] = [await reference.step(pairs), await trainer.step(pairs)];
+      expect(b).toMatchObject({ skipped: false, threads: 1 });
+      expect(b.loss).toBe(a.loss);
+    }
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^gradient worker: weight .* has shape/);
+    [trainer, reference].forEach((t) => t.dispose());
+    [policy, alone].forEach((p) => p.dispose());
   });
 
   it('splits a REINFORCE update (advantages, entropy bonus, KL to a reference) with a worker thread and updates the weights as one thread does', async () => {
@@ -108,6 +121,20 @@ describe('data-parallel warm start', () => {
     expect(maxDifference(parallel.getWeights(), single.getWeights())).toBeLessThan(1e-6);
     [one, two].forEach((trainer) => trainer.dispose());
     [single, parallel].forEach((policy) => policy.dispose());
+  });
+});
+
+describe('expert iteration with a gradient worker', () => {
+  it('takes its supervised steps on two threads', async () => {
+    const config = configFromSearchParams('algorithm=expert_iteration&batch-size=6&sft-steps-per-round=2&rehearsal=0');
+    const policy = new TransformerPolicy(policyConfig, 4);
+    const algorithm = new ExpertIteration(policy, new KolmogorovGrammar(), config.algorithm as ExpertIterationConfig, undefined, 1, undefined, host.shards);
+    const episodes: Episode[] = pairs.map((pair, i) => ({ ...pair, lineEnds: [], reward: 1, correct: true, cost: pair.tokens.length, group: i }));
+    const update = await algorithm.update(episodes);
+    expect(update.skipped).toBe(false);
+    expect(update.metrics.update_threads).toBe(2);
+    algorithm.dispose();
+    policy.dispose();
   });
 });
 

@@ -51,7 +51,7 @@ const extras: ExtraFlag[] = [
   { name: 'reward-model-weight', doc: 'weight of the reward model\'s score', defaultValue: '1' },
   { name: 'reward-model-alone', doc: 'with --use-reward-model: its score replaces the task\'s reward instead of adding to it', boolean: true },
   { name: 'test-case-rewards-only', doc: 'the reward is the tests\' (functions: --reward-type test_cases) and nothing learned: refuses --use-reward-model and DPO', boolean: true },
-  { name: 'threads', doc: 'threads computing an update\'s gradients (data parallelism, reinforce without a KL term; 1 = this thread only)', defaultValue: '1' },
+  { name: 'threads', doc: 'threads computing an update\'s gradients (data parallelism: reinforce and expert_iteration; 1 = this thread only)', defaultValue: '2' },
   { name: 'problems', doc: 'functions task: the training problems (JSON array or JSONL in the seed format), the same as --data-path; default datasets/functions/train.jsonl' },
 ];
 
@@ -195,7 +195,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   try {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    if (threads > 1) {
+    if (threads > 1 && algorithmDefinition(config.algorithm.name).dataParallel) {
       shards = await createNodeGradientShards(threads - 1, definition.policyConfig(config), backend.backend as 'wasm' | 'cpu', definition.grammarSpec(config));
       say(`update threads: ${threads} (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})`);
     }

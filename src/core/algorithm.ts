@@ -115,6 +115,8 @@ export interface AlgorithmDefinition<C extends BaseConfig = any> {
   readonly defaults?: Record<string, Record<string, unknown>>;
   /** Whether its update splits into micro-batches (algorithm.gradientAccumulationSteps). */
   readonly accumulates: boolean;
+  /** Whether its updates split their batch with gradient shards (AlgorithmContext.gradientShards) when given some. */
+  readonly dataParallel?: boolean;
   /** Whether it samples on the trainer's thread (the generator workers stay idle). */
   readonly samplesOnTrainer?: boolean;
   /** Programs sampled per prompt when the algorithm sets it (expert iteration's numSamples); else algorithm.groupSize. */

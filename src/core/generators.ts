@@ -18,7 +18,7 @@ import { TransformerPolicy, type PolicyConfig, type WeightArray } from './model/
 import { taskDefinition } from './registry';
 import { Rng } from './rng';
 import type { GeneratorStatus } from './runnerTypes';
-import type { GrammarSpec } from './task';
+import type { GrammarSpec } from './grammar';
 import { packWeights, unpackWeights, type WeightsMessage } from './model/packedWeights';
 
 export { packWeights, unpackWeights, type WeightsMessage } from './model/packedWeights';

@@ -10,11 +10,12 @@
  * worker, an exit) fails every request in flight and every later one with its reason: a step
  * never waits on a dead worker.
  */
-import type * as tf from '@tensorflow/tfjs-core';
+import * as tf from '@tensorflow/tfjs-core';
+import type { GrammarSpec } from './grammar';
+import type { Adam } from './model/adam';
 import { packWeights, type WeightsMessage } from './model/packedWeights';
-import type { SequencePair } from './model/training';
+import { applyClipped, type SequencePair, type UpdateStats } from './model/training';
 import type { PolicyConfig, WeightArray } from './model/transformer';
-import type { GrammarSpec } from './task';
 
 /**
  * The grammar a shard checks the pairs' tokens against: a task's grammarSpec (the masks depend
@@ -59,6 +60,37 @@ export interface SummedGradients {
   sums: Record<string, number>;
   tokens: number;
   grads: tf.Tensor[];
+}
+
+/**
+ * One optimiser step from a batch's summed loss computed in parts: `remote` (gradient shards,
+ * already asked) and `local` (this thread's part, computed while they work). Every sum and
+ * gradient is divided by the batch's token count, as a one-thread loss that is a mean per token,
+ * then clipped and applied. A part that fails leaves the weights unchanged and rejects.
+ */
+export async function applyShardedStep(
+  optimizer: Adam,
+  remote: readonly Promise<ShardGradients>[],
+  local: () => SummedGradients,
+  gradClip: number,
+): Promise<{ sums: Record<string, number>; applied: Omit<UpdateStats, 'values'> }> {
+  remote.forEach((part) => part.catch(() => undefined)); // a failure is read below; none goes unhandled
+  const mine = local();
+  let results: ShardGradients[];
+  try {
+    results = await Promise.all(remote);
+  } catch (error) {
+    tf.dispose(mine.grads);
+    throw error;
+  }
+  const tokens = results.reduce((sum, r) => sum + r.tokens, mine.tokens);
+  const sums = Object.fromEntries(Object.entries(mine.sums).map(([name, value]) => [name, results.reduce((sum, r) => sum + (r.sums[name] ?? 0), value) / tokens]));
+  const total = tf.tidy(() => mine.grads.map((grad, v) => results.reduce((acc, r) => acc.add(tf.tensor(r.grads[v], grad.shape)), grad).div(tokens)));
+  try {
+    return { sums, applied: await applyClipped(optimizer, total, sums.loss, gradClip) };
+  } finally {
+    tf.dispose([...total, ...mine.grads]);
+  }
 }
 
 /** Shards started for one model and grammar, and how to end them. */

@@ -57,3 +57,6 @@ export function grammarProblem<S>(grammar: Grammar<S>, prompt: readonly number[]
   }
   return grammar.isDone(state) ? null : `the program is incomplete after ${tokens.length} tokens`;
 }
+
+/** A task's grammar as a message can carry it (to generator and gradient workers): the task's name and its grammar's parameters. */
+export type GrammarSpec = { task: string } & Record<string, string | number | boolean>;

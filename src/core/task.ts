@@ -12,7 +12,7 @@
  */
 import type { z } from 'zod';
 import type { BaseConfig } from './configSections';
-import type { Grammar } from './grammar';
+import type { Grammar, GrammarSpec } from './grammar';
 import type { Episode, TokenPair } from './algorithm';
 import type { PreferenceRecord } from './data/records';
 import type { SampledSequence } from './model/sampler';
@@ -25,6 +25,8 @@ import type { OutcomeKind } from './sandbox/outcome';
 import type { Prelude } from './sandbox/prelude';
 import type { TransformerPolicy } from './model/transformer';
 import type { Rng } from './rng';
+
+export type { GrammarSpec };
 
 /** One sampled program as the task judged it. */
 export interface Scored {
@@ -99,8 +101,6 @@ export interface Task<Item, S extends Scored = Scored> {
   ): Promise<Episode[]>;
 }
 
-/** A task's grammar as a message can carry it (to generator workers): the task's name and its grammar's parameters. */
-export type GrammarSpec = { task: string } & Record<string, string | number | boolean>;
 
 
 

@@ -24,6 +24,7 @@ import { int, type AlgorithmCommonConfig, type BaseConfig, type Infer } from '..
 import type { Grammar } from '../grammar';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 import { Rng, type RngState } from '../rng';
+import type { GradientShard } from '../gradientShards';
 import { SupervisedTrainer } from './supervised';
 
 export const expertIterationFields = {
@@ -126,6 +127,7 @@ export class ExpertIteration implements PolicyAlgorithm {
   /** The task's warm-start pairs, made on the first rehearsal; how many were drawn (a resume draws as many again to go on where it was). */
   private rehearse: ((size: number) => { prompt: number[]; tokens: number[] }[]) | null = null;
   private rehearsedCount = 0;
+  private shardsFailed = false;
 
   constructor(
     private readonly policy: TransformerPolicy,
@@ -134,14 +136,24 @@ export class ExpertIteration implements PolicyAlgorithm {
     private readonly reference: TransformerPolicy | undefined,
     seed: number,
     private readonly warmStartPairs?: () => (size: number) => { prompt: number[]; tokens: number[] }[],
+    private readonly shards: readonly GradientShard[] = [],
+    private readonly log?: (text: string) => void,
   ) {
     this.store = new DemonstrationStore(config.storeSize);
     this.trainer = this.newTrainer();
     this.rng = new Rng(seed ^ 0xe1e1);
   }
 
+  /** The supervised trainer, its steps split with the gradient shards while they work (data parallelism). */
   private newTrainer(): SupervisedTrainer {
-    return new SupervisedTrainer(this.policy, this.grammar, { learningRate: this.config.learningRate, gradClip: this.config.gradClip });
+    const trainer = new SupervisedTrainer(this.policy, this.grammar, { learningRate: this.config.learningRate, gradClip: this.config.gradClip });
+    if (!this.shardsFailed) {
+      trainer.useShards(this.shards, (message) => {
+        this.shardsFailed = true;
+        this.log?.(`${message}; updates go on in one thread`);
+      });
+    }
+    return trainer;
   }
 
   get optimizer() {
@@ -189,6 +201,7 @@ export class ExpertIteration implements PolicyAlgorithm {
       const pairs = [...Array.from({ length: fromStore }, () => entries[this.rng.int(0, entries.length - 1)]), ...(rehearsed > 0 ? this.rehearse!(rehearsed) : [])];
       this.rehearsedCount += rehearsed;
       const result = await this.trainer.step(pairs.map((d) => ({ prompt: d.prompt, tokens: d.tokens })));
+      metrics.update_threads = result.threads;
       if (result.skipped) return { loss: NaN, gradNorm: NaN, skipped: true, reason: `supervised step ${s + 1}: ${result.reason}`, metrics };
       loss += result.loss;
       steps += 1;
@@ -246,6 +259,7 @@ export const expertIteration: AlgorithmDefinition<ExpertIterationRun> = {
   doc: 'expert iteration (ExIt, STaR, ReST-EM): the task\'s search around the policy\'s samples finds programs, the best per item is kept, and supervised steps teach them to the policy.',
   fields: expertIterationFields,
   accumulates: false,
+  dataParallel: true,
   charts: [
     { name: 'search_solved', title: 'solved by the search (expert iteration)', optional: true, caption: 'Share of each round\'s training items with a correct program: sampled, or found by the task\'s search around the samples.' },
     { name: 'policy_solved', title: 'solved by the policy alone (greedy)', optional: true, caption: 'Share of a fixed slice of the training items the policy solves greedily, without search: what the search has taught it.' },
@@ -255,5 +269,5 @@ export const expertIteration: AlgorithmDefinition<ExpertIterationRun> = {
   groupSize: (config) => config.algorithm.numSamples,
   stepLimit: (config) => config.algorithm.rounds,
   needsReference: (config) => config.algorithm.restartEachRound,
-  create: ({ config, policy, grammar, reference, warmStartPairs }) => new ExpertIteration(policy, grammar, config.algorithm, reference, config.run.seed, warmStartPairs),
+  create: ({ config, policy, grammar, reference, warmStartPairs, gradientShards, log }) => new ExpertIteration(policy, grammar, config.algorithm, reference, config.run.seed, warmStartPairs, gradientShards, log),
 };

@@ -19,8 +19,8 @@ export type { Episode };
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { ShardError, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
-import { accumulatedStep, applyShardedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequencePair, type UpdateStats } from '../model/training';
+import { applyShardedStep, ShardError, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequencePair, type UpdateStats } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 /** reinforce's own fields; it also reads the shared gamma and baselineMomentum. */
@@ -280,6 +280,7 @@ export const reinforce: AlgorithmDefinition<ReinforceRun> = {
   fields: reinforceFields,
   reads: ['gamma', 'baselineMomentum'],
   accumulates: true,
+  dataParallel: true,
   charts: [
     { name: 'entropy', title: 'entropy', optional: true, caption: 'How spread the policy\'s choices are (nats per token): it falls as the policy grows sure; a collapse to 0 stops exploration.' },
   ],

@@ -4,10 +4,10 @@
  * Test trained its SeqCoder models this way on synthetic pairs; RL then starts from here.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import type { GradientShard, SummedGradients } from '../gradientShards';
+import { applyShardedStep, ShardError, type GradientShard, type SummedGradients } from '../gradientShards';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { applyShardedStep, buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';
+import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 
 export interface SupervisedConfig {
@@ -21,6 +21,8 @@ export interface SupervisedStats {
   loss: number;
   /** Share of program tokens the policy's argmax got right (teacher forcing). */
   tokenAccuracy: number;
+  /** Threads that computed the gradients: 1 + the gradient shards the batch was split with. */
+  threads: number;
   skipped: boolean;
   reason?: string;
 }
@@ -64,9 +66,15 @@ export class SupervisedTrainer<S = unknown> {
     this.optimizer = new Adam(policy.variables, { learningRate: config.learningRate });
   }
 
-  /** Splits the next steps with these shards ([]: this thread alone); the optimizer's state is kept. */
-  useShards(shards: readonly GradientShard[]): void {
+  private onShardFailure?: (message: string) => void;
+
+  /**
+   * Splits the next steps with these shards ([]: this thread alone); the optimizer's state is
+   * kept. A shard that fails is dropped, its step redone on this thread, and `onFailure` told.
+   */
+  useShards(shards: readonly GradientShard[], onFailure?: (message: string) => void): void {
     this.shards = shards;
+    this.onShardFailure = onFailure;
   }
 
   /** Mean cross-entropy and token accuracy per program token. */
@@ -76,11 +84,19 @@ export class SupervisedTrainer<S = unknown> {
   }
 
   async step(pairs: readonly SequencePair[]): Promise<SupervisedStats> {
-    if (this.shards.length > 0 && pairs.length > this.shards.length) return this.parallelStep(pairs);
+    if (this.shards.length > 0 && pairs.length > this.shards.length) {
+      try {
+        return await this.parallelStep(pairs);
+      } catch (error) {
+        if (!(error instanceof ShardError)) throw error;
+        this.shards = []; // the weights did not change: the same batch again, on this thread alone
+        this.onShardFailure?.(error.message);
+      }
+    }
     const batch = buildSequenceBatch(pairs, this.grammar, this.policy.config.context);
     try {
       const result = await clippedStep(this.optimizer, this.policy.variables, () => this.terms(batch), this.config.gradClip);
-      return { loss: result.values.loss, tokenAccuracy: result.values.tokenAccuracy, skipped: result.skipped, reason: result.reason };
+      return { loss: result.values.loss, tokenAccuracy: result.values.tokenAccuracy, threads: 1, skipped: result.skipped, reason: result.reason };
     } finally {
       disposeBatch(batch);
     }
@@ -99,7 +115,7 @@ export class SupervisedTrainer<S = unknown> {
       .filter(({ part }) => part.length > 0)
       .map(({ shard, part }) => shard.compute(weights, part));
     const { sums, applied } = await applyShardedStep(this.optimizer, remote, () => summedGradients(this.policy, this.grammar, pairs.slice(0, size)), this.config.gradClip);
-    return { loss: sums.loss, tokenAccuracy: sums.correct, skipped: applied.skipped, reason: applied.reason };
+    return { loss: sums.loss, tokenAccuracy: sums.correct, threads: 1 + remote.length, skipped: applied.skipped, reason: applied.reason };
   }
 
   /** Mean cross-entropy per program token, without updating (held-out loss). */

@@ -5,7 +5,6 @@
  * host and refuses to apply a non-finite update.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import type { ShardGradients, SummedGradients } from '../gradientShards';
 import type { Grammar } from '../grammar';
 import { leftPad } from './sampler';
 import type { Adam } from './adam';
@@ -168,37 +167,6 @@ export async function accumulatedStep(
     return { values, ...(await applyClipped(optimizer, total!, values.loss, gradClip)) };
   } finally {
     if (total) tf.dispose(total);
-  }
-}
-
-/**
- * One optimiser step from a batch's summed loss computed in parts: `remote` (gradient shards,
- * already asked) and `local` (this thread's part, computed while they work). Every sum and
- * gradient is divided by the batch's token count, as a one-thread loss that is a mean per token,
- * then clipped and applied. A part that fails leaves the weights unchanged and rejects.
- */
-export async function applyShardedStep(
-  optimizer: Adam,
-  remote: readonly Promise<ShardGradients>[],
-  local: () => SummedGradients,
-  gradClip: number,
-): Promise<{ sums: Record<string, number>; applied: Omit<UpdateStats, 'values'> }> {
-  remote.forEach((part) => part.catch(() => undefined)); // a failure is read below; none goes unhandled
-  const mine = local();
-  let results: ShardGradients[];
-  try {
-    results = await Promise.all(remote);
-  } catch (error) {
-    tf.dispose(mine.grads);
-    throw error;
-  }
-  const tokens = results.reduce((sum, r) => sum + r.tokens, mine.tokens);
-  const sums = Object.fromEntries(Object.entries(mine.sums).map(([name, value]) => [name, results.reduce((sum, r) => sum + (r.sums[name] ?? 0), value) / tokens]));
-  const total = tf.tidy(() => mine.grads.map((grad, v) => results.reduce((acc, r) => acc.add(tf.tensor(r.grads[v], grad.shape)), grad).div(tokens)));
-  try {
-    return { sums, applied: await applyClipped(optimizer, total, sums.loss, gradClip) };
-  } finally {
-    tf.dispose([...total, ...mine.grads]);
   }
 }
 

@@ -7,7 +7,7 @@
 import { modelDifference } from '../../core/checkpoint';
 import type { LabConfig } from '../../core/config';
 import { GeneratorPool, inProcessGenerator } from '../../core/generators';
-import { taskDefinition } from '../../core/registry';
+import { algorithmDefinition, taskDefinition } from '../../core/registry';
 import { createRunner, taskPreludes } from '../../core/runner';
 import { shardsFor } from './shards';
 import { itemsOf, type LiveRun, type ServiceState, type Weights } from './state';
@@ -45,8 +45,8 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
   const pool = definition.sandboxed ? state.platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes: taskPreludes() }) : null;
   try {
-    // The page's gradient workers (shards.ts), started for this model and grammar on first use: RL updates split their batch with them.
-    const gradientShards = await shardsFor(state, definition.policyConfig(next), definition.grammarSpec(next));
+    // The page's gradient workers (shards.ts), started for this model and grammar on first use, for an algorithm whose updates split their batch.
+    const gradientShards = algorithmDefinition(next.algorithm.name).dataParallel ? await shardsFor(state, definition.policyConfig(next), definition.grammarSpec(next)) : [];
     const runner = await createRunner(next, { train: items.train, heldout }, {
       pool: pool ?? unsandboxed,
       gradientShards,

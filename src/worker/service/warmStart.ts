@@ -5,8 +5,7 @@
  * runs it on Train, then RL on the same run. When it ends the pretrained weights become the
  * run's start at step 0 (and its reference), unless RL follows on the same run.
  */
-import { SupervisedTrainer, type SupervisedStats } from '../../core/algorithms/supervised';
-import { ShardError } from '../../core/gradientShards';
+import { SupervisedTrainer } from '../../core/algorithms/supervised';
 import { scheduledRate } from '../../core/model/schedule';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
@@ -53,21 +52,11 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   warm.trainer.optimizer.learningRate = warm.rate(step);
   const pairs = warm.batch(run.config.algorithm.batchSize);
   const shards = await shardsFor(state, run.runner.policy.config, run.definition.grammarSpec(run.config));
-  warm.trainer.useShards(shards);
+  warm.trainer.useShards(shards, (message) => disableShards(state, `pretrain step ${step}: ${message}`));
   const updateStart = performance.now();
-  let result: SupervisedStats;
-  let threads = 1 + shards.length;
-  try {
-    result = await warm.trainer.step(pairs);
-  } catch (error) {
-    if (!(error instanceof ShardError)) throw error;
-    // The weights did not change: the same batch again, on this thread alone.
-    disableShards(state, `pretrain step ${step}: ${error.message}`);
-    warm.trainer.useShards([]);
-    threads = 1;
-    result = await warm.trainer.step(pairs);
-  }
+  const result = await warm.trainer.step(pairs);
   const updateMs = performance.now() - updateStart;
+  const { threads } = result;
   warm.step = step;
   if (!state.weights.trained) setWeights(state, { ...state.weights, origin: `${state.weights.origin}, pretraining`, trained: true });
   // Every position the update reads (prompt and program tokens) per second of the update, on `threads` threads.
