@@ -23,6 +23,25 @@ test('on wasm the status says which multiply-add the kernels run, and ?fma=0 tur
   expect(off.notes?.join('\n')).toContain("kernels' multiply-add: plain SIMD multiply and add (fused multiply-add turned off)");
 });
 
+test('on wasm the status says how many threads an update uses, and ?shards=0 keeps one', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
+  test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const workers = Math.min(3, cores - 1);
+  expect(backend.notes?.join('\n')).toContain(workers > 0 ? `updates on ${workers + 1} threads: ${workers} gradient worker` : 'updates on one thread');
+  await lab.open(undefined, '?shards=0');
+  const one = await lab.state<{ notes?: string[] }>('backend');
+  expect(one.notes?.join('\n')).toContain('updates on one thread (no gradient workers: one core, or ?shards=0)');
+  await lab.button('Train').click();
+  await lab.waitForPoints(2);
+  await lab.button('Pause').click();
+  const threads = await lab.state<{ value: number }[]>('series.update_threads');
+  expect(threads.length).toBeGreaterThan(0);
+  expect(threads.every((point) => point.value === 1)).toBe(true);
+});
+
 test('?threads=2 starts the product helper worker on wasm (shared memory, so only on an isolated page)', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open(undefined, '?backend=wasm&threads=2');

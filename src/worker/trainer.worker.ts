@@ -78,7 +78,7 @@ async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
         // says which kernels run.
         const notes = name === 'wasm' ? installWasmKernels({ fma: startupFlags.get('fma') !== '0' }) : [];
         if (name === requestedBackend) notes.unshift(`backend ${name}: requested by the page's ?backend=${name}`);
-        if (name === 'wasm') notes.push(await pageProductThreads());
+        if (name === 'wasm') notes.push(await pageProductThreads(), shardsNote());
         notes.forEach((note) => console.log(note));
         watchDevice(name);
         return { backend: name, skipped, notes };
@@ -139,6 +139,13 @@ function shardCount(): number {
   const asked = startupFlags.get('shards');
   if (asked !== null && /^\d+$/.test(asked)) return Math.min(Number(asked), 8);
   return Math.max(0, Math.min(3, (navigator.hardwareConcurrency || 1) - 1));
+}
+
+/** The status line's word on the gradient workers. */
+function shardsNote(): string {
+  const count = shardCount();
+  if (count === 0) return 'updates on one thread (no gradient workers: one core, or ?shards=0)';
+  return `updates on ${count + 1} threads: ${count} gradient worker${count === 1 ? '' : 's'} beside the trainer split the warm start's, reinforce's and expert iteration's batches (?shards=0 for one thread)`;
 }
 
 const service = createTrainerService({
