@@ -103,6 +103,15 @@ describe('data-parallel warm start', () => {
     [single, parallel, reference].forEach((policy) => policy.dispose());
   });
 
+  it('a REINFORCE update in micro-batches (gradientAccumulationSteps) stays on one thread, its memory bound kept', async () => {
+    const episodes: Episode[] = pairs.map((pair, i) => ({ ...pair, lineEnds: [], reward: i % 2 }));
+    const policy = new TransformerPolicy(policyConfig, 3);
+    const algorithm = new Reinforce(policy, new KolmogorovGrammar(), { ...defaultReinforceConfig, gradientAccumulationSteps: 2 }, undefined, host.shards);
+    expect(await algorithm.step(episodes)).toMatchObject({ skipped: false, threads: 1 });
+    algorithm.dispose();
+    policy.dispose();
+  });
+
   it('a REINFORCE update whose shard fails is done on one thread, said once, and the shard is not asked again', async () => {
     const episodes: Episode[] = pairs.map((pair, i) => ({ ...pair, lineEnds: [], reward: i % 2 }));
     let asked = 0;

@@ -182,10 +182,11 @@ export class Reinforce<S = unknown> {
     };
   }
 
-  /** The update split with the shards, or null when it is not (none, too small a batch, or a shard failed). */
+  /** The update split with the shards, or null when it is not (none, too small a batch, micro-batches asked for, or a shard failed). */
   private async sharded(usable: readonly Episode[], adv: number[][]): Promise<(UpdateStats & { threads: number }) | null> {
     const { temperature, entropyCoef } = this.config;
-    if (this.shards.length === 0 || usable.length <= this.shards.length) return null;
+    // Micro-batches (gradientAccumulationSteps) bound an update's memory: such an update stays on this thread.
+    if (this.shards.length === 0 || usable.length <= this.shards.length || this.config.gradientAccumulationSteps > 1) return null;
     // The KL's reference goes along with each request (the shards keep no run's state).
     const reference = this.reference && this.config.klCoef > 0 ? this.reference : undefined;
     const klCoef = reference ? this.config.klCoef : 0;
