@@ -37,7 +37,7 @@ import { kolmogorovPolicyConfig } from '../src/core/kolmogorov/task';
 import { openCheckpointRunner } from '../src/cli/checkpointRunner';
 import { loadKolmogorovFile } from '../src/cli/data';
 import { createNodeGradientShards } from '../src/cli/gradientHost';
-import type { ShardGrammar } from '../src/core/gradientShards';
+import type { GrammarSpec } from '../src/core/grammar';
 import { shardGrammar } from '../src/core/gradientShardWorker';
 import { Sandbox } from '../src/core/sandbox/sandbox';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
@@ -428,7 +428,7 @@ async function warmStartFigures(runs: number): Promise<void> {
 }
 
 /** Durations of supervised steps on `pairs` with `threads` threads (gradient workers beside this one). */
-async function supervisedStepDurations(config: PolicyConfig, grammar: ShardGrammar, pairs: SequencePair[], threads: number, learningRate: number, runs: number): Promise<number[]> {
+async function supervisedStepDurations(config: PolicyConfig, grammar: GrammarSpec, pairs: SequencePair[], threads: number, learningRate: number, runs: number): Promise<number[]> {
   const host = threads > 1 ? await createNodeGradientShards(threads - 1, config, 'wasm', grammar) : null;
   const policy = new TransformerPolicy(config, 0);
   const trainer = new SupervisedTrainer(policy, shardGrammar(grammar, config.vocabSize), { learningRate, gradClip: 1 }, host?.shards);

@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-describe('data-parallel warm start', () => {
+describe('data-parallel updates: the warm start and REINFORCE', () => {
   it('splits a batch with a worker thread and updates the weights as one thread does', async () => {
     expect(pairs.length).toBe(6);
     const single = new TransformerPolicy(policyConfig, 1);
@@ -130,6 +130,20 @@ describe('data-parallel warm start', () => {
     expect(maxDifference(parallel.getWeights(), single.getWeights())).toBeLessThan(1e-6);
     [one, two].forEach((trainer) => trainer.dispose());
     [single, parallel].forEach((policy) => policy.dispose());
+  });
+});
+
+describe('closed gradient workers', () => {
+  it('refuse a request with a ShardError (its caller computes alone) instead of leaving it waiting', async () => {
+    const closed = await createNodeGradientShards(1, policyConfig, 'wasm');
+    const policy = new TransformerPolicy(policyConfig, 1);
+    await closed.close();
+    await expect(closed.shards[0].compute(policy.getWeights(), pairs)).rejects.toThrow(ShardError);
+    await expect(closed.shards[0].compute(policy.getWeights(), pairs)).rejects.toThrow('the gradient workers were closed');
+    const trainer = new SupervisedTrainer(policy, new KolmogorovGrammar(), { learningRate: 1e-2, gradClip: 1 }, closed.shards);
+    expect(await trainer.step(pairs)).toMatchObject({ skipped: false, threads: 1 });
+    trainer.dispose();
+    policy.dispose();
   });
 });
 

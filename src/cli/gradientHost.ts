@@ -1,10 +1,12 @@
 /**
- * Gradient shards (core/gradientShards.ts) over Node worker_threads: how the CLI's warm start
- * uses more than one core (tfjs-wasm in Node is single-threaded). Each shard is a worker with its
- * own tfjs engine; a worker that dies fails the step with its reason rather than hanging it.
+ * Gradient shards (core/gradientShards.ts) over Node worker_threads: how the CLI's warm start and
+ * RL updates use more than one core (tfjs-wasm in Node is single-threaded). Each shard is a
+ * worker with its own tfjs engine; a worker that dies fails its request with its reason rather
+ * than hanging it, and the step is redone on the trainer's thread.
  */
 import { Worker } from 'node:worker_threads';
-import { startGradientShards, type GradientShards, type ShardGrammar, type ShardHandle } from '../core/gradientShards';
+import { startGradientShards, type GradientShards, type ShardHandle } from '../core/gradientShards';
+import type { GrammarSpec } from '../core/grammar';
 import type { PolicyConfig } from '../core/model/transformer';
 
 const bootstrap = new URL('./tsWorker.mjs', import.meta.url);
@@ -27,6 +29,6 @@ function spawnShard(backend: 'wasm' | 'cpu'): ShardHandle {
   };
 }
 
-export async function createNodeGradientShards(count: number, policyConfig: PolicyConfig, backend: 'wasm' | 'cpu', grammar: ShardGrammar = { task: 'kolmogorov' }): Promise<GradientShards> {
+export async function createNodeGradientShards(count: number, policyConfig: PolicyConfig, backend: 'wasm' | 'cpu', grammar: GrammarSpec = { task: 'kolmogorov' }): Promise<GradientShards> {
   return startGradientShards(Array.from({ length: count }, () => spawnShard(backend)), policyConfig, grammar);
 }

@@ -39,7 +39,8 @@ import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { functionsProtectedProblems, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards } from './gradientHost';
-import type { ShardGrammar } from '../core/gradientShards';
+import type { GrammarSpec } from '../core/grammar';
+import { shardFailureNote } from '../core/gradientShards';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 
@@ -91,8 +92,8 @@ async function main(): Promise<void> {
     runner.policy,
     setup.grammar,
     { learningRate: config.algorithm.learningRate, gradClip: config.algorithm.gradClip },
-    gradientHost?.shards,
   );
+  trainer.useShards(gradientHost?.shards ?? [], (message) => console.error(shardFailureNote(message)));
   console.error(`training threads: ${threads}${threads > 1 ? ` (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})` : ''}`);
   const outDir = dirname(out);
   mkdirSync(outDir, { recursive: true });
@@ -179,7 +180,7 @@ interface PretrainSetup {
   runner: { policy: TransformerPolicy; saveCheckpoint(): Promise<Uint8Array>; dispose(): void };
   policyConfig: PolicyConfig;
   grammar: Grammar<unknown>;
-  shardGrammar: ShardGrammar;
+  shardGrammar: GrammarSpec;
   batch(size: number): Pair[];
   heldoutPairs: Pair[];
   evaluate(limit: number): Promise<{ values: Record<string, number>; text: string }>;

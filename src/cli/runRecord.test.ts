@@ -17,7 +17,7 @@ function figures(dir: string): string[] {
     .filter((e) => !timing.test(e.name)).map((e) => `${e.step} ${e.name} ${e.value}`);
 }
 
-const record = (dir: string) => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { files: { role: string; path: string; sha256: string; loaded?: number }[]; config: { run: { initFrom: string; dataPath: string } }; code: { version: string }; steps: number; stopped: string };
+const record = (dir: string) => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { threads?: number; files: { role: string; path: string; sha256: string; loaded?: number }[]; config: { run: { initFrom: string; dataPath: string } }; code: { version: string }; steps: number; stopped: string };
 
 describe('a run repeats from its record', () => {
   it('kolmogorov: a tiny run from a warm start, rerun, gives the same figures; the record names its files', async () => {
@@ -30,10 +30,18 @@ describe('a run repeats from its record', () => {
     expect(written.config.run.initFrom).toBe(join(dir, 'warm', 'latest.prl'));
     expect(written.files.map((f) => f.role)).toEqual(['train', 'heldout', 'warm start']);
     expect(written.files[0]).toMatchObject({ path: 'datasets/train.jsonl', loaded: 10_000, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect([written.steps, written.stopped, written.code.version]).toEqual([3, 'step budget', '0.1.0']);
+    expect([written.steps, written.stopped, written.code.version, written.threads]).toEqual([3, 'step budget', '0.1.0', 2]);
     await trainCommand(['--rerun', run, '--quiet']);
     expect(figures(`${run}-rerun`)).toEqual(figures(run));
-  }, 120_000);
+    // Recorded on one thread, rerun on one thread (the default is 2; a split sums in another order).
+    const one = join(dir, 'one');
+    await trainCommand([...tiny, '--max-steps', '3', '--threads', '1', '--init-from', join(dir, 'warm', 'latest.prl'), '--output-dir', one]);
+    expect(record(one).threads).toBe(1);
+    await trainCommand(['--rerun', one, '--quiet']);
+    expect(record(`${one}-rerun`).threads).toBe(1);
+    expect(figures(`${one}-rerun`)).toEqual(figures(one));
+    await expect(trainCommand(['--rerun', one, '--threads', '2', '--output-dir', join(dir, 'refused'), '--quiet'])).rejects.toThrow('drop --threads (it ran on 1)');
+  }, 180_000);
 
   it('functions: the problems file and the warm start are recorded; the rerun gives the same figures; a changed problems file is named and refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-record-f-'));

@@ -39,6 +39,12 @@ export interface RunRecordFile {
   code: { version: string; commit: string | null; dirty: boolean | null };
   node: string;
   backend: string;
+  /**
+   * Threads that computed each update (`--threads`: the trainer and its gradient workers). A
+   * split sums in another order than one thread, so a rerun uses the same count; a record
+   * without it came before the split (one thread).
+   */
+  threads?: number;
   config: LabConfig;
   files: RecordedFile[];
   started: string;
@@ -111,8 +117,8 @@ export function changedFiles(record: RunRecordFile): string[] {
 }
 
 /** A new run's record, before its first step: it ends with `ended`, `steps` and `stopped` set. */
-export function newRunRecord(command: string[], backend: string, config: LabConfig, files: RecordedFile[]): RunRecordFile {
-  return { format: RECORD_FORMAT, version: 1, command, code: codeVersion(), node: process.version, backend, config, files, started: new Date().toISOString(), ended: null, steps: null, stopped: null };
+export function newRunRecord(command: string[], backend: string, config: LabConfig, files: RecordedFile[], threads = 1): RunRecordFile {
+  return { format: RECORD_FORMAT, version: 1, command, code: codeVersion(), node: process.version, backend, threads, config, files, started: new Date().toISOString(), ended: null, steps: null, stopped: null };
 }
 
 /** The config of a run to repeat from its record (`--rerun DIR`), into a new output dir; the files it read must be as they were. */

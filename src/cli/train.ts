@@ -128,7 +128,10 @@ export async function trainCommand(argv: string[]): Promise<void> {
   parseConfig(config);
   const quiet = Boolean(extra.quiet);
   const evalK = positiveFlag('eval-k', extra['eval-k'], true);
-  const threads = positiveFlag('threads', extra.threads, true);
+  // A rerun computes its updates on as many threads as the recorded run did (a split sums in another order).
+  const recordedThreads = typeof extra.rerun === 'string' ? (readRunRecord(extra.rerun).threads ?? 1) : null;
+  if (recordedThreads !== null && argv.some((arg) => arg === '--threads' || arg.startsWith('--threads='))) throw new Error(`--rerun repeats the recorded run as it was: drop --threads (it ran on ${recordedThreads})`);
+  const threads = recordedThreads ?? positiveFlag('threads', extra.threads, true);
   const definition = taskDefinition(config.task.name);
   if (definition.data.kind !== 'file') throw new Error(`--task ${config.task.name}: its items are generated; use \`npm run digits\``);
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') {
@@ -199,7 +202,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       shards = await createNodeGradientShards(threads - 1, definition.policyConfig(config), backend.backend as 'wasm' | 'cpu', definition.grammarSpec(config));
       say(`update threads: ${threads} (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})`);
     }
-    runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, gradientShards: shards?.shards, onLog: (text) => console.error(text) }));
+    runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, gradientShards: shards?.shards, onLog: (text) => say(text) }));
     const opened = runner;
     if (resume !== undefined) await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
@@ -229,7 +232,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       ...(initPath ? [recordFile('warm start', initPath)] : []),
       ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
       ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
-    ]);
+    ], shards ? threads : 1);
     writeRunRecord(outputDir, runRecord);
 
     const algorithm = algorithmDefinition(config.algorithm.name);

@@ -4,16 +4,18 @@
  * gradients. Used by the CLI's worker_threads (src/cli/gradient.worker.ts) and the page's Web
  * Workers (src/worker/gradient.worker.ts) alike.
  */
+import * as tf from '@tensorflow/tfjs-core';
 import { summedReinforceGradients } from './algorithms/reinforce';
 import { summedGradients } from './algorithms/supervised';
 import { grammarOf } from './generators';
-import { OpenGrammar, type Grammar } from './grammar';
-import type { FromShard, ShardGrammar, ShardLoss, SummedGradients, ToShard } from './gradientShards';
+import { OpenGrammar, type Grammar, type GrammarSpec } from './grammar';
+import type { FromShard, ShardLoss, SummedGradients, ToShard } from './gradientShards';
 import { unpackWeights } from './model/packedWeights';
 import type { SequencePair } from './model/training';
 import { TransformerPolicy } from './model/transformer';
 
-export function shardGrammar(spec: ShardGrammar, vocabSize: number): Grammar<unknown> {
+/** The grammar a spec names: a task's, or `{ task: 'open' }`, every token allowed (benchmarks on random tokens). */
+export function shardGrammar(spec: GrammarSpec, vocabSize: number): Grammar<unknown> {
   return spec.task === 'open' ? (new OpenGrammar(vocabSize) as Grammar<unknown>) : grammarOf(spec);
 }
 
@@ -48,11 +50,14 @@ export function serveGradients(port: ShardPort): void {
       const result = shardLossGradients(model.policy, model.grammar, message.pairs, message.loss, message.reference ? model.reference : undefined);
       const sizes = result.grads.map((grad) => grad.size);
       const packed = new Float32Array(sizes.reduce((a, b) => a + b, 0));
-      let offset = 0;
-      for (const grad of result.grads) {
-        packed.set(grad.dataSync() as Float32Array, offset);
-        offset += grad.size;
-        grad.dispose();
+      try {
+        let offset = 0;
+        for (const grad of result.grads) {
+          packed.set(grad.dataSync() as Float32Array, offset);
+          offset += grad.size;
+        }
+      } finally {
+        tf.dispose(result.grads);
       }
       port.postMessage({ type: 'gradients', id: message.id, sums: result.sums, tokens: result.tokens, buffer: packed.buffer, sizes }, [packed.buffer]);
     } catch (error) {

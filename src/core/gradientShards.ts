@@ -1,5 +1,5 @@
 /**
- * Gradient shards: data parallelism for supervised updates, platform-neutral. tfjs-wasm runs one
+ * Gradient shards: data parallelism for updates (supervised cross-entropy, REINFORCE), platform-neutral. tfjs-wasm runs one
  * thread per engine, so a second engine in a worker (a Node worker_thread in the CLI,
  * src/cli/gradientHost.ts; a Web Worker in the page, src/worker/gradientShards.ts) is how an
  * update uses a second core. Each shard holds a policy copy; a request brings the current
@@ -7,8 +7,9 @@
  * (gradientShardWorker.ts), each side's floats in one transferred buffer.
  *
  * Messages to a shard are handled one at a time, in order. A shard that fails (an error in its
- * worker, an exit) fails every request in flight and every later one with its reason: a step
- * never waits on a dead worker.
+ * worker, an exit, a refusal) or is closed refuses every request in flight and every later one
+ * with a ShardError: a step never waits on a dead worker, and its caller redoes it on its own
+ * thread.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { GrammarSpec } from './grammar';
@@ -16,12 +17,6 @@ import type { Adam } from './model/adam';
 import { packWeights, type WeightsMessage } from './model/packedWeights';
 import { applyClipped, type SequencePair, type UpdateStats } from './model/training';
 import type { PolicyConfig, WeightArray } from './model/transformer';
-
-/**
- * The grammar a shard checks the pairs' tokens against: a task's grammarSpec (the masks depend
- * on it), or `{ task: 'open' }`, every token allowed (benchmarks on random tokens).
- */
-export type ShardGrammar = GrammarSpec;
 
 /** A shard failed or refused a request: the update did not happen, and this thread alone can redo it. */
 export class ShardError extends Error {
@@ -38,6 +33,20 @@ export class ShardError extends Error {
 export type ShardLoss =
   | { kind: 'crossEntropy' }
   | { kind: 'reinforce'; temperature: number; entropyCoef: number; klCoef: number; advantages: number[][] };
+
+/** What the user is told when a shard fails: its reason, and that the work goes on. */
+export function shardFailureNote(reason: string): string {
+  return `${reason}; updates go on in one thread`;
+}
+
+/**
+ * A batch of `count` items in equal contiguous parts, this thread's first and then one per shard
+ * (fewer when the batch is small: no part is empty). Each part is [from, to).
+ */
+export function batchParts(count: number, shards: number): { from: number; to: number }[] {
+  const size = Math.ceil(count / (shards + 1));
+  return Array.from({ length: shards + 1 }, (_, i) => ({ from: i * size, to: Math.min(count, (i + 1) * size) })).filter(({ from, to }) => to > from);
+}
 
 /** Summed (not averaged) loss terms and gradients of part of a batch. */
 export interface ShardGradients {
@@ -85,8 +94,9 @@ export async function applyShardedStep(
   }
   const tokens = results.reduce((sum, r) => sum + r.tokens, mine.tokens);
   const sums = Object.fromEntries(Object.entries(mine.sums).map(([name, value]) => [name, results.reduce((sum, r) => sum + (r.sums[name] ?? 0), value) / tokens]));
-  const total = tf.tidy(() => mine.grads.map((grad, v) => results.reduce((acc, r) => acc.add(tf.tensor(r.grads[v], grad.shape)), grad).div(tokens)));
+  let total: tf.Tensor[] = [];
   try {
+    total = tf.tidy(() => mine.grads.map((grad, v) => results.reduce((acc, r) => acc.add(tf.tensor(r.grads[v], grad.shape)), grad).div(tokens)));
     return { sums, applied: await applyClipped(optimizer, total, sums.loss, gradClip) };
   } finally {
     tf.dispose([...total, ...mine.grads]);
@@ -100,10 +110,10 @@ export interface GradientShards {
 }
 
 /** Starts `count` shards for a model and grammar (each platform's way to make worker threads). */
-export type GradientShardFactory = (count: number, policy: PolicyConfig, grammar: ShardGrammar) => Promise<GradientShards>;
+export type GradientShardFactory = (count: number, policy: PolicyConfig, grammar: GrammarSpec) => Promise<GradientShards>;
 
 export type ToShard =
-  | { type: 'init'; policy: PolicyConfig; grammar: ShardGrammar }
+  | { type: 'init'; policy: PolicyConfig; grammar: GrammarSpec }
   | { type: 'compute'; id: number; weights: WeightsMessage; pairs: SequencePair[]; loss: ShardLoss; reference?: WeightsMessage };
 
 export type FromShard =
@@ -120,46 +130,54 @@ export interface ShardHandle {
   terminate(): Promise<void> | void;
 }
 
-/** Starts shards on the given worker handles (they load the same model) and resolves once every one is ready. */
-export async function startGradientShards(handles: readonly ShardHandle[], policy: PolicyConfig, grammar: ShardGrammar): Promise<GradientShards> {
-  const close = async () => void (await Promise.all(handles.map((handle) => handle.terminate())));
+/**
+ * Starts shards on the given worker handles (they load the same model) and resolves once every one
+ * is ready. After `close`, a request in flight or a later one is refused with a ShardError (its
+ * caller then computes on its own thread), never left waiting on a worker that is gone.
+ */
+export async function startGradientShards(handles: readonly ShardHandle[], policy: PolicyConfig, grammar: GrammarSpec): Promise<GradientShards> {
+  const connections = handles.map((handle) => connect(handle, policy, grammar));
+  const close = async () => {
+    for (const connection of connections) connection.fail(new ShardError('the gradient workers were closed'));
+    await Promise.all(handles.map((handle) => handle.terminate()));
+  };
   try {
-    const shards = await Promise.all(handles.map((handle) => connect(handle, policy, grammar)));
-    return { shards, close };
+    return { shards: await Promise.all(connections.map((connection) => connection.ready)), close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-function connect(handle: ShardHandle, policy: PolicyConfig, grammar: ShardGrammar): Promise<GradientShard> {
+/** One worker's connection: ready once the worker has its model; `fail` refuses every request from then on. */
+function connect(handle: ShardHandle, policy: PolicyConfig, grammar: GrammarSpec): { ready: Promise<GradientShard>; fail: (error: Error) => void } {
   const pending = new Map<number, { resolve: (r: ShardGradients) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let failure: Error | null = null;
-  return new Promise<GradientShard>((ready, notReady) => {
-    const fail = (error: Error) => {
-      failure ??= error;
-      for (const { reject } of pending.values()) reject(failure);
-      pending.clear();
-      notReady(failure);
-    };
+  let notReady: (error: Error) => void = () => undefined;
+  const fail = (error: Error) => {
+    failure ??= error;
+    for (const { reject } of pending.values()) reject(failure);
+    pending.clear();
+    notReady(failure);
+  };
+  const shard: GradientShard = {
+    compute: (weights, pairs, loss = { kind: 'crossEntropy' }, reference) =>
+      new Promise<ShardGradients>((resolve, reject) => {
+        if (failure) return reject(failure);
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        const packed = packWeights(weights, id);
+        const frozen = reference && packWeights(reference, id);
+        const message: ToShard = { type: 'compute', id, weights: packed, pairs: pairs.map(({ prompt, tokens }) => ({ prompt, tokens })), loss, ...(frozen ? { reference: frozen } : {}) };
+        handle.postMessage(message, frozen ? [packed.buffer, frozen.buffer] : [packed.buffer]);
+      }),
+  };
+  const ready = new Promise<GradientShard>((resolve, reject) => {
+    notReady = reject;
     handle.onFailure((message) => fail(new ShardError(`gradient worker failed: ${message}`)));
     handle.onMessage((message) => {
-      if (message.type === 'ready') {
-        ready({
-          compute: (weights, pairs, loss = { kind: 'crossEntropy' }, reference) =>
-            new Promise<ShardGradients>((resolve, reject) => {
-              if (failure) return reject(failure);
-              const id = nextId++;
-              pending.set(id, { resolve, reject });
-              const packed = packWeights(weights, id);
-              const frozen = reference && packWeights(reference, id);
-              const message: ToShard = { type: 'compute', id, weights: packed, pairs: pairs.map(({ prompt, tokens }) => ({ prompt, tokens })), loss, ...(frozen ? { reference: frozen } : {}) };
-              handle.postMessage(message, frozen ? [packed.buffer, frozen.buffer] : [packed.buffer]);
-            }),
-        });
-        return;
-      }
+      if (message.type === 'ready') return resolve(shard);
       if (message.id === undefined) return fail(new ShardError(`gradient worker: ${message.type === 'error' ? message.message : 'unexpected reply'}`));
       const request = pending.get(message.id);
       if (!request) return;
@@ -172,4 +190,6 @@ function connect(handle: ShardHandle, policy: PolicyConfig, grammar: ShardGramma
     });
     handle.postMessage({ type: 'init', policy, grammar }, []);
   });
+  ready.catch(() => undefined); // a failure before ready is read by startGradientShards
+  return { ready, fail };
 }

@@ -1,7 +1,7 @@
 /**
  * Gradient shards (src/core/gradientShards.ts) as Web Workers started from the trainer worker
- * (nested module workers): the page's data-parallel supervised updates, as the CLI's warm start
- * has them with worker_threads.
+ * (nested module workers): the page's data-parallel updates (the warm start's, reinforce's,
+ * expert iteration's), as the CLI has them with worker_threads.
  */
 import { startGradientShards, type GradientShardFactory, type ShardHandle } from '../core/gradientShards';
 

@@ -131,9 +131,10 @@ function watchDevice(name: string): void {
 }
 
 /**
- * Gradient shards for the warm start's data-parallel updates (core/gradientShards.ts): one
- * worker per core beyond this one, at most 3; `?shards=N` sets the count (0: none, for
- * before/after measurements). They follow `?fma=0` so both halves run the same kernels.
+ * Gradient shards for data-parallel updates (core/gradientShards.ts; the warm start's,
+ * reinforce's, expert iteration's): by default one worker per core beyond this one, at most 3;
+ * `?shards=N` sets the count (0: none, for before/after measurements; at most 8). They follow
+ * `?fma=0` so both halves run the same kernels.
  */
 function shardCount(): number {
   const asked = startupFlags.get('shards');
@@ -145,7 +146,7 @@ function shardCount(): number {
 function shardsNote(): string {
   const count = shardCount();
   if (count === 0) return 'updates on one thread (no gradient workers: one core, or ?shards=0)';
-  return `updates on ${count + 1} threads: ${count} gradient worker${count === 1 ? '' : 's'} beside the trainer split the warm start's, reinforce's and expert iteration's batches (?shards=0 for one thread)`;
+  return `updates on ${count + 1} threads: ${count} gradient worker${count === 1 ? '' : 's'} beside the trainer split the warm start's, reinforce's and expert iteration's batches, unless an update runs in micro-batches (?shards=0 for one thread)`;
 }
 
 const service = createTrainerService({

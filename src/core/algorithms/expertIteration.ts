@@ -24,7 +24,7 @@ import { int, type AlgorithmCommonConfig, type BaseConfig, type Infer } from '..
 import type { Grammar } from '../grammar';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 import { Rng, type RngState } from '../rng';
-import type { GradientShard } from '../gradientShards';
+import { shardFailureNote, type GradientShard } from '../gradientShards';
 import { SupervisedTrainer } from './supervised';
 
 export const expertIterationFields = {
@@ -150,7 +150,7 @@ export class ExpertIteration implements PolicyAlgorithm {
     if (!this.shardsFailed) {
       trainer.useShards(this.shards, (message) => {
         this.shardsFailed = true;
-        this.log?.(`${message}; updates go on in one thread`);
+        this.log?.(shardFailureNote(message));
       });
     }
     return trainer;

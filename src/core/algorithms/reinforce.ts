@@ -19,7 +19,7 @@ export type { Episode };
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { applyShardedStep, ShardError, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
+import { applyShardedStep, batchParts, ShardError, shardFailureNote, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequencePair, type UpdateStats } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
@@ -110,8 +110,9 @@ export function summedReinforceGradients(
   const advData = new Float32Array(pairs.length * P);
   perToken.forEach((row, b) => advData.set(row, b * P));
   const advantage = tf.tensor2d(advData, [pairs.length, P]);
-  const referenceLogProbs = reference && klCoef > 0 ? tf.tidy(() => programLogProbs(reference, batch, temperature)) : null;
+  let referenceLogProbs: tf.Tensor | null = null;
   try {
+    if (reference && klCoef > 0) referenceLogProbs = tf.tidy(() => programLogProbs(reference, batch, temperature));
     let entropy: tf.Scalar | null = null;
     let kl: tf.Scalar | null = null;
     const { value, grads } = tf.variableGrads(() => {
@@ -190,22 +191,19 @@ export class Reinforce<S = unknown> {
     // The KL's reference goes along with each request (the shards keep no run's state).
     const reference = this.reference && this.config.klCoef > 0 ? this.reference : undefined;
     const klCoef = reference ? this.config.klCoef : 0;
-    const size = Math.ceil(usable.length / (this.shards.length + 1));
-    const loss = (from: number) => ({ kind: 'reinforce' as const, temperature, entropyCoef, klCoef, advantages: adv.slice(from, from + size) });
+    const [mine, ...theirs] = batchParts(usable.length, this.shards.length);
+    const loss = ({ from, to }: { from: number; to: number }) => ({ kind: 'reinforce' as const, temperature, entropyCoef, klCoef, advantages: adv.slice(from, to) });
     const weights = this.policy.getWeights();
     const referenceWeights = reference?.getWeights();
-    const remote = this.shards
-      .map((shard, i) => ({ shard, from: (i + 1) * size }))
-      .filter(({ from }) => from < usable.length)
-      .map(({ shard, from }) => shard.compute(weights, usable.slice(from, from + size), loss(from), referenceWeights));
+    const remote = theirs.map((part, i) => this.shards[i].compute(weights, usable.slice(part.from, part.to), loss(part), referenceWeights));
     try {
-      const local = () => summedReinforceGradients(this.policy, this.grammar as Grammar<unknown>, usable.slice(0, size), loss(0), reference);
+      const local = () => summedReinforceGradients(this.policy, this.grammar as Grammar<unknown>, usable.slice(mine.from, mine.to), loss(mine), reference);
       const { sums, applied } = await applyShardedStep(this.optimizer, remote, local, this.config.gradClip);
       return { values: { loss: sums.loss, entropy: sums.entropy, kl: sums.kl }, ...applied, threads: 1 + remote.length };
     } catch (error) {
       if (!(error instanceof ShardError)) throw error;
       this.shards = [];
-      this.log?.(`${error.message}; updates go on in one thread`);
+      this.log?.(shardFailureNote(error.message));
       return null;
     }
   }

@@ -94,4 +94,36 @@ describe('the page\'s data-parallel warm start', () => {
     expect(run.metrics.filter((m) => m.name === 'pretrain_threads').map((m) => m.value)).toEqual([1, 1]);
     expect(run.events.some((e) => e.type === 'error' && e.message === 'the gradient workers did not start (Worker is not defined); updates run on one thread')).toBe(true);
   }, 120_000);
+
+  it('an RL update whose shard fails: redone on one thread and said once; a new run of the same model does not ask the failed workers again', async () => {
+    let started = 0;
+    const failing: GradientShardFactory = async () => {
+      started += 1;
+      return { shards: [{ compute: () => Promise.reject(new ShardError('gradient worker failed: it exited with code 1')) }], close: async () => undefined };
+    };
+    const events: TrainerEvent[] = [];
+    const service = createTrainerService(
+      {
+        initBackend: async () => {
+          await tf.setBackend('wasm');
+          return { backend: 'wasm', skipped: [] };
+        },
+        createPool: createNodeSandboxPool,
+        transfer: (bytes) => bytes,
+        gradientShards: { start: failing, count: 1 },
+      },
+      { dbName: `shards-${Math.random()}` },
+    );
+    await service.init((batch) => void events.push(...batch), { autosave: false });
+    await service.loadDataset('train', 'train.jsonl', new Blob([jsonl(12, 1)]));
+    await service.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(3, 2)]));
+    await service.configure(config);
+    await service.step();
+    await service.configure({ ...config, algorithm: { ...config.algorithm, learningRate: 2e-4 } });
+    await service.step();
+    const threads = events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'update_threads');
+    expect(threads.map((m) => m.value)).toEqual([1, 1]);
+    expect(events.filter((e) => e.type === 'error').map((e) => (e as { message: string }).message)).toEqual(['gradient worker failed: it exited with code 1; updates go on in one thread']);
+    expect(started).toBe(1);
+  }, 120_000);
 });

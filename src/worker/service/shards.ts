@@ -1,16 +1,18 @@
 /**
  * The page's gradient shards (core/gradientShards.ts): worker threads beside the trainer that take
- * part of every supervised update (the warm start), as the CLI's `pretrain --threads` does. They
- * are started on first use for the run's model and grammar and kept while those stay; a shard
- * that fails is closed and the work goes on in the trainer alone, with a word to the user.
+ * part of every update that splits its batch (the warm start's, reinforce's, expert iteration's),
+ * as the CLI's `pretrain --threads` and `train --threads` do. They are started on first use for
+ * the run's model and grammar and kept while those stay. A shard that fails is closed for good
+ * (for that model): whoever's step it failed redoes it on the trainer's thread and says so.
  * Only on the wasm backend: a GPU backend does an update's work in one place.
  */
-import type { GradientShard, ShardGrammar } from '../../core/gradientShards';
+import { ShardError, type GradientShard } from '../../core/gradientShards';
+import type { GrammarSpec } from '../../core/grammar';
 import type { PolicyConfig } from '../../core/model/transformer';
 import type { ServiceState } from './state';
 
 /** The shards for this model and grammar, started if need be; [] when there are none to have. */
-export async function shardsFor(state: ServiceState, policy: PolicyConfig, grammar: ShardGrammar): Promise<GradientShard[]> {
+export async function shardsFor(state: ServiceState, policy: PolicyConfig, grammar: GrammarSpec): Promise<GradientShard[]> {
   const platform = state.platform.gradientShards;
   if (!platform || platform.count < 1 || state.backendName !== 'wasm') return [];
   const key = JSON.stringify([policy, grammar]);
@@ -22,18 +24,21 @@ export async function shardsFor(state: ServiceState, policy: PolicyConfig, gramm
     });
     state.shards = { key, host };
   }
-  return (await state.shards!.host)?.shards ?? [];
+  const shards = (await state.shards!.host)?.shards ?? [];
+  // A failure the shards report ends them for this model, whichever update met it.
+  return shards.map((shard) => ({
+    compute: (...request) =>
+      shard.compute(...request).catch((error: unknown) => {
+        if (error instanceof ShardError && state.shards?.key === key) {
+          closeShards(state);
+          state.shards = { key, host: Promise.resolve(null) };
+        }
+        throw error;
+      }),
+  }));
 }
 
-/** A shard failed: the shards end, and this model's updates run on the trainer's thread from now on. */
-export function disableShards(state: ServiceState, reason: string): void {
-  const key = state.shards?.key ?? '';
-  closeShards(state);
-  state.shards = { key, host: Promise.resolve(null) };
-  state.events.send({ type: 'error', message: `${reason}; updates go on in one thread` });
-}
-
-/** Ends the shards (a failure, another model, the end of the service). */
+/** Ends the shards (another model, a failure). */
 export function closeShards(state: ServiceState): void {
   const shards = state.shards;
   state.shards = undefined;

@@ -31,8 +31,8 @@ export interface TrainerPlatform {
   /** Generator workers, one handle each (Web Workers in the page); in-process when absent. */
   createGenerators?(size: number): GeneratorHandle[];
   /**
-   * Gradient shards for data-parallel supervised updates (the warm start) on the wasm backend:
-   * `count` workers beside this one, made by `start`; none when absent or 0.
+   * Gradient shards for data-parallel updates (the warm start's, reinforce's, expert iteration's)
+   * on the wasm backend: `count` workers beside this one, made by `start`; none when absent or 0.
    */
   gradientShards?: { start: GradientShardFactory; count: number };
 }
@@ -116,7 +116,7 @@ export interface ServiceState {
   pausedFrom: 'training' | 'pretraining';
   /** The queue: a checkpoint is swapped in only between steps. */
   exclusive: Promise<unknown>;
-  /** The gradient shards started for a model and grammar (`key`), kept while they fit the run (shards.ts); null once they failed. */
+  /** The gradient shards started for a model and grammar (`key`), kept while they fit the run (shards.ts); `host` resolves to null when they did not start or failed. */
   shards?: { key: string; host: Promise<GradientShards | null> };
 }
 

@@ -6,10 +6,11 @@
  * run's start at step 0 (and its reference), unless RL follows on the same run.
  */
 import { SupervisedTrainer } from '../../core/algorithms/supervised';
+import { shardFailureNote } from '../../core/gradientShards';
 import { scheduledRate } from '../../core/model/schedule';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
-import { disableShards, shardsFor } from './shards';
+import { shardsFor } from './shards';
 import type { PretrainOptions } from '../protocol';
 import { heldoutOf, requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
 
@@ -52,7 +53,7 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   warm.trainer.optimizer.learningRate = warm.rate(step);
   const pairs = warm.batch(run.config.algorithm.batchSize);
   const shards = await shardsFor(state, run.runner.policy.config, run.definition.grammarSpec(run.config));
-  warm.trainer.useShards(shards, (message) => disableShards(state, `pretrain step ${step}: ${message}`));
+  warm.trainer.useShards(shards, (message) => state.events.send({ type: 'error', message: shardFailureNote(`pretrain step ${step}: ${message}`) }));
   const updateStart = performance.now();
   const result = await warm.trainer.step(pairs);
   const updateMs = performance.now() - updateStart;
