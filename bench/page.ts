@@ -185,7 +185,9 @@ async function cliRun(warmup: number, steps: number, threads = 1): Promise<StepF
     const metrics = [];
     for (let i = 0; i < warmup + steps; i++) {
       const result = await loop.step();
-      if (i >= warmup) metrics.push(result.metrics as { tokens_per_s: number; sample_ms: number; update_ms: number; step_ms: number });
+      const figures = result.metrics as { tokens_per_s: number; sample_ms: number; update_ms: number; step_ms: number; update_threads?: number };
+      if ((figures.update_threads ?? 1) !== threads) throw new Error(`the CLI's RL update ran on ${figures.update_threads} thread(s), not ${threads}: a gradient worker failed`);
+      if (i >= warmup) metrics.push(figures);
     }
     return stepFigures(metrics);
   } finally {
@@ -244,7 +246,8 @@ async function cliPretrain(threads: number, warmup: number, steps: number): Prom
       const pairs = batch(config.algorithm.batchSize);
       const tokens = pairs.reduce((sum, pair) => sum + pair.prompt.length + pair.tokens.length, 0);
       const started = performance.now();
-      await trainer.step(pairs);
+      const result = await trainer.step(pairs);
+      if (result.threads !== threads) throw new Error(`the CLI's warm start ran on ${result.threads} thread(s), not ${threads}: a gradient worker failed`);
       if (i >= warmup) rates.push((tokens * 1000) / (performance.now() - started));
     }
     return rates;

@@ -433,7 +433,10 @@ async function supervisedStepDurations(config: PolicyConfig, grammar: GrammarSpe
   const policy = new TransformerPolicy(config, 0);
   const trainer = new SupervisedTrainer(policy, shardGrammar(grammar, config.vocabSize), { learningRate, gradClip: 1 }, host?.shards);
   try {
-    return await time(async () => void (await trainer.step(pairs)), runs, 2);
+    return await time(async () => {
+      const result = await trainer.step(pairs);
+      if (result.threads !== threads) throw new Error(`a supervised step ran on ${result.threads} thread(s), not ${threads}: a gradient worker failed`);
+    }, runs, 2);
   } finally {
     trainer.dispose();
     policy.dispose();
