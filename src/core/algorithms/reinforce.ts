@@ -20,7 +20,7 @@ import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { applyShardedStep, batchParts, ShardError, shardFailureNote, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
-import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequencePair, type UpdateStats } from '../model/training';
+import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair, type UpdateStats } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
 /** reinforce's own fields; it also reads the shared gamma and baselineMomentum. */
@@ -92,11 +92,34 @@ export function advantages(episodes: readonly Episode[], config: ReinforceConfig
   return raw.map((row) => row.map((a) => (a - mean) / std));
 }
 
+/** Per-token advantages as a [rows, programLength] tensor, zero past each program's end. */
+function advantageTensor(rows: readonly (readonly number[])[], programLength: number): tf.Tensor2D {
+  const data = new Float32Array(rows.length * programLength);
+  rows.forEach((row, b) => data.set(row, b * programLength));
+  return tf.tensor2d(data, [rows.length, programLength]);
+}
+
 /**
- * REINFORCE's loss on `pairs` summed over their program tokens (not averaged): minus the taken
- * log-probabilities times the per-token advantages, minus the entropy bonus, plus the KL to
- * `reference` when given; and its gradients. The unit of data-parallel work (gradientShards.ts):
- * the parts of a batch add up to the whole.
+ * REINFORCE's terms on a batch, each summed over its program tokens: minus the taken
+ * log-probabilities times the advantages, the entropy, and the KL to the reference's
+ * log-probabilities (0 without them). The one-thread update divides them by the token count;
+ * a gradient shard returns them summed.
+ */
+function summedTerms(policy: TransformerPolicy, batch: SequenceBatch, advantage: tf.Tensor, referenceLogProbs: tf.Tensor | null, temperature: number): { policy: tf.Scalar; entropy: tf.Scalar; kl: tf.Scalar } {
+  const logProbs = programLogProbs(policy, batch, temperature); // [B, P, V]
+  const taken = takenLogProbs(logProbs, batch); // [B, P]
+  const probs = tf.exp(logProbs);
+  return {
+    policy: taken.mul(advantage).mul(batch.tokenMask).sum().neg() as tf.Scalar,
+    entropy: probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum() as tf.Scalar,
+    kl: (referenceLogProbs ? probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum() : tf.scalar(0)) as tf.Scalar,
+  };
+}
+
+/**
+ * REINFORCE's loss on `pairs` summed over their program tokens (not averaged), with the entropy
+ * bonus and the KL to `reference` when given, and its gradients: the unit of data-parallel work
+ * (gradientShards.ts), whose parts add up to the whole batch's.
  */
 export function summedReinforceGradients(
   policy: TransformerPolicy,
@@ -106,24 +129,17 @@ export function summedReinforceGradients(
   reference?: TransformerPolicy,
 ): SummedGradients {
   const batch = buildSequenceBatch(pairs, grammar, policy.config.context);
-  const P = batch.programLength;
-  const advData = new Float32Array(pairs.length * P);
-  perToken.forEach((row, b) => advData.set(row, b * P));
-  const advantage = tf.tensor2d(advData, [pairs.length, P]);
+  const advantage = advantageTensor(perToken, batch.programLength);
   let referenceLogProbs: tf.Tensor | null = null;
   try {
     if (reference && klCoef > 0) referenceLogProbs = tf.tidy(() => programLogProbs(reference, batch, temperature));
     let entropy: tf.Scalar | null = null;
     let kl: tf.Scalar | null = null;
     const { value, grads } = tf.variableGrads(() => {
-      const logProbs = programLogProbs(policy, batch, temperature); // [B, P, V]
-      const taken = takenLogProbs(logProbs, batch);
-      const probs = tf.exp(logProbs);
-      const entropySum = probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum() as tf.Scalar;
-      const klSum = (referenceLogProbs ? probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum() : tf.scalar(0)) as tf.Scalar;
-      entropy = tf.keep(entropySum);
-      kl = tf.keep(klSum);
-      return taken.mul(advantage).mul(batch.tokenMask).sum().neg().sub(entropySum.mul(entropyCoef)).add(klSum.mul(klCoef)) as tf.Scalar;
+      const terms = summedTerms(policy, batch, advantage, referenceLogProbs, temperature);
+      entropy = tf.keep(terms.entropy);
+      kl = tf.keep(terms.kl);
+      return terms.policy.sub(terms.entropy.mul(entropyCoef)).add(terms.kl.mul(klCoef)) as tf.Scalar;
     }, policy.variables);
     const sums = { loss: value.dataSync()[0], entropy: entropy!.dataSync()[0], kl: kl!.dataSync()[0] };
     tf.dispose([value, entropy!, kl!]);
@@ -215,10 +231,7 @@ export class Reinforce<S = unknown> {
     // (the loss is a mean over tokens), so the step equals the whole batch's.
     const parts = microBatches(usable.map((episode, i) => ({ episode, advantages: adv[i], group: episode.group })), this.config.gradientAccumulationSteps).map((part) => {
       const batch = buildSequenceBatch(part.map((p) => p.episode), this.grammar, this.policy.config.context);
-      const P = batch.programLength;
-      const advData = new Float32Array(part.length * P);
-      part.forEach((p, b) => advData.set(p.advantages, b * P));
-      const advantage = tf.tensor2d(advData, [part.length, P]);
+      const advantage = advantageTensor(part.map((p) => p.advantages), batch.programLength);
       const referenceLogProbs = this.reference && klCoef > 0 ? tf.tidy(() => programLogProbs(this.reference!, batch, temperature)) : null;
       return { batch, advantage, referenceLogProbs };
     });
@@ -230,16 +243,11 @@ export class Reinforce<S = unknown> {
         parts.map(({ batch, advantage, referenceLogProbs }) => ({
           weight: batch.tokenCount / totalTokens,
           lossFn: () => {
-            const logProbs = programLogProbs(this.policy, batch, temperature); // [B, P, V]
-            const taken = takenLogProbs(logProbs, batch); // [B, P]
+            const terms = summedTerms(this.policy, batch, advantage, referenceLogProbs, temperature);
             const count = batch.tokenCount;
-            const policyLoss = taken.mul(advantage).mul(batch.tokenMask).sum().div(-count);
-            const probs = tf.exp(logProbs);
-            const entropy = probs.mul(logProbs).sum(2).neg().mul(batch.tokenMask).sum().div(count) as tf.Scalar;
-            const kl = referenceLogProbs
-              ? (probs.mul(logProbs.sub(referenceLogProbs)).sum(2).mul(batch.tokenMask).sum().div(count) as tf.Scalar)
-              : tf.scalar(0);
-            const loss = policyLoss.sub(entropy.mul(entropyCoef)).add(kl.mul(klCoef)) as tf.Scalar;
+            const entropy = terms.entropy.div(count) as tf.Scalar;
+            const kl = terms.kl.div(count) as tf.Scalar;
+            const loss = terms.policy.div(count).sub(entropy.mul(entropyCoef)).add(kl.mul(klCoef)) as tf.Scalar;
             return { loss, entropy, kl };
           },
         })),
