@@ -31,9 +31,16 @@ test('on wasm the status says how many threads an update uses, and ?shards=0 kee
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const workers = Math.min(3, cores - 1);
   expect(backend.notes?.join('\n')).toContain(workers > 0 ? `updates on ${workers + 1} threads: ${workers} gradient worker` : 'updates on one thread');
+  // Said on the status line itself, not only in its tooltip.
+  await expect(page.getByTestId('update-threads')).toHaveText(`, updates on ${workers + 1} thread${workers > 0 ? 's' : ''}`);
+  // A value the page cannot use is said, with what it does instead.
+  await lab.open(undefined, '?shards=abc');
+  const bad = await lab.state<{ notes?: string[] }>('backend');
+  expect(bad.notes?.join('\n')).toContain(`?shards=abc is not a whole number, so ${workers} gradient worker`);
   await lab.open(undefined, '?shards=0');
   const one = await lab.state<{ notes?: string[] }>('backend');
   expect(one.notes?.join('\n')).toContain('updates on one thread (no gradient workers: one core, or ?shards=0)');
+  await expect(page.getByTestId('update-threads')).toHaveText(', updates on 1 thread');
   await lab.button('Train').click();
   await lab.waitForPoints(2);
   await lab.button('Pause').click();

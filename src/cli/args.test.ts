@@ -35,4 +35,11 @@ describe('positiveFlag', () => {
     }
     expect(help).toContain('  --a-very-long-flag-name-that-fills-its-column VALUE\n' + ' '.repeat(34) + 'its doc');
   });
+
+  it('a command\'s own flag named as a config field is listed once, as the command reads it (pretrain\'s --max-train-length)', () => {
+    const help = usage('pretrain', 'summary', [{ name: 'max-train-length', doc: 'the command\'s own meaning' }]);
+    expect(help.match(/--max-train-length /g)).toHaveLength(1);
+    expect(help).toContain('the command\'s own meaning');
+    expect(usage('train', 'summary', [])).toContain('--max-train-length ');
+  });
 });

@@ -5,6 +5,7 @@
  * command. `--config FILE` loads a YAML or JSON config first (core/configFile.ts: the lab's
  * sections, or the Q-language system's flat keys); flags override it.
  */
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { configFields, configFromFlags, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
@@ -53,7 +54,9 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
   if (withConfig) {
     lines.push('', ...helpEntry('  --config FILE', 'YAML or JSON config to start from (the lab\'s sections, or the seed\'s keys: learning_rate, batch_size, ...); flags override it'));
     let section = '';
-    for (const field of configFields()) {
+    // A command's own flag of the same name is the one it reads: the field is not listed twice.
+    const own = new Set(extras.map((flag) => flag.name));
+    for (const field of configFields().filter((f) => !own.has(f.flag))) {
       if (field.section !== section) {
         section = field.section;
         lines.push('', `  ${section}:`);
@@ -135,6 +138,12 @@ export function positiveFlag(name: string, text: unknown, integer = false): numb
   const value = Number(text);
   if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'whole ' : ''}number, got "${String(text)}"`);
   return value;
+}
+
+/** Says so on stderr when more threads are asked for than the machine has cores: they then share them. */
+export function warnOversubscribed(threads: number): void {
+  const cores = availableParallelism();
+  if (threads > cores) console.error(`--threads ${threads} on ${cores} core${cores === 1 ? '' : 's'}: the threads share them, so more than ${cores} is slower, not faster`);
 }
 
 /** Whether this module is the process's entry (`node --import tsx src/cli/x.ts`), not imported by a test or another command. */

@@ -35,7 +35,7 @@ import { createKolmogorovRunner } from '../core/kolmogorov/runner';
 import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { checkOutputs } from './outputs';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
 import { functionsProtectedProblems, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards } from './gradientHost';
@@ -64,14 +64,9 @@ async function main(): Promise<void> {
     return;
   }
   const { config, extra, given: flagged } = parseArgs(argv, extras);
-  const steps = Number(extra.steps);
-  const evalEvery = Number(extra['eval-every']);
+  const [steps, evalEvery, evalLimit, threads] = (['steps', 'eval-every', 'eval-limit', 'threads'] as const).map((name) => positiveFlag(name, extra[name], true));
   const warmup = Number(extra.warmup);
-  const threads = Number(extra.threads);
-  const evalLimit = Number(extra['eval-limit']);
-  for (const [name, value] of [['steps', steps], ['eval-every', evalEvery], ['eval-limit', evalLimit], ['threads', threads]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
-  }
+  warnOversubscribed(threads);
   const out = String(extra.out);
   checkOutputs([{ flag: 'out', path: out, kind: 'file' }], typeof extra['init-from'] === 'string' ? [{ flag: 'init-from', path: extra['init-from'] }] : []);
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : (config.run.backend as 'wasm' | 'cpu'));

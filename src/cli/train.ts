@@ -28,7 +28,7 @@ import { createRunner, programTask, taskPreludes, type Runner } from '../core/ru
 import type { GradientShards } from '../core/gradientShards';
 import { createNodeGradientShards } from './gradientHost';
 import type { StepResult } from '../core/runnerTypes';
-import { isEntry, parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
+import { isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
@@ -132,6 +132,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const recordedThreads = typeof extra.rerun === 'string' ? (readRunRecord(extra.rerun).threads ?? 1) : null;
   if (recordedThreads !== null && argv.some((arg) => arg === '--threads' || arg.startsWith('--threads='))) throw new Error(`--rerun repeats the recorded run as it was: drop --threads (it ran on ${recordedThreads})`);
   const threads = recordedThreads ?? positiveFlag('threads', extra.threads, true);
+  warnOversubscribed(threads);
   const definition = taskDefinition(config.task.name);
   if (definition.data.kind !== 'file') throw new Error(`--task ${config.task.name}: its items are generated; use \`npm run digits\``);
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') {
@@ -198,9 +199,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   try {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
-    if (threads > 1 && algorithmDefinition(config.algorithm.name).dataParallel) {
-      shards = await createNodeGradientShards(threads - 1, definition.policyConfig(config), backend.backend as 'wasm' | 'cpu', definition.grammarSpec(config));
-      say(`update threads: ${threads} (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})`);
+    if (algorithmDefinition(config.algorithm.name).dataParallel) {
+      if (threads > 1) shards = await createNodeGradientShards(threads - 1, definition.policyConfig(config), backend.backend as 'wasm' | 'cpu', definition.grammarSpec(config));
+      say(`update threads: ${threads}${threads > 1 ? ` (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''}; each tfjs engine runs one thread)` : ''}`);
     }
     runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, gradientShards: shards?.shards, onLog: (text) => say(text) }));
     const opened = runner;
@@ -294,7 +295,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     await saveCheckpoint(interrupted ? 'interrupted' : 'final');
     const steps = runner.globalStep - startStep;
     const seconds = (performance.now() - started) / 1000;
-    say(`trained ${steps} steps in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
+    say(`trained ${steps} step${steps === 1 ? '' : 's'} in ${seconds.toFixed(1)} s (${(steps / seconds).toFixed(3)} steps/s)`);
     const unsolved = [...tries.values()].filter((entry) => !entry.solved).sort((a, b) => b.tries - a.tries);
     writeFileSync(join(logsDir, 'unsolved.json'), JSON.stringify({ steps: runner.globalStep, sampled: tries.size, never_solved: unsolved }, null, 2) + '\n');
     if (unsolved.length) {

@@ -16,6 +16,8 @@ export interface BackendInfo {
   skipped: string[];
   /** What runs differently from tfjs's defaults on this backend (our wasm kernels: core/model/wasmKernels.ts). */
   notes?: string[];
+  /** Threads that compute an update that splits its batch: the trainer and its gradient workers (1 without them). */
+  updateThreads?: number;
 }
 
 export interface DatasetSummary {

@@ -81,7 +81,7 @@ async function initBackend(skip: readonly string[] = []): Promise<BackendInfo> {
         if (name === 'wasm') notes.push(await pageProductThreads(), shardsNote());
         notes.forEach((note) => console.log(note));
         watchDevice(name);
-        return { backend: name, skipped, notes };
+        return { backend: name, skipped, notes, updateThreads: name === 'wasm' ? 1 + shardCount() : 1 };
       }
       skipped.push(`${name}: failed to initialise`);
     } catch (error) {
@@ -137,14 +137,27 @@ function watchDevice(name: string): void {
  * `?fma=0` so both halves run the same kernels.
  */
 function shardCount(): number {
+  return shardChoice().count;
+}
+
+/** The count `?shards=` asks for (a whole number, at most 8), or the default; what was wrong with the link's value, if anything. */
+function shardChoice(): { count: number; problem?: string } {
+  const fallback = Math.max(0, Math.min(3, (navigator.hardwareConcurrency || 1) - 1));
   const asked = startupFlags.get('shards');
-  if (asked !== null && /^\d+$/.test(asked)) return Math.min(Number(asked), 8);
-  return Math.max(0, Math.min(3, (navigator.hardwareConcurrency || 1) - 1));
+  if (asked === null) return { count: fallback };
+  if (!/^\d+$/.test(asked)) return { count: fallback, problem: `?shards=${asked} is not a whole number, so ${fallback} gradient worker${fallback === 1 ? '' : 's'} (the default)` };
+  if (Number(asked) > 8) return { count: 8, problem: `?shards=${asked} is more than 8, so 8` };
+  return { count: Number(asked) };
 }
 
 /** The status line's word on the gradient workers. */
 function shardsNote(): string {
-  const count = shardCount();
+  const { count, problem } = shardChoice();
+  return problem ? `${problem}: ${threadsNote(count)}` : threadsNote(count);
+}
+
+/** How many threads an update uses with `count` gradient workers. */
+function threadsNote(count: number): string {
   if (count === 0) return 'updates on one thread (no gradient workers: one core, or ?shards=0)';
   return `updates on ${count + 1} threads: ${count} gradient worker${count === 1 ? '' : 's'} beside the trainer split the warm start's, reinforce's and expert iteration's batches, unless an update runs in micro-batches (?shards=0 for one thread)`;
 }

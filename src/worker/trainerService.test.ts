@@ -160,7 +160,8 @@ describe('trainer protocol', () => {
     expect(await weightsOf()).toEqual(trained);
     const said = events.filter((e) => e.type === 'weights').at(-1);
     expect(said).toMatchObject({ type: 'weights', trained: true, atStep: 0 });
-    expect((said as { origin: string }).origin).toMatch(/^pretrained here, \d+ steps \+ 1 RL step$/);
+    // Pretrain went on from the run's trained weights, and the origin says so.
+    expect((said as { origin: string }).origin).toMatch(/^checkpoint, step 1 \+ \d+ RL steps?, then pretrained here \d+ steps \+ 1 RL step(, then pretrained here \d+ steps \+ 1 RL step)*$/);
     // Another width: the weights cannot carry over, and the page is told before it applies.
     const wider = configFromSearchParams('layers=1&d-model=32&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1');
     expect(await api.weightsResetBy(wider)).toMatch(/dModel 16 -> 32.*would be replaced$/);

@@ -18,6 +18,7 @@ export function StatusBar() {
       <span data-testid="status-message">{message}</span>
       <span data-testid="backend" title={[...(backend?.notes ?? []), ...(backend?.skipped ?? [])].join('\n')}>
         backend: <b>{backend?.backend ?? '…'}</b>
+        {backend?.updateThreads ? <span data-testid="update-threads">{`, updates on ${backend.updateThreads} thread${backend.updateThreads === 1 ? '' : 's'}`}</span> : null}
       </span>
       <span data-testid="step">step {step}</span>
       <span data-testid="steps-per-second">{stepsPerSecond ? `${stepsPerSecond.toFixed(2)} steps/s` : ''}</span>

@@ -78,6 +78,8 @@ export interface Weights {
 /** The page's warm start in progress (warmStart.ts). */
 export interface WarmStartRun {
   options: PretrainOptions;
+  /** The trained weights it went on from (their origin, as the status says it), or null for fresh ones. */
+  startedFrom: string | null;
   trainer: SupervisedTrainer;
   batch(size: number): { prompt: number[]; tokens: number[] }[];
   rate(step: number): number;

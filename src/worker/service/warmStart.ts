@@ -9,7 +9,7 @@ import { SupervisedTrainer } from '../../core/algorithms/supervised';
 import { shardFailureNote } from '../../core/gradientShards';
 import { scheduledRate } from '../../core/model/schedule';
 import { evaluateRun } from './evaluation';
-import { rebuild, setWeights } from './runs';
+import { rebuild, setWeights, weightsNow } from './runs';
 import { shardsFor } from './shards';
 import type { PretrainOptions } from '../protocol';
 import { heldoutOf, requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
@@ -32,6 +32,7 @@ export function startWarmStart(state: ServiceState, run: LiveRun, options: Pretr
   const before = Boolean(warm.beforeTraining);
   return {
     options: chosen,
+    startedFrom: state.weights.trained ? weightsNow(state) : null,
     trainer,
     batch: warm.batches(config, heldoutOf(state, run)),
     // Pretrain: linear warm-up then cosine decay, as the CLI (a tenth of the steps, at most 50); before RL: the task's constant rate.
@@ -105,7 +106,9 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
   // The pretrained weights become the run's starting point: step 0, fresh RL optimizer, reference.
   const bytes = await run.runner.saveCheckpoint();
   await rebuild(state, run.config, bytes);
-  setWeights(state, { origin: `pretrained here, ${warm.step} steps`, trained: true, atStep: 0, reference: bytes, referenceOrigin: `pretrained here, ${warm.step} steps` });
+  // Said with what it started from: Pretrain goes on from the weights the run had (a shipped policy, say).
+  const origin = warm.startedFrom ? `${warm.startedFrom}, then pretrained here ${warm.step} steps` : `pretrained here, ${warm.step} steps`;
+  setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin });
   const heldout = warm.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${warm.heldoutAccuracy.toFixed(3)}`;
   state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${warm.step} steps${heldout}; Train continues with RL from these weights`);
 }
