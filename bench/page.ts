@@ -138,14 +138,19 @@ const labState = (page: Page) => page.evaluate(() => {
   return { message: state.message, phase: state.phase, backend: state.backend, series: series instanceof Map ? Object.fromEntries(series) : series } as LabState;
 });
 
-/** Trains the reference run in the page on `backend` and returns the measured steps' figures, or why the backend did not run. */
-async function pageRun(page: Page, base: string, backend: 'wasm' | 'webgpu', query: string, warmup: number, steps: number, timeoutMs: number): Promise<{ figures: StepFigures; notes: string[] } | { skipped: string }> {
+/** Opens the page on the reference run with `query` and waits until it is ready to train; its state then. */
+async function openReady(page: Page, base: string, query: string): Promise<LabState> {
   await page.goto(`${base}/?${query}#${runHash}`);
   await page.waitForFunction(() => {
     const lab = (window as unknown as { __lab?: { state(): LabState } }).__lab;
     return lab ? /ready to train/.test(lab.state().message) : false;
   }, undefined, { timeout: 120_000 });
-  const ready = await labState(page);
+  return labState(page);
+}
+
+/** Trains the reference run in the page on `backend` and returns the measured steps' figures, or why the backend did not run. */
+async function pageRun(page: Page, base: string, backend: 'wasm' | 'webgpu', query: string, warmup: number, steps: number, timeoutMs: number): Promise<{ figures: StepFigures; notes: string[] } | { skipped: string }> {
+  const ready = await openReady(page, base, query);
   if (ready.backend?.backend !== backend) {
     return { skipped: `the page runs ${ready.backend?.backend} (${[...(ready.backend?.skipped ?? []), ...(ready.backend?.notes ?? [])].join('; ')})` };
   }
@@ -202,12 +207,7 @@ async function cliRun(warmup: number, steps: number, threads = 1): Promise<StepF
  * tokens per second of the update) and `pretrain_threads`, after `warmup` updates.
  */
 async function pagePretrain(page: Page, base: string, query: string, warmup: number, steps: number, timeoutMs: number): Promise<{ tokensPerS: number[]; threads: number; notes: string[] } | { skipped: string }> {
-  await page.goto(`${base}/?${query}#${runHash}`);
-  await page.waitForFunction(() => {
-    const lab = (window as unknown as { __lab?: { state(): LabState } }).__lab;
-    return lab ? /ready to train/.test(lab.state().message) : false;
-  }, undefined, { timeout: 120_000 });
-  const ready = await labState(page);
+  const ready = await openReady(page, base, query);
   if (ready.backend?.backend !== 'wasm') return { skipped: `the page runs ${ready.backend?.backend}` };
   const total = warmup + steps;
   await page.getByTestId('pretrain-steps').fill(String(total));

@@ -8,10 +8,6 @@
 import * as Comlink from 'comlink';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-webgpu';
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
-import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
-import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { createBrowserGenerators } from './generators';
 import { browserGradientShards } from './gradientShards';
 import { installWasmKernels } from '../core/model/wasmKernels';
@@ -20,10 +16,9 @@ import { setProductThreads } from '../core/model/wasmBatchMatMul';
 import type { BackendInfo } from './protocol';
 import { createBrowserSandboxPool } from './sandboxHost';
 import { createTrainerService } from './trainerService';
+import { useBundledWasm } from './wasmBackend';
 
-setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
-// Vite's minifier breaks tfjs-wasm's threaded build (docs/architecture.md): use the single-threaded one.
-tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+useBundledWasm();
 
 async function softwareWebGpu(): Promise<string | null> {
   const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<any> } }).gpu;

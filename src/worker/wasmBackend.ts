@@ -1,7 +1,8 @@
 /**
- * tfjs on wasm for the page's helper workers (generators, gradient shards): the wasm files as the
- * bundle ships them, the single-threaded build (Vite's minifier breaks the threaded one,
- * docs/architecture.md), our SIMD kernels, and cpu where wasm cannot start.
+ * tfjs on wasm in the page's workers: the wasm files as the bundle ships them and the
+ * single-threaded build (Vite's minifier breaks the threaded one, docs/architecture.md), for the
+ * trainer worker and its helpers alike; the helpers (generators, gradient shards) start it with
+ * our SIMD kernels, and cpu where wasm cannot start.
  */
 import * as tf from '@tensorflow/tfjs';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
@@ -10,10 +11,15 @@ import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.
 import wasmThreaded from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { installWasmKernels } from '../core/model/wasmKernels';
 
-/** Starts the backend; `who` names the worker in the console line that says which kernels run. */
-export async function startWasmBackend(who: string, options: { fma?: boolean } = {}): Promise<void> {
+/** Where tfjs-wasm finds its files in the bundle, and its single-threaded build: before any wasm backend starts, in every worker. */
+export function useBundledWasm(): void {
   setWasmPaths({ 'tfjs-backend-wasm.wasm': wasmPlain, 'tfjs-backend-wasm-simd.wasm': wasmSimd, 'tfjs-backend-wasm-threaded-simd.wasm': wasmThreaded });
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+}
+
+/** Starts the backend; `who` names the worker in the console line that says which kernels run. */
+export async function startWasmBackend(who: string, options: { fma?: boolean } = {}): Promise<void> {
+  useBundledWasm();
   if (!(await tf.setBackend('wasm').catch(() => false))) await tf.setBackend('cpu');
   await tf.ready();
   if (tf.getBackend() === 'wasm') console.log(`${who}: ${installWasmKernels(options).join('; ')}`);

@@ -28,8 +28,8 @@ const nodeShards: GradientShardFactory = async (count, policy, grammar) => {
   return host;
 };
 
-/** A service on wasm with these shards; pretrains `steps` steps and returns its events and the weights it ends with. */
-async function pretrained(gradientShards: { start: GradientShardFactory; count: number } | undefined, steps: number) {
+/** A service on wasm with these shards, its data loaded and the test's config applied; its events as they come. */
+async function readyService(gradientShards: { start: GradientShardFactory; count: number } | undefined) {
   const events: TrainerEvent[] = [];
   const service = createTrainerService(
     {
@@ -47,6 +47,12 @@ async function pretrained(gradientShards: { start: GradientShardFactory; count: 
   await service.loadDataset('train', 'train.jsonl', new Blob([jsonl(12, 1)]));
   await service.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(3, 2)]));
   await service.configure(config);
+  return { service, events };
+}
+
+/** Such a service pretrains `steps` steps; its events and the weights it ends with. */
+async function pretrained(gradientShards: { start: GradientShardFactory; count: number } | undefined, steps: number) {
+  const { service, events } = await readyService(gradientShards);
   await service.pretrain({ steps, evalEvery: steps, evalLimit: 1 });
   await expect.poll(() => events.some((e) => e.type === 'phase' && /pretraining done/.test(e.message)), { timeout: 60_000 }).toBe(true);
   const metrics = events.flatMap((e) => (e.type === 'metrics' ? e.events : []));
@@ -101,23 +107,7 @@ describe('the page\'s data-parallel warm start', () => {
       started += 1;
       return { shards: [{ compute: () => Promise.reject(new ShardError('gradient worker failed: it exited with code 1')) }], close: async () => undefined };
     };
-    const events: TrainerEvent[] = [];
-    const service = createTrainerService(
-      {
-        initBackend: async () => {
-          await tf.setBackend('wasm');
-          return { backend: 'wasm', skipped: [] };
-        },
-        createPool: createNodeSandboxPool,
-        transfer: (bytes) => bytes,
-        gradientShards: { start: failing, count: 1 },
-      },
-      { dbName: `shards-${Math.random()}` },
-    );
-    await service.init((batch) => void events.push(...batch), { autosave: false });
-    await service.loadDataset('train', 'train.jsonl', new Blob([jsonl(12, 1)]));
-    await service.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(3, 2)]));
-    await service.configure(config);
+    const { service, events } = await readyService({ start: failing, count: 1 });
     await service.step();
     await service.configure({ ...config, algorithm: { ...config.algorithm, learningRate: 2e-4 } });
     await service.step();
