@@ -15,6 +15,7 @@
 import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
+import { splitSearch } from '../core/kolmogorov/split';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
 import { taskPreludes, programTask, searchOf } from '../core/runner';
 import type { FoundBy } from '../core/kolmogorov/evaluate';
@@ -79,6 +80,7 @@ const extras: ExtraFlag[] = [
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
   { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
+  { name: 'bridge-above', doc: `with --split: where the policy writes nothing from a place, split search bridges it with the values themselves (set_list) and goes on; a program holding such a bridge counts only at most R bits per raw bit, since failing leaves the sequence to gzip (0: no bridges; default ${splitSearch.bridgeAbove})` },
   { name: 'search', doc: 'functions: search instead of best-of-k: up to --k programs per problem (at most 1024; 256 when --k is not given), drawn in batches, a problem stopping once --enough distinct programs pass its shown tests; the choice among them by --select; prints solved@k and names problems with a shown test that looks wrong', boolean: true },
   { name: 'select', doc: 'functions, with --search: first (the first program to pass the shown tests), shortest, or cluster (the largest group of passing programs that agree on extra inputs, then its shortest)', defaultValue: 'cluster' },
   { name: 'enough', doc: 'functions, with --search: distinct programs passing the shown tests after which a problem stops drawing (first: always 1)', defaultValue: '8' },
@@ -92,6 +94,7 @@ const extras: ExtraFlag[] = [
   { name: 'beta', doc: 'with --preferences: the scale of the implicit reward (default: the checkpoint\'s algorithm.beta when it trained with dpo, else 0.1)' },
   { name: 'json', doc: 'print one JSON object with snake_case keys', boolean: true },
   { name: 'out', doc: 'also write the JSON result to this file' },
+  { name: 'rows', doc: 'kolmogorov, with --checkpoint: write one JSON line per sequence to this file: its id, length, the kept program, its bits, its outcome and the search that found it (sample, repair, split or bridge)' },
 ];
 
 async function scorePrograms(path: string, prior: PriorName, limit: number | undefined): Promise<EvalMetrics> {
@@ -149,10 +152,13 @@ interface SearchOptions {
   repair: number;
   repairRounds: number;
   split: number;
+  bridgeAbove: number | undefined;
   limit: number | undefined;
+  /** Where to write one JSON line per sequence (`--rows`). */
+  rowsPath: string | undefined;
 }
 
-async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, split, limit }: SearchOptions, backendName: string): Promise<EvalMetrics> {
+async function scoreCheckpoint(path: string, dataPath: string, { k, temperature, repair, repairRounds, split, bridgeAbove, limit, rowsPath }: SearchOptions, backendName: string): Promise<EvalMetrics> {
   const bytes = readCheckpointFile(path, 'checkpoint');
   const backend = await initTensorflow(backendName as 'auto' | 'wasm' | 'cpu');
   const records = await loadKolmogorovFile(dataPath);
@@ -166,13 +172,21 @@ async function scoreCheckpoint(path: string, dataPath: string, { k, temperature,
       repair,
       repairRounds,
       split,
+      bridgeAbove,
       limit,
       onProgress: (done, total) => line.update(`evaluated ${done}/${total}`, done, total),
     });
     line.end();
     const solvedBy = (search: FoundBy) => rows.filter((row) => row.outcome === 'ok' && row.foundBy === search).length;
     if (repair > 0) console.error(`repair: ${solvedBy('repair')} of ${rows.length} sequences solved by repair (edits of the closest wrong programs)`);
-    if (split > 0) console.error(`split: ${solvedBy('split')} of ${rows.length} sequences solved by split search (pieces joined with concatenate, or woven with interleave)`);
+    if (split > 0) {
+      const bridged = solvedBy('bridge');
+      console.error(`split: ${solvedBy('split') + bridged} of ${rows.length} sequences solved by split search (pieces joined with concatenate, or woven with interleave), ${bridged} of them with values written as they are (literal bridges)`);
+    }
+    if (rowsPath) {
+      const lines = rows.map((row, i) => JSON.stringify({ id: records[i].id ?? i, length: records[i].sequence.length, found_by: row.foundBy, outcome: row.outcome, bits: row.bits, program: row.program }));
+      writeOutputFile('rows', rowsPath, lines.join('\n') + '\n');
+    }
     return { ...metrics, searches: searches.length > 1 ? searches : undefined };
   } finally {
     await close();
@@ -272,6 +286,10 @@ async function main(): Promise<void> {
     const inputs = ['checkpoint', 'data', 'programs', 'preferences', 'reference'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : []));
     checkOutputs([{ flag: 'out', path: extra.out, kind: 'file' }], inputs);
   }
+  if (typeof extra.rows === 'string') {
+    if (typeof extra.checkpoint !== 'string') throw new Error('--rows: a file of one line per sequence comes from a kolmogorov --checkpoint evaluation');
+    checkOutputs([{ flag: 'rows', path: extra.rows, kind: 'file' }], ['checkpoint', 'data'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])));
+  }
   const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
   // --search without --k draws up to 256 programs a problem (the task's 'search-256, cluster').
   const kGiven = argv.some((arg) => /^--(k|num-episodes)(=|$)/.test(arg));
@@ -282,6 +300,8 @@ async function main(): Promise<void> {
   const repairRounds = positiveFlag('repair-rounds', extra['repair-rounds'], true);
   const split = Number(extra.split);
   if (!Number.isInteger(split) || split < 0) throw new Error(`--split: expected a whole number of rounds, got "${extra.split}"`);
+  const bridgeAbove = extra['bridge-above'] === undefined ? undefined : Number(extra['bridge-above']);
+  if (bridgeAbove !== undefined && !(bridgeAbove >= 0)) throw new Error(`--bridge-above: expected a number of bits per raw bit, at least 0, got "${extra['bridge-above']}"`);
   // Not given: 1 for best-of-k, the search's own default (SEARCH_TEMPERATURE) for --search.
   const givenTemperature = extra.temperature === undefined ? undefined : positiveFlag('temperature', extra.temperature);
   const temperature = givenTemperature ?? 1;
@@ -295,6 +315,7 @@ async function main(): Promise<void> {
     return;
   }
   const task = typeof extra.task === 'string' ? extra.task : typeof extra.checkpoint === 'string' ? await checkpointTask(extra.checkpoint) : 'kolmogorov';
+  if (typeof extra.rows === 'string' && task !== 'kolmogorov') throw new Error(`--rows writes the kolmogorov evaluation's rows; this is a ${task ?? 'unreadable'} checkpoint`);
   if (extra.search && task !== 'functions') throw new Error(`--search is the functions task's search; this is a ${task ?? 'unreadable'} checkpoint (kolmogorov searches with --k, --repair and --split)`);
   if (task === 'functions') {
     if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');
@@ -335,7 +356,7 @@ async function main(): Promise<void> {
     metrics = await scorePrograms(extra.programs, extra.prior, limit);
   } else if (typeof extra.checkpoint === 'string') {
     label = (k > 1 ? `policy best-of-${k}` : 'policy greedy') + (repair > 0 ? ` + repair ${repair}` : '') + (split > 0 ? ` + split ${split}` : '');
-    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, repair, repairRounds, split, limit }, String(extra.backend));
+    metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, repair, repairRounds, split, bridgeAbove, limit, rowsPath: typeof extra.rows === 'string' ? extra.rows : undefined }, String(extra.backend));
   } else {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }

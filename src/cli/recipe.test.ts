@@ -1,7 +1,7 @@
 /**
  * The learning recipe end to end at smoke size: warm start, RL from it, and the held-out
  * evaluation of each policy run as the real CLI stages, and the table and recipe.json report
- * all eight searches beside gzip and LZMA. (The real recipe's figures are in docs/kolmogorov.md; this checks the pipeline.)
+ * all five searches of each policy beside gzip and LZMA. (The real recipe's figures are in docs/kolmogorov.md; this checks the pipeline.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -12,20 +12,20 @@ import { describe, expect, it } from 'vitest';
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 
 describe('npm run recipe', () => {
-  it('pretrains, runs RL from the warm start, and tabulates eight evaluations beside gzip and LZMA', () => {
+  it('pretrains, runs RL from the warm start, and tabulates ten evaluations (five searches of each policy) beside gzip and LZMA', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-recipe-'));
     const table = execFileSync(tsx, ['src/cli/recipe.ts', '--smoke', '--pretrain-steps', '2', '--rl-steps', '1', '--k', '2', '--limit', '3', '--out', out], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const searches = ['greedy', 'best-of-2', 'best-of-2 + repair', 'best-of-2 + repair + split'];
+    const searches = ['greedy', 'best-of-2', 'best-of-2 + repair', 'best-of-2 + repair + split', 'best-of-2 + repair + split + bridges'];
     for (const row of ['gzip', 'LZMA', ...searches.map((search) => `warm start, ${search}`), ...searches.map((search) => `warm start + RL, ${search}`)]) {
       expect(table, row).toContain(row);
     }
     // The first 3 held-out sequences are 51, 25 and 84 long: the by-length table has those three ranges.
     expect(table).toMatch(/by sequence length[^]*\n<=32 [^]*\n33-64 [^]*\n65-128 /);
     const recipe = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8'));
-    expect(Object.keys(recipe.scores)).toHaveLength(8);
+    expect(Object.keys(recipe.scores)).toHaveLength(10);
     for (const score of Object.values(recipe.scores) as { n: number; compression_rate: number }[]) {
       expect(score.n).toBe(3);
       expect(score.compression_rate).toBeGreaterThan(0);

@@ -3,9 +3,10 @@
  *
  *   1. supervised warm start on generator pairs (never a held-out sequence): `pretrain`
  *   2. REINFORCE from the warm start, KL to it, group baseline, length penalty: `train --init-from`
- *   3. the held-out file scored eight ways: warm start and warm start + RL, each greedy, best-of-k,
- *      + repair (edits around the closest wrong programs) and + split (the sequence written piece
- *      by piece), beside gzip and LZMA on the same sequences. One `eval` per policy runs the whole
+ *   3. the held-out file scored ten ways: warm start and warm start + RL, each greedy, best-of-k,
+ *      + repair (edits around the closest wrong programs), + split (the sequence written piece
+ *      by piece) and + bridges (split again where it failed, values the policy cannot write written
+ *      as they are), beside gzip and LZMA on the same sequences. One `eval` per policy runs the whole
  *      search and scores each narrower search from the same programs (its `searches`).
  *
  * Each stage is the same CLI a user runs by hand (so the recipe exercises exactly what ships),
@@ -191,7 +192,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
       accuracy: measured.accuracy,
       compression_rate: measured.compression_rate,
       repair: { runners_up: repairSearch.runnersUp, rounds: repairSearch.rounds, accuracy: repaired.accuracy },
-      split: { rounds: splitSearch.rounds, accuracy: split.accuracy, compression_rate: split.compression_rate },
+      split: { rounds: splitSearch.rounds, bridge_above: splitSearch.bridgeAbove, accuracy: split.accuracy, compression_rate: split.compression_rate },
     },
     heldout: scores,
   };

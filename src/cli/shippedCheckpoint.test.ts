@@ -13,7 +13,8 @@ import { loadKolmogorovFile } from './data';
 
 interface ShippedRecord {
   check: { data: string; records: number; k: number; accuracy: number; compression_rate: number; repair: { runners_up: number; rounds: number; accuracy: number };
-    split: { rounds: number; accuracy: number; compression_rate: number };
+    /** bridge_above: split search's literal bridges as shipped (`SplitSettings.bridgeAbove`); absent: shipped before bridges, so none. */
+    split: { rounds: number; accuracy: number; compression_rate: number; bridge_above?: number };
   };
 }
 
@@ -58,14 +59,15 @@ describe('the shipped pretrained checkpoint', () => {
       });
       // Split search writes the sequences greedy misses piece by piece; the joined programs
       // count only when the sandbox confirms them whole, and greedy's solves are kept as they are.
-      const split = await runner.evaluate(records, { k: 1, split: record.check.split.rounds });
+      const split = await runner.evaluate(records, { k: 1, split: record.check.split.rounds, bridgeAbove: record.check.split.bridge_above ?? 0 });
       expect(split.accuracy).toBeCloseTo(record.check.split.accuracy, 6);
       expect(split.compressionRate).toBeCloseTo(record.check.split.compression_rate, 6);
       expect(split.accuracy).toBeGreaterThan(repaired.accuracy);
       split.rows.forEach((row, i) => {
-        expect(row.foundBy === 'split').toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
+        const bySplit = row.foundBy === 'split' || row.foundBy === 'bridge';
+        expect(bySplit).toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
         if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
-        if (row.foundBy === 'split') expect(row.program).toMatch(/= (concatenate|interleave)\(/);
+        if (bySplit) expect(row.program).toMatch(/= (concatenate|interleave)\(/);
       });
       expect(split.searches.map((level) => level.search)).toEqual(['greedy', 'greedy + split']);
       expect(split.searches[0].accuracy).toBeCloseTo(greedy.accuracy, 6);

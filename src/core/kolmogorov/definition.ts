@@ -117,7 +117,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
         output: r.output ? r.output.join(' ') : null,
         program: r.program ?? '',
         correct: r.outcome === 'ok',
-        detail: r.program ? `${r.bits.toFixed(1)} bits, found by ${r.foundBy}` : r.outcome,
+        detail: r.program ? `${r.bits.toFixed(1)} bits, found by ${r.foundBy === 'bridge' ? 'split, with values written as they are' : r.foundBy}` : r.outcome,
         ...(r.outcome === 'ok' && r.program ? { tokens: writable(config, records[index].sequence, r.program), cost: r.bits } : {}),
       })),
       json: { ...metrics, by_length: result.byLength, searches: result.searches },

@@ -56,12 +56,17 @@ export interface EvaluateOptions {
    * confirmed cover is joined into one program. 0 = off.
    */
   split?: number;
+  /**
+   * Split search's literal bridges (`SplitSettings.bridge`): a cover holding one counts only at
+   * most this many bits per raw bit. 0 = no bridges; not given: `splitSearch.bridgeAbove`.
+   */
+  bridgeAbove?: number;
   /** Called after each chunk with the number of records done. */
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Which search found the kept program: the k samples, repair around them, or split search. */
-export type FoundBy = 'sample' | 'repair' | 'split';
+/** Which search found the kept program: the k samples, repair around them, split search, or split search with a literal bridge. */
+export type FoundBy = 'sample' | 'repair' | 'split' | 'bridge';
 
 export interface EvaluationResult extends KtMetrics {
   byLength: LengthBucketMetrics[];
@@ -117,17 +122,21 @@ export async function evaluateKolmogorov(setup: EvaluationSetup, records: readon
   const repairRounds = Math.max(1, options.repairRounds ?? 1);
   const repairBeam = Math.max(1, options.repairBeam ?? repairSearch.beam);
   const split = Math.max(0, options.split ?? 0);
+  const bridgeAbove = options.bridgeAbove ?? splitSearch.bridgeAbove;
+  const splitSettings = { ...splitSearch, rounds: split, bridgeAbove, ...(bridgeAbove > 0 ? {} : { bridge: [] }) };
   const evalRng = new Rng(config.run.seed ^ 0x5eed);
   const pieces: PieceCache = new Map();
   const rows: EvaluationResult['rows'] = [];
   // Each narrower search scored from the same programs: the first (greedy), the k samples, then
-  // repair's, then split's; the last level is the whole search and gives the rows.
+  // repair's, then split's, then split's with literal bridges; the last level is the whole search
+  // and gives the rows.
   let name = k > 1 ? `best-of-${k}` : 'greedy';
   const levels: { search: string; includes: (j: number, found: FoundBy) => boolean; samples: ScoredSample[] }[] = [];
   if (k > 1) levels.push({ search: 'greedy', includes: (j) => j === 0, samples: [] });
   levels.push({ search: name, includes: (_, found) => found === 'sample', samples: [] });
-  if (repair > 0) levels.push({ search: (name += ' + repair'), includes: (_, found) => found !== 'split', samples: [] });
-  if (split > 0) levels.push({ search: (name += ' + split'), includes: () => true, samples: [] });
+  if (repair > 0) levels.push({ search: (name += ' + repair'), includes: (_, found) => found === 'sample' || found === 'repair', samples: [] });
+  if (split > 0) levels.push({ search: (name += ' + split'), includes: (_, found) => found !== 'bridge', samples: [] });
+  if (split > 0 && splitSettings.bridge.length > 0) levels.push({ search: (name += ' + bridges'), includes: () => true, samples: [] });
   for (let start = 0; start < selected.length; start += chunk) {
     const part = selected.slice(start, start + chunk);
     const prompts = part.flatMap((record) => Array(k).fill(promptOf(record)) as number[][]);
@@ -165,15 +174,18 @@ export async function evaluateKolmogorov(setup: EvaluationSetup, records: readon
       const joined = await splitPrograms(
         failing.map((r) => part[r].sequence),
         (wanted) => writePieces(setup, wanted, pieces),
-        { prior: config.task.prior, settings: { ...splitSearch, rounds: split } },
+        { prior: config.task.prior, settings: splitSettings },
       );
-      const tries = failing.flatMap((r, j) => (joined[j] ? [{ r, candidate: candidateOf(joined[j], config.task.prior) }] : []));
+      const tries = failing.flatMap((r, j) => {
+        const found = joined[j];
+        return found ? [{ r, candidate: candidateOf(found.program, config.task.prior), bridged: found.bridged }] : [];
+      });
       // The joined program counts only if the sandbox says it reproduces the whole sequence.
       const got = await evaluateCandidates(pool, tries.map(({ r, candidate }) => jobFor(candidate, part[r].sequence, config.run.seed)));
-      tries.forEach(({ r, candidate }, j) => {
+      tries.forEach(({ r, candidate, bridged }, j) => {
         perRecord[r].push(candidate);
         perOutcomes[r].push(got[j]);
-        foundBy[r].push('split');
+        foundBy[r].push(bridged ? 'bridge' : 'split');
       });
     }
     part.forEach((record, r) => {

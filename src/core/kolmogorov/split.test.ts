@@ -190,6 +190,8 @@ describe('unweave', () => {
 });
 
 describe('splitPrograms', () => {
+  /** The joined programs alone. */
+  const split = async (...args: Parameters<typeof splitPrograms>) => (await splitPrograms(...args)).map((found) => found && found.program);
   /** A writer that knows one kind of program, the range a..b, checked like the sandbox does: by running it. */
   const asked: string[] = [];
   const writeRanges: PieceWriter = async (pieces) =>
@@ -204,11 +206,16 @@ describe('splitPrograms', () => {
   it('covers pieces end to end, and a piece woven into the start of them', async () => {
     const ends = [...range(10, 29), ...range(50, 61)];
     const woven = interleaved([...range(10, 29), ...range(50, 61)], range(100, 107));
-    const [joined, wovenJoined] = await splitPrograms([ends, woven], writeRanges, { prior: 'kt' });
+    const [joined, wovenJoined] = await split([ends, woven], writeRanges, { prior: 'kt' });
     expect(runProgram(joined!)).toEqual(ends);
     expect(printProgram(joined!)).not.toContain('interleave');
     expect(runProgram(wovenJoined!)).toEqual(woven);
     expect(printProgram(wovenJoined!)).toContain('range_func_up(100, 107)');
+    // Bridges are the last resort: the interleave found without them is kept, not a cover bridged end to end.
+    const [found] = await splitPrograms([woven], writeRanges, { prior: 'kt' });
+    expect(found).toEqual({ program: wovenJoined, bridged: false });
+    const [bridgedFirst] = await splitPrograms([woven], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } });
+    expect(bridgedFirst!.bridged).toBe(true);
   });
 
   it('also unweaves a sequence covered end to end only at a high cost per value', async () => {
@@ -222,26 +229,66 @@ describe('splitPrograms', () => {
       });
     };
     const woven = interleaved(range(10, 29), range(100, 107));
-    const [literal] = await splitPrograms([woven], writeOrLiteral, { prior: 'kt', settings: { ...splitSearch, unweaveAbove: Infinity } });
+    const [literal] = await split([woven], writeOrLiteral, { prior: 'kt', settings: { ...splitSearch, unweaveAbove: Infinity } });
     expect(printProgram(literal!)).toContain('set_list');
-    const [unwoven] = await splitPrograms([woven], writeOrLiteral, { prior: 'kt', settings: { ...splitSearch, unweaveAbove: 0.6 } });
+    const [unwoven] = await split([woven], writeOrLiteral, { prior: 'kt', settings: { ...splitSearch, unweaveAbove: 0.6 } });
     expect(runProgram(unwoven!)).toEqual(woven);
     expect(printProgram(unwoven!)).not.toContain('set_list');
     expect(programBits(unwoven!, 'kt')).toBeLessThan(0.6 * 8 * woven.length);
     expect(programBits(unwoven!, 'kt')).toBeLessThan(programBits(literal!, 'kt'));
   });
 
+  it('bridges values the policy cannot write with the values themselves, and goes on from the nearest end it can', async () => {
+    // Two ranges with two stray values between them: the ranges writer is stuck at 20.
+    const sequence = [...range(1, 20), 200, 3, ...range(30, 60)];
+    const [none] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...splitSearch, bridge: [], unweave: [] } });
+    expect(none).toBeNull();
+    const [found] = await splitPrograms([sequence], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } });
+    expect(found!.bridged).toBe(true);
+    const bridged = found!.program;
+    expect(runProgram(bridged!)).toEqual(sequence);
+    // The bridges of widths 1, 2, 4 and 8 are tried in one round; the policy goes on from 22, so the literal is the two stray values only.
+    expect(printProgram(bridged!).split('\n')).toEqual([
+      'sequence_1 = range_func_up(1, 20)',
+      'sequence_2 = set_list([200, 3])',
+      'sequence_3 = range_func_up(30, 60)',
+      'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)',
+      'output = sequence_4',
+    ]);
+    // A stray value at the end is a literal tail.
+    const [tail] = await split([[...range(1, 20), 7, 3]], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } });
+    expect(printProgram(tail!)).toContain('set_list([7, 3])');
+  });
+
+  it('keeps a cover with a bridge only when it costs at most bridgeAbove bits per raw bit', async () => {
+    // Mostly values no range writes: bridged end to end, at more than 8 bits a value.
+    const sequence = [...range(1, 6), 200, 3, 150, 7, 99, 1, 250, 17, 40, 4];
+    const settings = { ...splitSearch, unweave: [] };
+    const [costly] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: 10 } });
+    expect(runProgram(costly!)).toEqual(sequence);
+    const bits = programBits(costly!, 'kt');
+    expect(bits).toBeGreaterThan(0.75 * 8 * sequence.length);
+    const [kept] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: bits / (8 * sequence.length) } });
+    expect(kept).toEqual(costly);
+    const [dropped] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: 0.75 } });
+    expect(dropped).toBeNull();
+    // A cover the policy wrote whole is kept whatever it costs: the bound is on bridges only.
+    const [plain] = await splitPrograms([range(1, 6)], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: 0.001 } });
+    expect(runProgram(plain!.program)).toEqual(range(1, 6));
+    expect(plain!.bridged).toBe(false);
+  });
+
   it('finds an interleave woven into an interleave only when the rest is unwoven again', async () => {
     // interleave(interleave(10..29, 100..107), 200..205): the second piece, then the third, woven into the start.
     const twice = interleaved(interleaved(range(10, 29), range(100, 107)), range(200, 205));
-    const once = await splitPrograms([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3] } });
+    const once = await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3] } });
     expect(once).toEqual([null]);
-    const [nested] = await splitPrograms([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3, 2] } });
+    const [nested] = await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3, 2] } });
     expect(runProgram(nested!)).toEqual(twice);
     expect(printProgram(nested!).match(/interleave/g)).toHaveLength(2);
     // No unweave at all: pieces end to end only, and the woven pieces are never asked for.
     asked.length = 0;
-    expect(await splitPrograms([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } })).toEqual([null]);
+    expect(await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } })).toEqual([null]);
     expect(asked).not.toContain(range(200, 205).join(','));
   });
 });

@@ -70,6 +70,14 @@ export interface SplitSettings {
   minRun: number;
   /** Where the values from a segment's start come again (the first `recurEnds` places within the widest width), the segment may end. */
   recurEnds: number;
+  /**
+   * Literal bridges: when no reached position is left to try, the furthest one is bridged with
+   * `set_list` pieces of these widths (the values themselves, 8 bits each), and the policy is
+   * asked again from where they end. Empty: never.
+   */
+  bridge: readonly number[];
+  /** A cover holding a bridge counts only at most this many bits per raw bit (8 a value): beyond that, failing and leaving the sequence to gzip costs less. */
+  bridgeAbove: number;
 }
 
 /**
@@ -83,6 +91,8 @@ export const splitSearch: SplitSettings = {
   runEnds: 6,
   minRun: 3,
   recurEnds: 2,
+  bridge: [1, 2, 4, 8],
+  bridgeAbove: 1,
   unweave: [3, 2],
   unweaveAbove: 0.6,
   unweaveWidths: [4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32, 40, 48],
@@ -234,6 +244,8 @@ interface Part {
 interface Cover {
   bits: number;
   parts: Part[];
+  /** Whether a literal bridge is among the parts. */
+  bridged: boolean;
 }
 
 /** A program and its output, which a search may copy. */
@@ -247,6 +259,13 @@ interface Piece {
   end: number;
   program: Program;
   bits: number;
+  /** A literal bridge, not a program the policy wrote. */
+  literal?: boolean;
+}
+
+/** `set_list` of the values: what a bridge writes. */
+export function literalProgram(values: readonly number[]): Program {
+  return { lines: [{ fn: 'set_list', args: [{ kind: 'list', values: [...values] }] }], output: 0 };
 }
 
 /** The search state of one sequence. */
@@ -254,6 +273,7 @@ export class SplitSearch {
   /** covers[p]: the cheapest confirmed cover of the first p values, or null while p is not reached. */
   private readonly covers: (Cover | null)[];
   private readonly tried = new Set<number>();
+  private readonly bridged = new Set<number>();
   /** pieces[p]: the confirmed pieces that start at p. */
   private readonly pieces: Piece[][];
 
@@ -264,7 +284,7 @@ export class SplitSearch {
     /** Programs written beside this sequence's (the woven pieces of the interleaves it is the rest of), which it may copy too. */
     private readonly known: readonly Known[] = [],
   ) {
-    this.covers = Array.from({ length: sequence.length + 1 }, (_, p) => (p === 0 ? { bits: 0, parts: [] } : null));
+    this.covers = Array.from({ length: sequence.length + 1 }, (_, p) => (p === 0 ? { bits: 0, parts: [], bridged: false } : null));
     this.pieces = Array.from({ length: sequence.length + 1 }, () => []);
   }
 
@@ -273,17 +293,49 @@ export class SplitSearch {
     return this.covers[this.sequence.length] !== null;
   }
 
-  /** The segments of the next round: those from the `expand` furthest reached positions not tried yet. Empty when solved or stuck. */
+  /**
+   * The segments of the next round: those from the `expand` furthest reached positions not tried
+   * yet. When none is left, the furthest reached position is bridged with literals, and the
+   * segments are those from every bridge's end, so the nearest (cheapest) that the policy can go
+   * on from is found in the same round. Empty when solved or stuck.
+   */
   next(): Segment[] {
     if (this.solved) return [];
-    const open: number[] = [];
-    for (let p = this.sequence.length - 1; p >= 0 && open.length < this.settings.expand; p--) {
-      if (this.covers[p] && !this.tried.has(p)) open.push(p);
-    }
+    let open = this.open();
+    if (open.length === 0) open = this.bridge();
+    if (this.solved) return [];
     return open.flatMap((start) => {
       this.tried.add(start);
       return segmentEnds(this.sequence, start, this.settings).map((end) => ({ start, end }));
     });
+  }
+
+  private open(): number[] {
+    const open: number[] = [];
+    for (let p = this.sequence.length - 1; p >= 0 && open.length < this.settings.expand; p--) {
+      if (this.covers[p] && !this.tried.has(p)) open.push(p);
+    }
+    return open;
+  }
+
+  /**
+   * Lays `set_list` pieces of the `bridge` widths from the furthest reached position (once per
+   * position), so the policy is asked again past values it could not write, and returns where
+   * they end. A literal needs no sandbox: its output is its values. Empty when there is nothing
+   * to bridge.
+   */
+  private bridge(): number[] {
+    const { sequence } = this;
+    let p = sequence.length - 1;
+    while (!this.covers[p]) p--;
+    if (this.settings.bridge.length === 0 || this.bridged.has(p)) return [];
+    this.bridged.add(p);
+    const ends = [...new Set(this.settings.bridge.map((width) => Math.min(sequence.length, p + width)))];
+    for (const end of ends) {
+      const program = literalProgram(sequence.slice(p, end));
+      this.add(p, { end, program, bits: programBits(program, this.prior), literal: true });
+    }
+    return ends.filter((end) => end < sequence.length && !this.tried.has(end)).sort((a, b) => b - a);
   }
 
   /**
@@ -293,8 +345,12 @@ export class SplitSearch {
    * pass in order of position settles every cover).
    */
   confirm({ start, end }: Segment, program: Program, bits: number): void {
+    this.add(start, { end, program, bits });
+  }
+
+  private add(start: number, piece: Piece): void {
     if (!this.covers[start]) throw new Error(`position ${start} is not reached`);
-    this.pieces[start].push({ end, program, bits });
+    this.pieces[start].push(piece);
     const changed = new Set([start]);
     for (let p = start; p < this.sequence.length; p++) {
       const before = this.covers[p];
@@ -302,7 +358,11 @@ export class SplitSearch {
       for (const piece of [...this.pieces[p], ...this.copies(p, before)]) {
         const after = this.covers[piece.end];
         if (after && after.bits <= before.bits + piece.bits) continue;
-        this.covers[piece.end] = { bits: before.bits + piece.bits, parts: [...before.parts, { program: piece.program, start: p, end: piece.end }] };
+        this.covers[piece.end] = {
+          bits: before.bits + piece.bits,
+          parts: [...before.parts, { program: piece.program, start: p, end: piece.end }],
+          bridged: before.bridged || piece.literal === true,
+        };
         changed.add(piece.end);
       }
     }
@@ -341,11 +401,24 @@ export class SplitSearch {
     return copies;
   }
 
-  /** The joined program of the cheapest whole cover, or null when none was found. */
+  /** Whether the cheapest whole cover holds a literal bridge. */
+  get bridgedCover(): boolean {
+    return this.covers[this.sequence.length]?.bridged ?? false;
+  }
+
+  /** The joined program of the cheapest whole cover, or null when none was found (or only one with a bridge, above `bridgeAbove`). */
   result(): Program | null {
     const cover = this.covers[this.sequence.length];
-    return cover ? concatenatePrograms(cover.parts.map((part) => part.program)) : null;
+    if (!cover) return null;
+    const program = concatenatePrograms(cover.parts.map((part) => part.program));
+    return cover.bridged && programBits(program, this.prior) > this.settings.bridgeAbove * 8 * this.sequence.length ? null : program;
   }
+}
+
+/** A sequence's joined program, and whether it holds a literal bridge (`SplitSettings.bridge`). */
+export interface SplitFound {
+  program: Program;
+  bridged: boolean;
 }
 
 /** A program the sandbox confirmed reproduces a piece, with its bits under the prior; null when none was found. */
@@ -380,22 +453,39 @@ async function runSplit(searches: readonly SplitSearch[], write: PieceWriter, ro
  * each likely length, and the `unweave[0]` cheapest per value get a split search of their rest.
  * A rest is itself tried as an interleave when its pieces end to end do not cover it, with
  * `unweave[1]` woven pieces, and so on: the generator weaves each later piece into the start of
- * everything before it, so two interleaves are a rest that is again an interleave. Returns each
- * sequence's cheapest joined program, or null.
+ * everything before it, so two interleaves are a rest that is again an interleave. The sequences
+ * that leaves unsolved are searched once more with literal bridges (`bridge`), the last resort,
+ * so a bridge never displaces a program the policy wrote whole. Returns each sequence's cheapest
+ * joined program, or null.
  */
-export async function splitPrograms(
+export async function splitPrograms(targets: readonly (readonly number[])[], write: PieceWriter, options: SplitOptions): Promise<(SplitFound | null)[]> {
+  const settings = options.settings ?? splitSearch;
+  const found = await searchAll(targets, write, options.prior, { ...settings, bridge: [] });
+  if (settings.bridge.length === 0) return found;
+  // Bridges are the last resort: the whole search again, with them, for the sequences left unsolved.
+  const left = found.flatMap((one, r) => (one ? [] : [r]));
+  const bridged = left.length > 0 ? await searchAll(left.map((r) => targets[r]), write, options.prior, settings) : [];
+  left.forEach((r, j) => (found[r] = bridged[j]));
+  return found;
+}
+
+/** `splitPrograms` with the given settings: pieces end to end, then interleaves as deep as `unweave` goes. */
+async function searchAll(
   targets: readonly (readonly number[])[],
   write: PieceWriter,
-  options: SplitOptions,
+  prior: PriorName,
+  settings: SplitSettings,
   depth = 0,
   known: readonly (readonly Known[])[] = [],
-): Promise<(Program | null)[]> {
-  const settings = options.settings ?? splitSearch;
-  const searches = targets.map((target, r) => new SplitSearch(target, settings, options.prior, known[r]));
+): Promise<(SplitFound | null)[]> {
+  const searches = targets.map((target, r) => new SplitSearch(target, settings, prior, known[r]));
   await runSplit(searches, write, settings.rounds);
-  const found = searches.map((search) => search.result());
+  const found = searches.map((search): SplitFound | null => {
+    const program = search.result();
+    return program && { program, bridged: search.bridgedCover };
+  });
   const width = settings.unweave[depth] ?? 0;
-  const bits = found.map((program) => (program ? programBits(program, options.prior) : Infinity));
+  const bits = found.map((one) => (one ? programBits(one.program, prior) : Infinity));
   // Unsolved, or covered only at a cost that suggests literals where an interleave was.
   const unweaving = width > 0 ? targets.flatMap((target, r) => (!found[r] || bits[r] > settings.unweaveAbove * 8 * target.length ? [r] : [])) : [];
   if (unweaving.length === 0) return found;
@@ -412,20 +502,22 @@ export async function splitPrograms(
       .slice(0, width),
   );
   // The woven piece is written beside the rest, so the rest may copy it (`appendPrograms` shares its lines).
-  const rests = await splitPrograms(
+  const rests = await searchAll(
     chosen.map(({ rest }) => rest),
     write,
-    options,
+    prior,
+    settings,
     depth + 1,
     chosen.map(({ r, woven, piece }) => [...(known[r] ?? []), { program: piece.program, values: woven }]),
   );
-  // Keep the cheapest of the cover end to end and the interleaves whose rest was covered.
+  // Keep the cheapest of the cover end to end and the interleaves whose rest was covered (one with a bridge only within `bridgeAbove`).
   chosen.forEach(({ r, piece }, c) => {
     const rest = rests[c];
     if (!rest) return;
-    const program = interleavePrograms(rest, piece.program);
-    const joinedBits = programBits(program, options.prior);
-    if (joinedBits < bits[r]) [found[r], bits[r]] = [program, joinedBits];
+    const program = interleavePrograms(rest.program, piece.program);
+    const joinedBits = programBits(program, prior);
+    if (rest.bridged && joinedBits > settings.bridgeAbove * 8 * targets[r].length) return;
+    if (joinedBits < bits[r]) [found[r], bits[r]] = [{ program, bridged: rest.bridged }, joinedBits];
   });
   return found;
 }
