@@ -48,6 +48,7 @@ describe('the wider generator families', () => {
       'conditional transforms': ['map_where', 'map_branches', 'replace_where', 'replace_value', 'clamp', 'list_if'],
       'two lists': ['add_lists', 'common', 'larger_sum'],
       prefixes: ['running_sum', 'take_while', 'never_negative'],
+      'shapes of the list': ['neighbours_both', 'ends_both', 'largest_sorted_gap', 'even_then_odd_positions', 'one_is_sum_of_rest'],
     };
     for (const [kind, families] of Object.entries(kinds)) for (const family of families) expect(names, `${kind}: ${family}`).toContain(family);
     expect(names.size).toBeGreaterThan(100);

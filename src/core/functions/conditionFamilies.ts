@@ -193,21 +193,27 @@ const compound: Family[] = [
     const { one, list } = c.ph;
     const a = rng.int(2, 5);
     const b = rng.int(1, 9);
-    const o = rng.pick([
+    const m = rng.pick([2, 3, 4, 5, 10, 10]);
+    const o: { body: (string | number)[]; says: string[]; orders?: string[] } = rng.pick([
       { body: ['ADD', 'MUL', 'X', a, b], says: [`${a} * x + ${b}`, `${say(a)} times the ${one} plus ${say(b)}`] },
       { body: ['SUB', 'MUL', 'X', a, b], says: [`${a} * x - ${b}`, `${say(a)} times the ${one} minus ${say(b)}`] },
       { body: ['MUL', 'ADD', 'X', b, a], says: [`(x + ${b}) * ${a}`, `the ${one} plus ${say(b)}, times ${say(a)}`] },
       { body: ['SUB', 'MUL', 'X', 'X', 'X'], says: ['x * x - x', `the square of the ${one} minus the ${one}`] },
       { body: ['ADD', 'MUL', 'X', 'X', 'X'], says: ['x * x + x', `the square of the ${one} plus the ${one}`] },
       { body: ['ADD', 'MUL', 'X', 'X', b], says: [`x * x + ${b}`, `the square plus ${say(b)}`] },
-      { body: ['MUL', 'X', 'ABS', 'X'], says: ['x * |x|', `the square of the ${one} with its sign kept`] },
+      { body: ['MUL', 'X', 'ABS', 'X'], says: ['x * |x|', `the square of the ${one} with its sign kept`], orders: [`Square each ${one} but keep its sign.`, `Square every ${one}; negative ${c.ph.el} stay negative.`] },
       { body: ['ABS', 'SUB', 'X', b], says: [`|x - ${b}|`, `the distance of the ${one} from ${say(b)}`] },
       { body: ['MOD', 'ABS', 'X', 10], says: ['the last digit of x', `the last digit of the ${one} (of its absolute value)`] },
       { body: ['SUB', 'X', 'MOD', 'X', 2], says: ['x rounded down to an even number (for x >= 0)', `the ${one} minus its remainder by 2`] },
+      {
+        body: ['MIN2', 'MOD', 'ABS', 'X', m, 'SUB', m, 'MOD', 'ABS', 'X', m],
+        says: [`the distance from x to the nearest multiple of ${say(m)}`, `how far the ${one} is from the closest multiple of ${say(m)}`],
+        orders: [`For each ${one}, how far is it from the nearest multiple of ${say(m)}?`, `Replace each ${one} by its distance to the closest multiple of ${say(m)}.`],
+      },
     ]);
     const what = rng.pick(o.says);
     return listFamily(c, 'map_formula', 'list', [], () => ['RETURN', 'MAP', 'P0', ...o.body], () => [
-      `Map every x to ${what}.`, `Replace each ${one} x of ${list} by ${what}.`, `Return a list of ${what} for each ${one}.`, `For each ${one}, compute ${what}.`,
+      `Map every x to ${what}.`, `Replace each ${one} x of ${list} by ${what}.`, `Return a list of ${what} for each ${one}.`, `For each ${one}, compute ${what}.`, ...(o.orders ?? []),
     ]);
   },
   (rng, c) => {

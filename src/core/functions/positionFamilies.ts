@@ -352,8 +352,117 @@ const relative: Family[] = [
   },
 ];
 
-/** One of the position and relative-index families. */
+/** The indices 1 .. n - 2: the elements that have a neighbour on each side. */
+const INNER = ['MAP', 'RANGE', 'MAX2', 0, 'SUB', 'LEN', 'P0', 2, 'ADD', 'X', 1];
+/** The neighbouring pairs' indices of another list. */
+const pairsOf = (list: string) => ['RANGE', 'MAX2', 0, 'SUB', 'LEN', list, 1];
+
+/**
+ * Shapes of a list that people ask about with words the other families do not use (issue 34,
+ * fifth round): neighbours both matching, the two ends, peaks and valleys, records, the rest
+ * against the first element, gaps of the sorted values, even positions then odd ones, an
+ * element equal to the sum of the others.
+ */
+const shapes: Family[] = [
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const here = subst(c.p.body, 'X', ['AT', 'P0', 'X']);
+    const next = subst(c.p.body, 'X', ['AT', 'P0', 'ADD', 'X', 1]);
+    const both = ['FILTER', ...PAIRS, 'AND', ...here, ...next];
+    const who = c.adj ? `two ${c.adj} ${el}` : `two ${el} that are ${c.pr}`;
+    return rng.chance(0.6)
+      ? listFamily(c, 'neighbours_both', 'bool', [], () => ['RETURN', 'GT', 'LEN', ...both, 0], () => [
+        `Are there two neighbouring ${el} that are both ${c.pr}?`, `Does ${list} have ${who} next to each other?`, `Return true if some ${one} and the next one are both ${c.pr}.`, `Check whether ${who} are adjacent somewhere in ${list}.`,
+      ])
+      : listFamily(c, 'count_neighbours_both', 'int', [], () => ['RETURN', 'LEN', ...both], () => [
+        `How many pairs of neighbouring ${el} are both ${c.pr}?`, `Count the places where an ${one} and the one after it are both ${c.pr}.`, `Count the adjacent pairs of ${el} in which both are ${c.pr}.`,
+      ]);
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const first = subst(c.p.body, 'X', ['AT', 'P0', 0]);
+    const last = subst(c.p.body, 'X', LAST('P0'));
+    const op = rng.pick(['AND', 'OR'] as const);
+    const docs = op === 'AND'
+      ? [`Are both the first and the last ${one} ${c.pr}?`, `Return true if the first ${one} and the last ${one} of ${list} are both ${c.pr}.`, `Do both ends of ${list} hold ${c.adj ? `an ${c.adj} ${one}` : `an ${one} that is ${c.pr}`}?`, `Check that ${list} starts and ends with ${c.adj ? `an ${c.adj} ${one}` : `${el} that are ${c.pr}`}.`]
+      : [`Is the first or the last ${one} ${c.pr}?`, `Return true if at least one end of ${list} is ${c.pr}.`, `Does ${list} start or end with ${c.adj ? `an ${c.adj} ${one}` : `an ${one} that is ${c.pr}`}?`];
+    return listFamily(c, op === 'AND' ? 'ends_both' : 'ends_either', 'bool', [], () => ['RETURN', op, ...first, ...last], () => docs, 1);
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const [cmp, word, noun] = rng.pick([['GT', 'larger', 'local maxima'], ['LT', 'smaller', 'local minima'], ['GT', 'bigger', 'peaks'], ['LT', 'lower', 'valleys']] as const);
+    const inner = ['FILTER', ...INNER, 'AND', cmp, 'AT', 'P0', 'X', 'AT', 'P0', 'SUB', 'X', 1, cmp, 'AT', 'P0', 'X', 'AT', 'P0', 'ADD', 'X', 1];
+    const mode = rng.int(0, 2);
+    const said = [`strictly ${word} than both of their neighbours`, `${word} than the ${one} before and the ${one} after them`, `${word} than the ${el} on either side`];
+    const that = rng.pick(said);
+    const docs = mode === 0
+      ? [`Keep the ${el} that are ${that}.`, `Return the ${noun} of ${list}: the ${el} ${that}. The first and last ${el} never count.`, `Return every ${one} ${that}, in order.`]
+      : mode === 1 ? [`Count the ${el} that are ${that}.`, `How many ${noun} does ${list} have? An ${one} counts when it is ${that}.`]
+        : [`Return the indices of the ${el} that are ${that}.`, `Return the positions of the ${noun} of ${list}.`];
+    const body = mode === 0 ? ['RETURN', 'MAP', ...inner, 'AT', 'P0', 'X'] : mode === 1 ? ['RETURN', 'LEN', ...inner] : ['RETURN', ...inner];
+    return listFamily(c, ['keep_peaks', 'count_peaks', 'peak_indices'][mode] + (cmp === 'LT' ? '_low' : ''), mode === 1 ? 'int' : 'list', [], () => body, () => docs);
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const [cmp, word] = rng.pick([['GT', 'larger'], ['GT', 'greater'], ['LT', 'smaller']] as const);
+    const extreme = cmp === 'GT' ? 'MAXL' : 'MINL';
+    const records = ['FILTER', 'RANGE', 'LEN', 'P0', 'OR', 'EQ', 'X', 0, cmp, 'AT', 'P0', 'X', extreme, 'SLICE', 'P0', 0, 'X'];
+    const that = rng.pick([`strictly ${word} than every ${one} before it`, `${word} than all the ${el} before it`, `a new record (${word} than everything earlier)`]);
+    const mode = rng.int(0, 2);
+    const docs = mode === 0
+      ? [`Return the indices of the ${el} that are ${that}. Index 0 always counts.`, `Return each position whose ${one} is ${that}.`]
+      : mode === 1 ? [`Keep the ${el} that are ${that}; the first ${one} always counts.`, `Return the running records of ${list}: each ${one} ${that}.`]
+        : [`Count the ${el} that are ${that}.`, `How many times does ${list} set a new record, counting the first ${one}?`];
+    const body = mode === 0 ? ['RETURN', ...records] : mode === 1 ? ['RETURN', 'MAP', ...records, 'AT', 'P0', 'X'] : ['RETURN', 'LEN', ...records];
+    return listFamily(c, ['record_indices', 'records', 'count_records'][mode] + (cmp === 'LT' ? '_low' : ''), mode === 2 ? 'int' : 'list', [], () => body, () => docs);
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const firstEl = ['AT', 'P0', 0];
+    const o = rng.pick([
+      { name: 'all_multiples_of_first', body: ['EQ', 'LEN', 'FILTER', 'P0', 'NE', 'MOD', 'X', ...firstEl, 0, 0], docs: [`Is every ${one} a multiple of the first ${one}?`, `Return true if the first ${one} divides every ${one} of ${list}.`, `Check that all the ${el} are divisible by the first one.`] },
+      { name: 'first_is_smallest', body: ['EQ', 'LEN', 'FILTER', 'P0', 'LT', 'X', ...firstEl, 0], docs: [`Is the first ${one} the smallest?`, `Return true if no ${one} is smaller than the first one.`, `Check that every ${one} is at least the first ${one}.`] },
+      { name: 'first_is_largest', body: ['EQ', 'LEN', 'FILTER', 'P0', 'GT', 'X', ...firstEl, 0], docs: [`Is the first ${one} the largest?`, `Return true if no ${one} of ${list} is bigger than the first.`] },
+      { name: 'last_is_largest', body: ['EQ', 'LEN', 'FILTER', 'P0', 'GT', 'X', ...LAST('P0'), 0], docs: [`Is the last ${one} the largest?`, `Return true if nothing in ${list} is bigger than its last ${one}.`] },
+      { name: 'first_repeats', body: ['GT', 'LEN', 'FILTER', 'DROP', 'P0', 1, 'EQ', 'X', ...firstEl, 0], docs: [`Does the first ${one} appear again later in ${list}?`, `Return true if the first value occurs more than once.`] },
+    ]);
+    return listFamily(c, o.name, 'bool', [], () => ['RETURN', ...o.body], () => o.docs, 1);
+  },
+  (rng, c) => {
+    const { el, list } = c.ph;
+    const gaps = ['MAP', ...pairsOf('V0'), 'SUB', 'AT', 'V0', 'ADD', 'X', 1, 'AT', 'V0', 'X'];
+    const largest = rng.chance(0.5);
+    const docs = largest
+      ? [`After sorting ${list}, what is the largest difference between two consecutive values?`, `Return the biggest gap between neighbouring values of the sorted list.`, `Sort the ${el}; return the largest step from one to the next.`]
+      : [`Return the smallest difference between any two ${el} of ${list}.`, `What is the smallest gap between two values of ${list} once it is sorted?`, `How close are the two closest ${el}?`];
+    return listFamily(c, largest ? 'largest_sorted_gap' : 'smallest_gap', 'int', [], () => ['LET_LIST', 'SORT', 'P0', 'RETURN', largest ? 'MAXL' : 'MINL', ...gaps], () => docs, 2);
+  },
+  (rng, c) => {
+    const { el, list } = c.ph;
+    const at = (parity: number) => ['MAP', 'FILTER', 'RANGE', 'LEN', 'P0', 'EQ', 'MOD', 'X', 2, parity, 'AT', 'P0', 'X'];
+    const evenFirst = rng.chance(0.6);
+    const [a, b] = evenFirst ? ['even', 'odd'] : ['odd', 'even'];
+    const [ia, ib] = evenFirst ? ['0, 2, 4, ...', '1, 3, 5, ...'] : ['1, 3, 5, ...', '0, 2, 4, ...'];
+    return listFamily(c, evenFirst ? 'even_then_odd_positions' : 'odd_then_even_positions', 'list', [], () => ['RETURN', 'CONCAT', ...at(evenFirst ? 0 : 1), ...at(evenFirst ? 1 : 0)], () => [
+      `Return the ${el} at ${a} indices (${ia}) followed by the ${el} at ${b} indices (${ib}).`, `Put the ${el} at ${a} positions first, then those at ${b} positions, each in order.`, `Reorder ${list}: first every ${el.replace(/s$/, '')} with an ${a} index, then every one with an ${b} index.`,
+    ]);
+  },
+  (rng, c) => {
+    const { el, one, list } = c.ph;
+    const total = ['REDUCE', 'P0', 0, 'ADD', 'ACC', 'Y'];
+    return rng.chance(0.6)
+      ? listFamily(c, 'one_is_sum_of_rest', 'bool', [], () => ['RETURN', 'GT', 'LEN', 'FILTER', 'P0', 'EQ', 'MUL', 2, 'X', ...total, 0], () => [
+        `Is there an ${one} equal to the sum of all the other ${el}?`, `Return true if some ${one} of ${list} is the total of the rest.`, `Does one ${one} equal the sum of the others?`,
+      ])
+      : listFamily(c, 'half_of_total', 'list', [], () => ['RETURN', 'FILTER', 'P0', 'EQ', 'MUL', 2, 'X', ...total], () => [
+        `Return the ${el} that equal the sum of all the other ${el}.`, `Keep each ${one} that is as large as the rest of ${list} put together.`,
+      ]);
+  },
+];
+
+/** One of the position, relative-index and shape families. */
 export function positionFamily(rng: Rng, c: Context): Spec {
-  return rng.pick(rng.chance(0.55) ? edits : relative)(rng, c);
+  const u = rng.next();
+  return rng.pick(u < 0.45 ? edits : u < 0.82 ? relative : shapes)(rng, c);
 }
 
