@@ -302,6 +302,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(split) || split < 0) throw new Error(`--split: expected a whole number of rounds, got "${extra.split}"`);
   const bridgeAbove = extra['bridge-above'] === undefined ? undefined : Number(extra['bridge-above']);
   if (bridgeAbove !== undefined && !(bridgeAbove >= 0)) throw new Error(`--bridge-above: expected a number of bits per raw bit, at least 0, got "${extra['bridge-above']}"`);
+  if (bridgeAbove !== undefined && split === 0) throw new Error('--bridge-above bounds split search\'s literal bridges: give --split R too');
+  if (bridgeAbove !== undefined && bridgeAbove > 1) console.error(`--bridge-above ${bridgeAbove}: a program with bridges may now be longer than the values it writes (8 bits each), so its accuracy says little; the compression rate is the figure to read`);
   // Not given: 1 for best-of-k, the search's own default (SEARCH_TEMPERATURE) for --search.
   const givenTemperature = extra.temperature === undefined ? undefined : positiveFlag('temperature', extra.temperature);
   const temperature = givenTemperature ?? 1;
@@ -355,7 +357,7 @@ async function main(): Promise<void> {
     label = `programs (${extra.programs})`;
     metrics = await scorePrograms(extra.programs, extra.prior, limit);
   } else if (typeof extra.checkpoint === 'string') {
-    label = (k > 1 ? `policy best-of-${k}` : 'policy greedy') + (repair > 0 ? ` + repair ${repair}` : '') + (split > 0 ? ` + split ${split}` : '');
+    label = (k > 1 ? `policy best-of-${k}` : 'policy greedy') + (repair > 0 ? ` + repair ${repair}` : '') + (split > 0 ? ` + split ${split}` : '') + (split > 0 && bridgeAbove !== 0 ? ' + bridges' : '');
     metrics = await scoreCheckpoint(extra.checkpoint, String(extra.data), { k, temperature, repair, repairRounds, split, bridgeAbove, limit, rowsPath: typeof extra.rows === 'string' ? extra.rows : undefined }, String(extra.backend));
   } else {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openCheckpointRunner } from './checkpointRunner';
 import { loadKolmogorovFile } from './data';
+import { splitSearch } from '../core/kolmogorov/split';
 
 interface ShippedRecord {
   check: { data: string; records: number; k: number; accuracy: number; compression_rate: number; repair: { runners_up: number; rounds: number; accuracy: number };
@@ -59,7 +60,8 @@ describe('the shipped pretrained checkpoint', () => {
       });
       // Split search writes the sequences greedy misses piece by piece; the joined programs
       // count only when the sandbox confirms them whole, and greedy's solves are kept as they are.
-      const split = await runner.evaluate(records, { k: 1, split: record.check.split.rounds, bridgeAbove: record.check.split.bridge_above ?? 0 });
+      const bridgeAbove = record.check.split.bridge_above ?? 0;
+      const split = await runner.evaluate(records, { k: 1, split: record.check.split.rounds, bridgeAbove });
       expect(split.accuracy).toBeCloseTo(record.check.split.accuracy, 6);
       expect(split.compressionRate).toBeCloseTo(record.check.split.compression_rate, 6);
       expect(split.accuracy).toBeGreaterThan(repaired.accuracy);
@@ -69,8 +71,21 @@ describe('the shipped pretrained checkpoint', () => {
         if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
         if (bySplit) expect(row.program).toMatch(/= (concatenate|interleave)\(/);
       });
-      expect(split.searches.map((level) => level.search)).toEqual(['greedy', 'greedy + split']);
+      expect(split.searches.map((level) => level.search)).toEqual(['greedy', 'greedy + split', ...(bridgeAbove > 0 ? ['greedy + split + bridges'] : [])]);
       expect(split.searches[0].accuracy).toBeCloseTo(greedy.accuracy, 6);
+      // Literal bridges, the last resort: the search without them is scored as it was, and a
+      // bridge solves only what it left unsolved, at no more bits than the values written out.
+      const plain = bridgeAbove > 0 ? await runner.evaluate(records, { k: 1, split: record.check.split.rounds, bridgeAbove: 0 }) : split;
+      const bridged = bridgeAbove > 0 ? split : await runner.evaluate(records, { k: 1, split: record.check.split.rounds, bridgeAbove: splitSearch.bridgeAbove });
+      expect(bridged.searches[1].accuracy).toBeCloseTo(plain.accuracy, 6);
+      expect(bridged.searches[1].compressionRate).toBeCloseTo(plain.compressionRate, 6);
+      expect(bridged.accuracy).toBeGreaterThan(plain.accuracy);
+      bridged.rows.forEach((row, i) => {
+        if (row.foundBy !== 'bridge') return expect(row.program).toBe(plain.rows[i].program);
+        expect(plain.rows[i].outcome).not.toBe('ok');
+        expect(row.outcome).toBe('ok');
+        expect(row.bits).toBeLessThanOrEqual(splitSearch.bridgeAbove * 8 * records[i].sequence.length);
+      });
     } finally {
       await close();
     }

@@ -89,13 +89,15 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     { name: 'best-of-8', k: 8 },
     { name: 'best-of-8 + repair', k: 8, options: { repair: true } },
     { name: 'best-of-8 + repair + split', k: 8, options: { repair: true, split: true } },
+    { name: 'best-of-8 + repair + split + bridges', k: 8, options: { repair: true, split: true, bridges: true } },
   ],
   async evaluate({ policy, config, pool, onProgress, shouldStop }, records, { limit, search }) {
     const result = await evaluateKolmogorov({ policy, config, pool, shouldStop }, records, {
       limit,
       k: search.k,
       ...(search.options?.repair ? { repair: repairSearch.runnersUp, repairRounds: repairSearch.rounds } : {}),
-      ...(search.options?.split ? { split: splitSearch.rounds } : {}),
+      // Literal bridges only where the search names them: training searches (expert iteration's) leave them out, so no demonstration is values written as they are.
+      ...(search.options?.split ? { split: splitSearch.rounds, bridgeAbove: search.options.bridges ? splitSearch.bridgeAbove : 0 } : {}),
       onProgress,
     });
     const { rows, searches: _searches, byLength: _byLength, ...metrics } = result;

@@ -123,6 +123,7 @@ export async function evaluateKolmogorov(setup: EvaluationSetup, records: readon
   const repairBeam = Math.max(1, options.repairBeam ?? repairSearch.beam);
   const split = Math.max(0, options.split ?? 0);
   const bridgeAbove = options.bridgeAbove ?? splitSearch.bridgeAbove;
+  if (!(bridgeAbove >= 0)) throw new Error(`bridgeAbove: expected bits per raw bit, at least 0 (0: no bridges), got ${bridgeAbove}`);
   const splitSettings = { ...splitSearch, rounds: split, bridgeAbove, ...(bridgeAbove > 0 ? {} : { bridge: [] }) };
   const evalRng = new Rng(config.run.seed ^ 0x5eed);
   const pieces: PieceCache = new Map();

@@ -260,6 +260,45 @@ describe('splitPrograms', () => {
     expect(printProgram(tail!)).toContain('set_list([7, 3])');
   });
 
+  it('asks the policy from the nearer bridge ends even when the widest bridge reaches the end', async () => {
+    // Stuck at 20 with 8 values left: the literal of 8 covers the end, but from 22 the policy writes a range, which is cheaper.
+    const sequence = [...range(1, 20), 200, 3, ...range(50, 55)];
+    const [found] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } });
+    expect(printProgram(found!)).toContain('set_list([200, 3])');
+    expect(printProgram(found!)).toContain('range_func_up(50, 55)');
+    expect(runProgram(found!)).toEqual(sequence);
+  });
+
+  it('is the last resort: a sequence an interleave covers is not bridged, though bridges alone would cover it', async () => {
+    const woven = interleaved(range(10, 60), range(100, 102));
+    const [found] = await splitPrograms([woven], writeRanges, { prior: 'kt' });
+    expect(found!.bridged).toBe(false);
+    expect(printProgram(found!.program)).toContain('interleave');
+    expect(printProgram(found!.program)).not.toContain('set_list');
+    // Without the interleave, the same sequence is covered with a bridge.
+    const [bridged] = await splitPrograms([woven], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } });
+    expect(bridged!.bridged).toBe(true);
+    expect(runProgram(bridged!.program)).toEqual(woven);
+  });
+
+  it('holds an interleave whose rest needs a bridge to the same bound, on the whole sequence', async () => {
+    // interleave(rest, 100..107) where the rest has two stray values the policy cannot write.
+    const rest = [...range(10, 29), 200, 3, ...range(40, 60)];
+    const woven = interleaved(rest, range(100, 107));
+    // unweaveAbove 0: the interleave is tried even when bridges cover the sequence end to end, and the cheaper kept.
+    const settings = { ...splitSearch, bridgeAbove: 10, unweaveAbove: 0 };
+    const [costly] = await splitPrograms([woven], writeRanges, { prior: 'kt', settings });
+    expect(costly!.bridged).toBe(true);
+    expect(printProgram(costly!.program)).toContain('interleave');
+    expect(runProgram(costly!.program)).toEqual(woven);
+    const ratio = programBits(costly!.program, 'kt') / (8 * woven.length) + 1e-9;
+    const [kept] = await splitPrograms([woven], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: ratio } });
+    expect(kept).toEqual(costly);
+    const [dropped] = await splitPrograms([woven], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: ratio * 0.99 } });
+    expect(dropped).not.toEqual(costly);
+    expect(dropped === null || programBits(dropped.program, 'kt') <= ratio * 0.99 * 8 * woven.length).toBe(true);
+  });
+
   it('keeps a cover with a bridge only when it costs at most bridgeAbove bits per raw bit', async () => {
     // Mostly values no range writes: bridged end to end, at more than 8 bits a value.
     const sequence = [...range(1, 6), 200, 3, 150, 7, 99, 1, 250, 17, 40, 4];
@@ -268,7 +307,7 @@ describe('splitPrograms', () => {
     expect(runProgram(costly!)).toEqual(sequence);
     const bits = programBits(costly!, 'kt');
     expect(bits).toBeGreaterThan(0.75 * 8 * sequence.length);
-    const [kept] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: bits / (8 * sequence.length) } });
+    const [kept] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: bits / (8 * sequence.length) + 1e-9 } });
     expect(kept).toEqual(costly);
     const [dropped] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...settings, bridgeAbove: 0.75 } });
     expect(dropped).toBeNull();
@@ -281,14 +320,15 @@ describe('splitPrograms', () => {
   it('finds an interleave woven into an interleave only when the rest is unwoven again', async () => {
     // interleave(interleave(10..29, 100..107), 200..205): the second piece, then the third, woven into the start.
     const twice = interleaved(interleaved(range(10, 29), range(100, 107)), range(200, 205));
-    const once = await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3] } });
+    // Without bridges: what the interleaves alone find.
+    const once = await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, bridge: [], unweave: [3] } });
     expect(once).toEqual([null]);
     const [nested] = await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [3, 2] } });
     expect(runProgram(nested!)).toEqual(twice);
     expect(printProgram(nested!).match(/interleave/g)).toHaveLength(2);
     // No unweave at all: pieces end to end only, and the woven pieces are never asked for.
     asked.length = 0;
-    expect(await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } })).toEqual([null]);
+    expect(await split([twice], writeRanges, { prior: 'kt', settings: { ...splitSearch, bridge: [], unweave: [] } })).toEqual([null]);
     expect(asked).not.toContain(range(200, 205).join(','));
   });
 });

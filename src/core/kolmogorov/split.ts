@@ -76,7 +76,10 @@ export interface SplitSettings {
    * asked again from where they end. Empty: never.
    */
   bridge: readonly number[];
-  /** A cover holding a bridge counts only at most this many bits per raw bit (8 a value): beyond that, failing and leaving the sequence to gzip costs less. */
+  /**
+   * A sequence's program holding a bridge counts only at most this many bits per raw bit of the
+   * whole sequence (8 a value): at 1, it must be shorter than the values written out.
+   */
   bridgeAbove: number;
 }
 
@@ -273,7 +276,6 @@ export class SplitSearch {
   /** covers[p]: the cheapest confirmed cover of the first p values, or null while p is not reached. */
   private readonly covers: (Cover | null)[];
   private readonly tried = new Set<number>();
-  private readonly bridged = new Set<number>();
   /** pieces[p]: the confirmed pieces that start at p. */
   private readonly pieces: Piece[][];
 
@@ -302,8 +304,8 @@ export class SplitSearch {
   next(): Segment[] {
     if (this.solved) return [];
     let open = this.open();
+    // A bridge may reach the end; the policy is still asked from the nearer ends this round, and a cheaper cover wins.
     if (open.length === 0) open = this.bridge();
-    if (this.solved) return [];
     return open.flatMap((start) => {
       this.tried.add(start);
       return segmentEnds(this.sequence, start, this.settings).map((end) => ({ start, end }));
@@ -319,17 +321,16 @@ export class SplitSearch {
   }
 
   /**
-   * Lays `set_list` pieces of the `bridge` widths from the furthest reached position (once per
-   * position), so the policy is asked again past values it could not write, and returns where
+   * Lays `set_list` pieces of the `bridge` widths from the furthest reached position, so the policy is asked again past values it could not write, and returns where
    * they end. A literal needs no sandbox: its output is its values. Empty when there is nothing
    * to bridge.
    */
   private bridge(): number[] {
     const { sequence } = this;
+    if (this.settings.bridge.length === 0) return [];
+    // The furthest reached position (position 0 always is); after a bridge it lies past the last one, so no place is bridged twice.
     let p = sequence.length - 1;
     while (!this.covers[p]) p--;
-    if (this.settings.bridge.length === 0 || this.bridged.has(p)) return [];
-    this.bridged.add(p);
     const ends = [...new Set(this.settings.bridge.map((width) => Math.min(sequence.length, p + width)))];
     for (const end of ends) {
       const program = literalProgram(sequence.slice(p, end));
@@ -406,12 +407,10 @@ export class SplitSearch {
     return this.covers[this.sequence.length]?.bridged ?? false;
   }
 
-  /** The joined program of the cheapest whole cover, or null when none was found (or only one with a bridge, above `bridgeAbove`). */
+  /** The joined program of the cheapest whole cover, or null when none was found. */
   result(): Program | null {
     const cover = this.covers[this.sequence.length];
-    if (!cover) return null;
-    const program = concatenatePrograms(cover.parts.map((part) => part.program));
-    return cover.bridged && programBits(program, this.prior) > this.settings.bridgeAbove * 8 * this.sequence.length ? null : program;
+    return cover ? concatenatePrograms(cover.parts.map((part) => part.program)) : null;
   }
 }
 
@@ -463,9 +462,13 @@ export async function splitPrograms(targets: readonly (readonly number[])[], wri
   const found = await searchAll(targets, write, options.prior, { ...settings, bridge: [] });
   if (settings.bridge.length === 0) return found;
   // Bridges are the last resort: the whole search again, with them, for the sequences left unsolved.
+  // A program holding one counts only within `bridgeAbove` of the whole sequence's raw bits.
   const left = found.flatMap((one, r) => (one ? [] : [r]));
   const bridged = left.length > 0 ? await searchAll(left.map((r) => targets[r]), write, options.prior, settings) : [];
-  left.forEach((r, j) => (found[r] = bridged[j]));
+  left.forEach((r, j) => {
+    const one = bridged[j];
+    if (one && (!one.bridged || programBits(one.program, options.prior) <= settings.bridgeAbove * 8 * targets[r].length)) found[r] = one;
+  });
   return found;
 }
 
@@ -510,13 +513,12 @@ async function searchAll(
     depth + 1,
     chosen.map(({ r, woven, piece }) => [...(known[r] ?? []), { program: piece.program, values: woven }]),
   );
-  // Keep the cheapest of the cover end to end and the interleaves whose rest was covered (one with a bridge only within `bridgeAbove`).
+  // Keep the cheapest of the cover end to end and the interleaves whose rest was covered.
   chosen.forEach(({ r, piece }, c) => {
     const rest = rests[c];
     if (!rest) return;
     const program = interleavePrograms(rest.program, piece.program);
     const joinedBits = programBits(program, prior);
-    if (rest.bridged && joinedBits > settings.bridgeAbove * 8 * targets[r].length) return;
     if (joinedBits < bits[r]) [found[r], bits[r]] = [{ program, bridged: rest.bridged }, joinedBits];
   });
   return found;
