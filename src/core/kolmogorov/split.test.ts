@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runProgram } from './dsl';
 import { parseProgram, printProgram } from './program';
 import { programBits } from './prior';
-import { SplitSearch, concatenatePrograms, interleavePrograms, segmentEnds, splitPrograms, splitSearch, unweave, unweaveLengths, type PieceWriter } from './split';
+import { concatenatePrograms, interleavePrograms } from './join';
+import { SplitSearch, segmentEnds, splitPrograms, splitSearch, unweave, unweaveLengths, type PieceWriter } from './split';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -41,8 +41,9 @@
  * The joined program is a program like any other: the sandbox runs it on the whole sequence and
  * it counts only if its output is the sequence; its bits are its own under the prior.
  */
-import type { Program, ProgramLine } from './program';
+import type { Program } from './program';
 import { programBits, type PriorName } from './prior';
+import { concatenatePrograms, interleavePrograms, literalProgram } from './join';
 
 export interface SplitSettings {
   /**
@@ -192,51 +193,6 @@ export function unweaveLengths(sequence: readonly number[], settings: SplitSetti
   return [...new Set([...runs, ...settings.unweaveWidths])].filter((m) => m >= 3 && 2 * m <= sequence.length).sort((a, b) => a - b);
 }
 
-/**
- * The programs' lines one after the other, references moved to their new lines, and where each
- * program's output now is. A line equal to one already written (same function, same arguments,
- * references to the same lines) is not written again: the DSL has no side effects, so its
- * output is the earlier line's. A repeated piece costs one reference, not its lines twice, and
- * `reverse_list` of an earlier piece costs one line.
- */
-function appendPrograms(parts: readonly Program[]): { lines: ProgramLine[]; outputs: number[] } {
-  const lines: ProgramLine[] = [];
-  const written = new Map<string, number>();
-  const outputs = parts.map((part) => {
-    const moved: number[] = [];
-    for (const line of part.lines) {
-      const args = line.args.map((arg) => (arg.kind === 'ref' ? { kind: 'ref' as const, line: moved[arg.line] } : arg));
-      const key = JSON.stringify([line.fn, args]);
-      let at = written.get(key);
-      if (at === undefined) {
-        at = lines.push({ fn: line.fn, args }) - 1;
-        written.set(key, at);
-      }
-      moved.push(at);
-    }
-    return moved[part.output];
-  });
-  return { lines, outputs };
-}
-
-/** The programs' lines, then one line that calls `fn` on their outputs, which is the program's output. */
-function joinPrograms(parts: readonly Program[], fn: 'concatenate' | 'interleave'): Program {
-  const { lines, outputs } = appendPrograms(parts);
-  lines.push({ fn, args: outputs.map((line) => ({ kind: 'ref', line })) });
-  return { lines, output: lines.length - 1 };
-}
-
-/** `rest`'s program and `woven`'s, then one line interleaving their outputs. */
-export function interleavePrograms(rest: Program, woven: Program): Program {
-  return joinPrograms([rest, woven], 'interleave');
-}
-
-/** The programs one after the other, then one line concatenating their outputs (the program itself when there is one). */
-export function concatenatePrograms(parts: readonly Program[]): Program {
-  if (parts.length === 0) throw new Error('concatenatePrograms needs at least one program');
-  return parts.length === 1 ? parts[0] : joinPrograms(parts, 'concatenate');
-}
-
 /** A program in a cover, and the values it covers there: `sequence.slice(start, end)`. */
 interface Part {
   program: Program;
@@ -266,10 +222,6 @@ interface Piece {
   literal?: boolean;
 }
 
-/** `set_list` of the values: what a bridge writes. */
-export function literalProgram(values: readonly number[]): Program {
-  return { lines: [{ fn: 'set_list', args: [{ kind: 'list', values: [...values] }] }], output: 0 };
-}
 
 /** The search state of one sequence. */
 export class SplitSearch {
@@ -373,7 +325,7 @@ export class SplitSearch {
    * The pieces from `p` that the cover of the first p values already holds: a part whose values
    * come again at p, or come again reversed. The generator reuses its sequences and reverses
    * them, so a long sequence often repeats a piece; a copy is the same program (written once,
-   * `appendPrograms`) and costs nothing more, a reversed copy one `reverse_list` line. They need
+   * `appendPrograms`, join.ts) and costs nothing more, a reversed copy one `reverse_list` line. They need
    * no policy and no sandbox: the joined program is run on the whole sequence in the end.
    */
   private copies(p: number, cover: Cover): Piece[] {
@@ -504,7 +456,7 @@ async function searchAll(
       .sort((a, b) => a.piece.bits / a.m - b.piece.bits / b.m || b.m - a.m)
       .slice(0, width),
   );
-  // The woven piece is written beside the rest, so the rest may copy it (`appendPrograms` shares its lines).
+  // The woven piece is written beside the rest, so the rest may copy it (`appendPrograms` in join.ts shares its lines).
   const rests = await searchAll(
     chosen.map(({ rest }) => rest),
     write,
