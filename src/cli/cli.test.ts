@@ -63,6 +63,33 @@ describe('CLI', () => {
     expect(result.by_length).toEqual([{ length: '<=32', n: 3, values: 9, accuracy: result.accuracy, compression_rate: result.compression_rate, gzip_rate: result.gzip_rate, lzma_rate: result.lzma_rate }]);
   });
 
+  it('eval --rows writes each sequence\'s kept program and the search that found it; --bridge-above is checked', () => {
+    const rows = join(mkdtempSync(join(tmpdir(), 'prl-rows-')), 'rows.jsonl');
+    const run = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--data', 'datasets/kolmogorov/public_dev.jsonl', '--limit', '6', '--split', '24', '--rows', rows, '--json'], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/split: \d+ of 6 sequences solved by split search .*, \d+ of them with values written as they are/);
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    expect(Object.keys(result.searches)).toEqual(['greedy', 'greedy + split', 'greedy + split + bridges']);
+    const written = readFileSync(rows, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const records = readFileSync('datasets/kolmogorov/public_dev.jsonl', 'utf8').split('\n').slice(0, 6).map((line) => JSON.parse(line));
+    expect(written.map((row) => [row.id, row.length])).toEqual(records.map((record) => [record.id, record.sequence.length]));
+    for (const row of written) {
+      expect(Object.keys(row)).toEqual(['id', 'length', 'found_by', 'outcome', 'bits', 'program']);
+      expect(['sample', 'split', 'bridge']).toContain(row.found_by);
+      if (row.found_by !== 'sample' && row.outcome === 'ok') expect(row.program).toMatch(/= (concatenate|interleave)\(/);
+    }
+    expect(written.filter((row) => row.outcome === 'ok').length / 6).toBeCloseTo(result.accuracy, 10);
+    const noSplit = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--bridge-above', '1'], { encoding: 'utf8' });
+    expect(noSplit.status).toBe(1);
+    expect(noSplit.stderr).toMatch(/--bridge-above bounds split search's literal bridges: give --split R too/);
+    const negative = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--split', '4', '--bridge-above', '-1'], { encoding: 'utf8' });
+    expect(negative.status).toBe(1);
+    expect(negative.stderr).toMatch(/--bridge-above: expected a number of bits per raw bit, at least 0, got "-1"/);
+    const programs = spawnSync(tsx, ['src/cli/eval.ts', '--programs', 'datasets/heldout.jsonl', '--rows', rows], { encoding: 'utf8' });
+    expect(programs.status).toBe(1);
+    expect(programs.stderr).toMatch(/--rows: a file of one line per sequence comes from a kolmogorov --checkpoint evaluation/);
+  }, 120_000);
+
   it('fails with a clear message on a bad flag or a missing file', () => {
     const bad = spawnSync(tsx, ['src/cli/train.ts', '--learning-rate', 'fast'], { encoding: 'utf8' });
     expect(bad.status).toBe(1);
