@@ -282,13 +282,12 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
-  if (typeof extra.out === 'string') {
+  if (typeof extra.rows === 'string' && typeof extra.checkpoint !== 'string') throw new Error('--rows: a file of one line per sequence comes from a kolmogorov --checkpoint evaluation');
+  // Checked together, so that --out and --rows are not the same file either.
+  const outputs = (['out', 'rows'] as const).flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string, kind: 'file' as const }] : []));
+  if (outputs.length > 0) {
     const inputs = ['checkpoint', 'data', 'programs', 'preferences', 'reference'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : []));
-    checkOutputs([{ flag: 'out', path: extra.out, kind: 'file' }], inputs);
-  }
-  if (typeof extra.rows === 'string') {
-    if (typeof extra.checkpoint !== 'string') throw new Error('--rows: a file of one line per sequence comes from a kolmogorov --checkpoint evaluation');
-    checkOutputs([{ flag: 'rows', path: extra.rows, kind: 'file' }], ['checkpoint', 'data'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])));
+    checkOutputs(outputs, inputs);
   }
   const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
   // --search without --k draws up to 256 programs a problem (the task's 'search-256, cluster').
