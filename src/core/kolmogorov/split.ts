@@ -222,7 +222,6 @@ interface Piece {
   literal?: boolean;
 }
 
-
 /** The search state of one sequence. */
 export class SplitSearch {
   /** covers[p]: the cheapest confirmed cover of the first p values, or null while p is not reached. */
@@ -273,9 +272,9 @@ export class SplitSearch {
   }
 
   /**
-   * Lays `set_list` pieces of the `bridge` widths from the furthest reached position, so the policy is asked again past values it could not write, and returns where
-   * they end. A literal needs no sandbox: its output is its values. Empty when there is nothing
-   * to bridge.
+   * Lays `set_list` pieces of the `bridge` widths from the furthest reached position, so that
+   * the policy is asked again past values it could not write, and returns where they end. A
+   * literal needs no sandbox: its output is its values. Empty when there is nothing to bridge.
    */
   private bridge(): number[] {
     const { sequence } = this;
@@ -324,9 +323,9 @@ export class SplitSearch {
   /**
    * The pieces from `p` that the cover of the first p values already holds: a part whose values
    * come again at p, or come again reversed. The generator reuses its sequences and reverses
-   * them, so a long sequence often repeats a piece; a copy is the same program (written once,
-   * `appendPrograms`, join.ts) and costs nothing more, a reversed copy one `reverse_list` line. They need
-   * no policy and no sandbox: the joined program is run on the whole sequence in the end.
+   * them, so a long sequence often repeats a piece; a copy is the same program (written once:
+   * `appendPrograms`, join.ts) and costs nothing more, a reversed copy one `reverse_list` line.
+   * They need no policy and no sandbox: the joined program is run on the whole sequence in the end.
    */
   private copies(p: number, cover: Cover): Piece[] {
     const { sequence } = this;
