@@ -300,6 +300,21 @@ describe('splitPrograms', () => {
     expect(dropped === null || programBits(dropped.program, 'kt') <= ratio * 0.99 * 8 * woven.length).toBe(true);
   });
 
+  it('writes bridges laid end to end as one set_list, a line cheaper each', async () => {
+    // Twelve values no range writes between two ranges: a bridge of 8, then one of 4.
+    const stray = [200, 3, 150, 7, 99, 1, 250, 17, 40, 4, 77, 13];
+    const sequence = [...range(1, 20), ...stray, ...range(30, 60)];
+    const [found] = await split([sequence], writeRanges, { prior: 'kt', settings: { ...splitSearch, unweave: [] } });
+    expect(runProgram(found!)).toEqual(sequence);
+    expect(printProgram(found!).split('\n')).toEqual([
+      'sequence_1 = range_func_up(1, 20)',
+      `sequence_2 = set_list([${stray.join(', ')}])`,
+      'sequence_3 = range_func_up(30, 60)',
+      'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)',
+      'output = sequence_4',
+    ]);
+  });
+
   it('keeps a cover with a bridge only when it costs at most bridgeAbove bits per raw bit', async () => {
     // Mostly values no range writes: bridged end to end, at more than 8 bits a value.
     const sequence = [...range(1, 6), 200, 3, 150, 7, 99, 1, 250, 17, 40, 4];

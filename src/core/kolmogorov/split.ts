@@ -42,7 +42,7 @@
  * it counts only if its output is the sequence; its bits are its own under the prior.
  */
 import type { Program } from './program';
-import { programBits, type PriorName } from './prior';
+import { priorConstants, programBits, type PriorName } from './prior';
 import { concatenatePrograms, interleavePrograms, literalProgram } from './join';
 
 export interface SplitSettings {
@@ -198,6 +198,8 @@ interface Part {
   program: Program;
   start: number;
   end: number;
+  /** A literal bridge (bridges laid end to end are one). */
+  literal?: boolean;
 }
 
 interface Cover {
@@ -308,13 +310,16 @@ export class SplitSearch {
       const before = this.covers[p];
       if (!before || !changed.has(p)) continue;
       for (const piece of [...this.pieces[p], ...this.copies(p, before)]) {
+        // A bridge laid on a bridge extends its set_list: the values cost their bits, not another line.
+        const last = before.parts.at(-1);
+        const extend = piece.literal === true && last?.literal === true;
+        const bits = before.bits + (extend ? priorConstants.valueBits * (piece.end - p) : piece.bits);
         const after = this.covers[piece.end];
-        if (after && after.bits <= before.bits + piece.bits) continue;
-        this.covers[piece.end] = {
-          bits: before.bits + piece.bits,
-          parts: [...before.parts, { program: piece.program, start: p, end: piece.end }],
-          bridged: before.bridged || piece.literal === true,
-        };
+        if (after && after.bits <= bits) continue;
+        const part = extend
+          ? { program: literalProgram(this.sequence.slice(last.start, piece.end)), start: last.start, end: piece.end, literal: true }
+          : { program: piece.program, start: p, end: piece.end, literal: piece.literal };
+        this.covers[piece.end] = { bits, parts: [...(extend ? before.parts.slice(0, -1) : before.parts), part], bridged: before.bridged || piece.literal === true };
         changed.add(piece.end);
       }
     }
