@@ -3,7 +3,7 @@
  * references moved, then one line that concatenates or interleaves their outputs. Split search
  * (split.ts) writes a long sequence this way from the pieces the policy wrote for it.
  */
-import type { Program, ProgramLine } from './program';
+import type { Arg, Program, ProgramLine } from './program';
 
 /**
  * The programs' lines one after the other, references moved to their new lines, and where each
@@ -52,5 +52,60 @@ export function concatenatePrograms(parts: readonly Program[]): Program {
 
 /** `set_list` of the values: what a bridge writes. */
 export function literalProgram(values: readonly number[]): Program {
-  return { lines: [{ fn: 'set_list', args: [{ kind: 'list', values: [...values] }] }], output: 0 };
+  return { lines: [literalLine([...values])], output: 0 };
+}
+
+/**
+ * The program with each run of `set_list` lines that a concatenate takes one after the other
+ * written as one `set_list` of their values: the same output, a line (and a reference) cheaper
+ * for each line merged. Only a line used once is merged (a line used again is cheaper referred
+ * to); a concatenate left with one argument becomes that `set_list`, and lines nothing uses any
+ * more are dropped. Split search writes a piece the policy wrote as values beside another often.
+ */
+export function mergeLiterals(program: Program): Program {
+  const uses = new Array<number>(program.lines.length).fill(0);
+  for (const line of program.lines) for (const arg of line.args) if (arg.kind === 'ref') uses[arg.line]++;
+  const single = (line: number) => program.lines[line].fn === 'set_list' && uses[line] === 1;
+  const lines = program.lines.map((line) => ({ ...line }));
+  lines.forEach((line, i) => {
+    if (line.fn !== 'concatenate') return;
+    const args: Arg[] = [];
+    for (const arg of line.args) {
+      const before = args.at(-1);
+      // A line used once is used only here: its values may move into the line before it.
+      if (arg.kind === 'ref' && single(arg.line) && before?.kind === 'ref' && single(before.line)) {
+        lines[before.line] = literalLine([...valuesOf(lines[before.line]), ...valuesOf(lines[arg.line])]);
+      } else args.push(arg);
+    }
+    const [only] = args;
+    lines[i] = args.length === 1 && only.kind === 'ref' ? lines[only.line] : { fn: 'concatenate', args };
+  });
+  return pruneLines({ lines, output: program.output });
+}
+
+function literalLine(values: number[]): ProgramLine {
+  return { fn: 'set_list', args: [{ kind: 'list', values }] };
+}
+
+function valuesOf(line: ProgramLine): number[] {
+  const [arg] = line.args;
+  return arg.kind === 'list' ? arg.values : [];
+}
+
+/** The lines the output depends on, in their order, references renumbered. */
+function pruneLines(program: Program): Program {
+  const needed = new Array<boolean>(program.lines.length).fill(false);
+  needed[program.output] = true;
+  for (let i = program.output; i >= 0; i--) {
+    if (!needed[i]) continue;
+    for (const arg of program.lines[i].args) if (arg.kind === 'ref') needed[arg.line] = true;
+  }
+  const index: number[] = [];
+  const lines: ProgramLine[] = [];
+  program.lines.forEach((line, i) => {
+    if (!needed[i]) return;
+    index[i] = lines.length;
+    lines.push({ fn: line.fn, args: line.args.map((arg) => (arg.kind === 'ref' ? { kind: 'ref', line: index[arg.line] } : arg)) });
+  });
+  return { lines, output: index[program.output] };
 }

@@ -43,7 +43,7 @@
  */
 import type { Program } from './program';
 import { priorConstants, programBits, type PriorName } from './prior';
-import { concatenatePrograms, interleavePrograms, literalProgram } from './join';
+import { concatenatePrograms, interleavePrograms, literalProgram, mergeLiterals } from './join';
 
 export interface SplitSettings {
   /**
@@ -415,14 +415,16 @@ async function runSplit(searches: readonly SplitSearch[], write: PieceWriter, ro
  */
 export async function splitPrograms(targets: readonly (readonly number[])[], write: PieceWriter, options: SplitOptions): Promise<(SplitFound | null)[]> {
   const settings = options.settings ?? splitSearch;
-  const found = await searchAll(targets, write, options.prior, { ...settings, bridge: [] });
+  // Pieces written as values one after the other are one set_list in the program kept (`mergeLiterals`, join.ts).
+  const merged = (one: SplitFound | null) => one && { program: mergeLiterals(one.program), bridged: one.bridged };
+  const found = (await searchAll(targets, write, options.prior, { ...settings, bridge: [] })).map(merged);
   if (settings.bridge.length === 0) return found;
   // Bridges are the last resort: the whole search again, with them, for the sequences left unsolved.
   // A program holding one counts only within `bridgeAbove` of the whole sequence's raw bits.
   const left = found.flatMap((one, r) => (one ? [] : [r]));
   const bridged = left.length > 0 ? await searchAll(left.map((r) => targets[r]), write, options.prior, settings) : [];
   left.forEach((r, j) => {
-    const one = bridged[j];
+    const one = merged(bridged[j]);
     if (one && (!one.bridged || programBits(one.program, options.prior) <= settings.bridgeAbove * 8 * targets[r].length)) found[r] = one;
   });
   return found;
