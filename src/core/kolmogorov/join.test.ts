@@ -1,12 +1,80 @@
 import { describe, expect, it } from 'vitest';
 import { runProgram } from './dsl';
-import { mergeLiterals } from './join';
+import { mergeRuns } from './join';
 import { parseProgram, printProgram } from './program';
 import { programBits } from './prior';
 
 const program = (...lines: string[]) => parseProgram(lines.join('\n'));
 
-describe('mergeLiterals', () => {
+describe('mergeRuns', () => {
+  it('writes neighbouring pieces that one line writes as that line: a range, a repeat, a range with a step', () => {
+    const before = program(
+      'sequence_1 = range_func_up(1, 5)',
+      'sequence_2 = range_func_up(6, 9)',
+      'sequence_3 = set_list([10, 11])',
+      'sequence_4 = repeat_num(3, 7)',
+      'sequence_5 = repeat_num(4, 7)',
+      'sequence_6 = set_list([20, 25])',
+      'sequence_7 = range_func_interval(30, 46, 5)',
+      'sequence_8 = concatenate(sequence_1, sequence_2, sequence_3, sequence_4, sequence_5, sequence_6, sequence_7)',
+      'output = sequence_8',
+    );
+    const after = mergeRuns(before);
+    expect(printProgram(after).split('\n')).toEqual([
+      'sequence_1 = range_func_up(1, 11)',
+      'sequence_2 = repeat_num(7, 7)',
+      'sequence_3 = range_func_interval(20, 46, 5)',
+      'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)',
+      'output = sequence_4',
+    ]);
+    expect(runProgram(after)).toEqual(runProgram(before));
+    expect(programBits(after, 'kt')).toBeLessThan(programBits(before, 'kt'));
+  });
+
+  it('writes a concatenate used only by another into it, so its pieces meet their neighbours', () => {
+    const before = program(
+      'sequence_1 = range_func_up(1, 5)',
+      'sequence_2 = repeat_num(4, 9)',
+      'sequence_3 = concatenate(sequence_1, sequence_2)',
+      'sequence_4 = repeat_num(3, 9)',
+      'sequence_5 = range_func_up(100, 120)',
+      'sequence_6 = concatenate(sequence_3, sequence_4, sequence_5)',
+      'output = sequence_6',
+    );
+    const after = mergeRuns(before);
+    expect(printProgram(after).split('\n')).toEqual([
+      'sequence_1 = range_func_up(1, 5)',
+      'sequence_2 = repeat_num(7, 9)',
+      'sequence_3 = range_func_up(100, 120)',
+      'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)',
+      'output = sequence_4',
+    ]);
+    expect(runProgram(after)).toEqual(runProgram(before));
+    for (const prior of ['kt', 'strict'] as const) expect(programBits(after, prior)).toBeLessThan(programBits(before, prior));
+    // A concatenate used twice stays, referred to twice.
+    const twice = program(
+      'sequence_1 = range_func_up(1, 5)',
+      'sequence_2 = range_func_up(50, 60)',
+      'sequence_3 = concatenate(sequence_1, sequence_2)',
+      'sequence_4 = repeat_num(3, 9)',
+      'sequence_5 = concatenate(sequence_3, sequence_4, sequence_3)',
+      'output = sequence_5',
+    );
+    expect(mergeRuns(twice)).toEqual(twice);
+  });
+
+  it('leaves neighbours that no one line writes for fewer bits', () => {
+    // Two ranges that do not go on from each other, and values after them: no one line is cheaper than two.
+    const before = program('sequence_1 = range_func_up(1, 5)', 'sequence_2 = range_func_up(8, 20)', 'sequence_3 = set_list([40, 45])', 'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)', 'output = sequence_4');
+    expect(mergeRuns(before)).toEqual(before);
+    // A short range beside values is cheaper as values: a line's name costs more than two values' bits over a range's.
+    const short = program('sequence_1 = range_func_up(8, 9)', 'sequence_2 = set_list([20, 25])', 'sequence_3 = concatenate(sequence_1, sequence_2)', 'output = sequence_3');
+    expect(printProgram(mergeRuns(short))).toBe('sequence_1 = set_list([8, 9, 20, 25])\noutput = sequence_1');
+    // Two values 5 apart are cheaper as values than as a range with a step.
+    const pair = program('sequence_1 = set_list([20])', 'sequence_2 = set_list([25])', 'sequence_3 = concatenate(sequence_1, sequence_2)', 'output = sequence_3');
+    expect(printProgram(mergeRuns(pair))).toBe('sequence_1 = set_list([20, 25])\noutput = sequence_1');
+  });
+
   it('writes set_list lines a concatenate takes one after the other as one, references renumbered, fewer bits', () => {
     const before = program(
       'sequence_1 = range_func_up(1, 5)',
@@ -19,7 +87,7 @@ describe('mergeLiterals', () => {
       'sequence_8 = interleave(sequence_6, sequence_7)',
       'output = sequence_8',
     );
-    const after = mergeLiterals(before);
+    const after = mergeRuns(before);
     expect(printProgram(after).split('\n')).toEqual([
       'sequence_1 = range_func_up(1, 5)',
       'sequence_2 = set_list([200, 3, 7, 9, 9])',
@@ -42,16 +110,16 @@ describe('mergeLiterals', () => {
       'sequence_3 = concatenate(sequence_1, sequence_2, sequence_1)',
       'output = sequence_3',
     );
-    expect(mergeLiterals(shared)).toEqual(shared);
+    expect(mergeRuns(shared)).toEqual(shared);
     // Values apart (a range between them) are not merged either.
-    const apart = program('sequence_1 = set_list([4])', 'sequence_2 = range_func_up(1, 3)', 'sequence_3 = set_list([6])', 'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)', 'output = sequence_4');
-    expect(mergeLiterals(apart)).toEqual(apart);
+    const apart = program('sequence_1 = set_list([4])', 'sequence_2 = range_func_up(1, 30)', 'sequence_3 = set_list([6])', 'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)', 'output = sequence_4');
+    expect(mergeRuns(apart)).toEqual(apart);
   });
 
-  it('turns a concatenate of values only into one set_list', () => {
+  it('turns a concatenate whose pieces all merge into the one line', () => {
     const before = program('sequence_1 = set_list([1, 2])', 'sequence_2 = set_list([3])', 'sequence_3 = concatenate(sequence_1, sequence_2)', 'sequence_4 = reverse_list(sequence_3)', 'output = sequence_4');
-    const after = mergeLiterals(before);
-    expect(printProgram(after)).toBe(['sequence_1 = set_list([1, 2, 3])', 'sequence_2 = reverse_list(sequence_1)', 'output = sequence_2'].join('\n'));
+    const after = mergeRuns(before);
+    expect(printProgram(after)).toBe(['sequence_1 = range_func_up(1, 3)', 'sequence_2 = reverse_list(sequence_1)', 'output = sequence_2'].join('\n'));
     expect(runProgram(after)).toEqual([3, 2, 1]);
   });
 });

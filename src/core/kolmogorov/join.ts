@@ -3,7 +3,9 @@
  * references moved, then one line that concatenates or interleaves their outputs. Split search
  * (split.ts) writes a long sequence this way from the pieces the policy wrote for it.
  */
-import type { Arg, Program, ProgramLine } from './program';
+import { dsl } from './dsl';
+import { programBits, priorConstants } from './prior';
+import type { Arg, DslName, Program, ProgramLine } from './program';
 
 /**
  * The programs' lines one after the other, references moved to their new lines, and where each
@@ -56,26 +58,37 @@ export function literalProgram(values: readonly number[]): Program {
 }
 
 /**
- * The program with each run of `set_list` lines that a concatenate takes one after the other
- * written as one `set_list` of their values: the same output, a line (and a reference) cheaper
- * for each line merged. Only a line used once is merged (a line used again is cheaper referred
- * to); a concatenate left with one argument becomes that `set_list`, and lines nothing uses any
- * more are dropped. Split search writes a piece the policy wrote as values beside another often.
+ * The program with pieces that a concatenate takes one after the other written as one line
+ * where one line writes their values for fewer bits: two ranges that go on from each other are
+ * one range, two repeats of a value one repeat, values beside values one `set_list`; and a
+ * concatenate that only another concatenate uses written into it. The same output, a line (and
+ * a reference) cheaper for each merge. Only lines used once are merged (a line used again is
+ * cheaper referred to); a concatenate left with one argument becomes that line, and lines
+ * nothing uses any more are dropped. Split search cuts runs where its pieces end and joins
+ * pieces that end in a concatenate, so its joined programs often hold such neighbours.
  */
-export function mergeLiterals(program: Program): Program {
+export function mergeRuns(program: Program): Program {
   const uses = new Array<number>(program.lines.length).fill(0);
   for (const line of program.lines) for (const arg of line.args) if (arg.kind === 'ref') uses[arg.line]++;
-  const single = (line: number) => program.lines[line].fn === 'set_list' && uses[line] === 1;
   const lines = program.lines.map((line) => ({ ...line }));
+  const single = (arg: Arg | undefined): arg is { kind: 'ref'; line: number } => arg?.kind === 'ref' && uses[arg.line] === 1 && valuesOf(lines[arg.line]) !== null;
   lines.forEach((line, i) => {
     if (line.fn !== 'concatenate') return;
     const args: Arg[] = [];
-    for (const arg of line.args) {
+    // A concatenate used only here is its arguments, in place: one line fewer, and its pieces meet their neighbours.
+    const flat = line.args.flatMap((arg) => (arg.kind === 'ref' && uses[arg.line] === 1 && lines[arg.line].fn === 'concatenate' ? lines[arg.line].args : [arg]));
+    for (const arg of flat) {
       const before = args.at(-1);
       // A line used once is used only here: its values may move into the line before it.
-      if (arg.kind === 'ref' && single(arg.line) && before?.kind === 'ref' && single(before.line)) {
-        lines[before.line] = literalLine([...valuesOf(lines[before.line]), ...valuesOf(lines[arg.line])]);
-      } else args.push(arg);
+      if (single(arg) && single(before)) {
+        const [a, b] = [lines[before.line], lines[arg.line]];
+        const merged = oneLine([...valuesOf(a)!, ...valuesOf(b)!]);
+        if (lineBits(merged) < lineBits(a) + lineBits(b)) {
+          lines[before.line] = merged;
+          continue;
+        }
+      }
+      args.push(arg);
     }
     const [only] = args;
     lines[i] = args.length === 1 && only.kind === 'ref' ? lines[only.line] : { fn: 'concatenate', args };
@@ -83,13 +96,35 @@ export function mergeLiterals(program: Program): Program {
   return pruneLines({ lines, output: program.output });
 }
 
-function literalLine(values: number[]): ProgramLine {
-  return { fn: 'set_list', args: [{ kind: 'list', values }] };
+const runs = new Set<DslName>(['set_list', 'range_func_up', 'range_func_interval', 'repeat_num']);
+
+/** The values of a line that takes no reference (a literal, a range or a repeat), else null. */
+function valuesOf(line: ProgramLine): number[] | null {
+  if (!runs.has(line.fn)) return null;
+  return dsl[line.fn](...line.args.map((arg) => (arg.kind === 'int' ? arg.value : arg.kind === 'list' ? arg.values : null)));
 }
 
-function valuesOf(line: ProgramLine): number[] {
-  const [arg] = line.args;
-  return arg.kind === 'list' ? arg.values : [];
+/** A line alone, in bits (a line without references costs the same under either prior). */
+function lineBits(line: ProgramLine): number {
+  return programBits({ lines: [line], output: 0 }, 'kt');
+}
+
+/** The cheapest one line that writes `values` within the grammar's ranges: a repeat, a range, a range with a step, or the values. */
+function oneLine(values: number[]): ProgramLine {
+  const int = (value: number): Arg => ({ kind: 'int', value });
+  const [first, last] = [values[0], values[values.length - 1]];
+  const step = values[1] - values[0];
+  const lines = [literalLine(values)];
+  if (values.length > 1 && values.every((value, i) => i === 0 || value - values[i - 1] === step)) {
+    if (step === 0 && values.length <= priorConstants.valueRange - 1) lines.push({ fn: 'repeat_num', args: [int(values.length), int(first)] });
+    if (step === 1) lines.push({ fn: 'range_func_up', args: [int(first), int(last)] });
+    if (step >= 2 && step <= priorConstants.smallMax && last + 1 < priorConstants.valueRange) lines.push({ fn: 'range_func_interval', args: [int(first), int(last + 1), int(step)] });
+  }
+  return lines.reduce((best, line) => (lineBits(line) < lineBits(best) ? line : best));
+}
+
+function literalLine(values: number[]): ProgramLine {
+  return { fn: 'set_list', args: [{ kind: 'list', values }] };
 }
 
 /** The lines the output depends on, in their order, references renumbered. */

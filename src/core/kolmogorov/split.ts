@@ -43,7 +43,7 @@
  */
 import type { Program } from './program';
 import { priorConstants, programBits, type PriorName } from './prior';
-import { concatenatePrograms, interleavePrograms, literalProgram, mergeLiterals } from './join';
+import { concatenatePrograms, interleavePrograms, literalProgram, mergeRuns } from './join';
 
 export interface SplitSettings {
   /**
@@ -415,8 +415,8 @@ async function runSplit(searches: readonly SplitSearch[], write: PieceWriter, ro
  */
 export async function splitPrograms(targets: readonly (readonly number[])[], write: PieceWriter, options: SplitOptions): Promise<(SplitFound | null)[]> {
   const settings = options.settings ?? splitSearch;
-  // Pieces written as values one after the other are one set_list in the program kept (`mergeLiterals`, join.ts).
-  const merged = (one: SplitFound | null) => one && { program: mergeLiterals(one.program), bridged: one.bridged };
+  // Neighbouring pieces one line writes are that line in the program kept (`mergeRuns`, join.ts): a range cut where pieces ended is one range again.
+  const merged = (one: SplitFound | null) => one && { program: mergeRuns(one.program), bridged: one.bridged };
   const found = (await searchAll(targets, write, options.prior, { ...settings, bridge: [] })).map(merged);
   if (settings.bridge.length === 0) return found;
   // Bridges are the last resort: the whole search again, with them, for the sequences left unsolved.
