@@ -355,10 +355,12 @@ async function splitFigures(runs: number): Promise<void> {
   const { runner, close } = await openCheckpointRunner(new Uint8Array(readFileSync('public/pretrained.prl')), records);
   try {
     let accuracy = 0;
+    let compressionRate = 0;
     let bridged = 0;
     const durations = await time(async () => {
       const result = await runner.evaluate(records, { split: 24 });
       accuracy = result.accuracy;
+      compressionRate = result.compressionRate;
       bridged = result.rows.filter((row) => row.outcome === 'ok' && row.foundBy === 'bridge').length;
     }, runs, 1);
     report(
@@ -366,6 +368,7 @@ async function splitFigures(runs: number): Promise<void> {
         sequences: records.length,
         data: 'first 16 of datasets/heldout.jsonl',
         accuracy,
+        compression_rate: compressionRate,
         solved_with_bridges: bridged,
         bridge_above: splitSearch.bridgeAbove,
       }),
