@@ -37,6 +37,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
     warmStart: null,
     pausedFrom: 'training',
     exclusive: Promise.resolve(),
+    shards: new Map(),
   };
   const busy = () => events.phase === 'training' || events.phase === 'pretraining';
 

@@ -9,7 +9,7 @@ import type { LabConfig } from '../../core/config';
 import { GeneratorPool, inProcessGenerator } from '../../core/generators';
 import { algorithmDefinition, taskDefinition } from '../../core/registry';
 import { createRunner, taskPreludes } from '../../core/runner';
-import { shardsFor } from './shards';
+import { releaseShards, shardKey, shardsFor } from './shards';
 import { itemsOf, type LiveRun, type ServiceState, type Weights } from './state';
 
 /** The origin with the RL steps taken since. */
@@ -55,10 +55,12 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
       ...(generators ? { generators: { pool: generators, overlap: parallel!.overlap } } : {}),
       onLog: (text) => state.events.send({ type: 'error', message: text }),
     });
-    return { config: next, definition, runner, pool, generators, heldout, warmStarted: Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0 };
+    const warmStarted = Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0;
+    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(definition.policyConfig(next), definition.grammarSpec(next)) };
   } catch (error) {
     generators?.close();
     await pool?.close();
+    releaseShards(state, state.run?.shardKey); // shards started for this run only; the live run keeps its own
     throw error;
   }
 }
@@ -89,6 +91,7 @@ export async function install(state: ServiceState, built: LiveRun, newRun = true
     }
   }
   state.run = built;
+  releaseShards(state, built.shardKey);
   state.wallStart = performance.now();
   state.wallOffset = 0;
 }

@@ -117,3 +117,34 @@ describe('the page\'s data-parallel warm start', () => {
     expect(started).toBe(1);
   }, 120_000);
 });
+
+describe('gradient shards across runs of different models', () => {
+  /** Shards that count, per model width, how many were started and closed. */
+  function countingShards() {
+    const started = new Map<number, number>();
+    const closed = new Map<number, number>();
+    const start: GradientShardFactory = async (_count, policy) => {
+      started.set(policy.dModel, (started.get(policy.dModel) ?? 0) + 1);
+      return { shards: [], close: async () => void closed.set(policy.dModel, (closed.get(policy.dModel) ?? 0) + 1) };
+    };
+    return { start, started, closed };
+  }
+
+  it('keeps the live run\'s shards while a run of another model is made, and ends them once it is in place', async () => {
+    const shards = countingShards();
+    const { service } = await readyService({ start: shards.start, count: 1 });
+    expect(config.algorithm.name).toBe('reinforce'); // an algorithm that splits its updates: the run asks for shards
+    expect(shards.started.get(16)).toBe(1);
+    // Another model whose update cannot fit: it is refused after its shards were asked for, and the live run is kept with its own.
+    const tooBig = { ...config, model: { ...config.model, dModel: 32 }, algorithm: { ...config.algorithm, batchSize: 1 << 20 } };
+    await expect(service.configure(tooBig)).rejects.toThrow(/wasm heap/);
+    await expect.poll(() => shards.closed.get(32)).toBe(1);
+    expect(shards.closed.get(16)).toBeUndefined();
+    await service.step(); // the live run trains on
+    // A run of another model in place: the shards it does not use are ended.
+    await service.configure({ ...config, model: { ...config.model, dModel: 24 } });
+    await expect.poll(() => shards.closed.get(16)).toBe(1);
+    expect(shards.started.get(24)).toBe(1);
+    expect(shards.closed.get(24)).toBeUndefined();
+  }, 120_000);
+});

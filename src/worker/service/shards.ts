@@ -11,36 +11,44 @@ import type { GrammarSpec } from '../../core/grammar';
 import type { PolicyConfig } from '../../core/model/transformer';
 import type { ServiceState } from './state';
 
+/** Which shards a model and grammar take: shards are started for one and kept for it. */
+export function shardKey(policy: PolicyConfig, grammar: GrammarSpec): string {
+  return JSON.stringify([policy, grammar]);
+}
+
 /** The shards for this model and grammar, started if need be; [] when there are none to have. */
 export async function shardsFor(state: ServiceState, policy: PolicyConfig, grammar: GrammarSpec): Promise<GradientShard[]> {
   const platform = state.platform.gradientShards;
   if (!platform || platform.count < 1 || state.backendName !== 'wasm') return [];
-  const key = JSON.stringify([policy, grammar]);
-  if (state.shards?.key !== key) {
-    closeShards(state);
-    const host = platform.start(platform.count, policy, grammar).catch((error: Error) => {
+  const key = shardKey(policy, grammar);
+  // Another model's shards stay: the live run may still be theirs (a new run is made aside first).
+  let host = state.shards.get(key);
+  if (!host) {
+    host = platform.start(platform.count, policy, grammar).catch((error: Error) => {
       state.events.send({ type: 'error', message: `the gradient workers did not start (${error.message}); updates run on one thread` });
       return null;
     });
-    state.shards = { key, host };
+    state.shards.set(key, host);
   }
-  const shards = (await state.shards!.host)?.shards ?? [];
+  const shards = (await host)?.shards ?? [];
   // A failure the shards report ends them for this model, whichever update met it.
   return shards.map((shard) => ({
     compute: (...request) =>
       shard.compute(...request).catch((error: unknown) => {
-        if (error instanceof ShardError && state.shards?.key === key) {
-          closeShards(state);
-          state.shards = { key, host: Promise.resolve(null) };
+        if (error instanceof ShardError && state.shards.get(key) === host) {
+          void host.then((failed) => failed?.close());
+          state.shards.set(key, Promise.resolve(null));
         }
         throw error;
       }),
   }));
 }
 
-/** Ends the shards (another model, a failure). */
-export function closeShards(state: ServiceState): void {
-  const shards = state.shards;
-  state.shards = undefined;
-  void shards?.host.then((host) => host?.close());
+/** Ends every model's shards but those of `keep` (the live run's): called once a run is in place, or failed to be made. */
+export function releaseShards(state: ServiceState, keep: string | null | undefined): void {
+  for (const [key, host] of state.shards) {
+    if (key === keep) continue;
+    state.shards.delete(key);
+    void host.then((started) => started?.close());
+  }
 }

@@ -54,6 +54,8 @@ export interface LiveRun {
   heldout: unknown[];
   /** Whether the task's warm start (one the page runs before RL) is done, or needs none. */
   warmStarted: boolean;
+  /** Which gradient shards fit the run's model and grammar (`shardKey`, shards.ts), whether or not its algorithm uses them. */
+  shardKey: string;
   /** Held-out evaluations after the warm start and after the last RL step (the digit recipe's before/after). */
   before?: TaskEvaluation;
   after?: TaskEvaluation;
@@ -118,8 +120,12 @@ export interface ServiceState {
   pausedFrom: 'training' | 'pretraining';
   /** The queue: a checkpoint is swapped in only between steps. */
   exclusive: Promise<unknown>;
-  /** The gradient shards started for a model and grammar (`key`), kept while they fit the run (shards.ts); `host` resolves to null when they did not start or failed. */
-  shards?: { key: string; host: Promise<GradientShards | null> };
+  /**
+   * The gradient shards started, by model and grammar (`shardKey`, shards.ts); a host resolves to
+   * null when they did not start or failed. Those the live run does not use are ended once
+   * another run is in place (or failed to be made), not before.
+   */
+  readonly shards: Map<string, Promise<GradientShards | null>>;
 }
 
 export const onGpu = (state: ServiceState) => state.backendName === 'webgpu' || state.backendName === 'webgl';
