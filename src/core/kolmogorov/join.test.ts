@@ -63,6 +63,28 @@ describe('mergeRuns', () => {
     expect(mergeRuns(twice)).toEqual(twice);
   });
 
+  it('keeps a program the policy\'s grammar can write within it: no concatenate past 6 pieces, no set_list past 32 values', () => {
+    const ranges = ['range_func_up(0, 20)', 'range_func_up(30, 50)', 'range_func_up(60, 80)', 'range_func_up(90, 110)', 'range_func_up(120, 140)'];
+    const twenty = (from: number) => `set_list([${Array.from({ length: 20 }, (_, i) => (from + 7 * i) % 256).join(', ')}])`;
+    const lines = [
+      ...ranges.map((r, i) => `sequence_${i + 1} = ${r}`),
+      `sequence_6 = ${twenty(3)}`,
+      `sequence_7 = ${twenty(5)}`,
+      'sequence_8 = concatenate(sequence_6, sequence_7)',
+      'sequence_9 = concatenate(sequence_1, sequence_2, sequence_3, sequence_4, sequence_5, sequence_8)',
+      'output = sequence_9',
+    ];
+    // Writable: opening the inner concatenate would make 7 pieces, and its two set_lists 40 values; neither is done.
+    const writable = program(...lines);
+    expect(mergeRuns(writable)).toEqual(writable);
+    // Past the grammar already (a concatenate of 7): merged as far as bits go.
+    const past = program(...lines.map((line) => line.replace('sequence_5, sequence_8)', 'sequence_5, sequence_1, sequence_8)')));
+    const merged = mergeRuns(past);
+    expect(runProgram(merged)).toEqual(runProgram(past));
+    expect(printProgram(merged)).toMatch(/set_list\(\[(\d+, ){39}\d+\]\)/);
+    expect(merged.lines).toHaveLength(past.lines.length - 2);
+  });
+
   it('leaves neighbours that no one line writes for fewer bits', () => {
     // Two ranges that do not go on from each other, and values after them: no one line is cheaper than two.
     const before = program('sequence_1 = range_func_up(1, 5)', 'sequence_2 = range_func_up(8, 20)', 'sequence_3 = set_list([40, 45])', 'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)', 'output = sequence_4');

@@ -6,6 +6,7 @@
 import { dsl } from './dsl';
 import { programBits, priorConstants } from './prior';
 import type { Arg, DslName, Program, ProgramLine } from './program';
+import { MAX_CONCAT, MAX_LINES, MAX_LIST } from './vocab';
 
 /**
  * The programs' lines one after the other, references moved to their new lines, and where each
@@ -64,36 +65,59 @@ export function literalProgram(values: readonly number[]): Program {
  * concatenate that only another concatenate uses written into it. The same output, a line (and
  * a reference) cheaper for each merge. Only lines used once are merged (a line used again is
  * cheaper referred to); a concatenate left with one argument becomes that line, and lines
- * nothing uses any more are dropped. Split search cuts runs where its pieces end and joins
- * pieces that end in a concatenate, so its joined programs often hold such neighbours.
+ * nothing uses any more are dropped. A program the policy's grammar can write is merged only as
+ * far as it stays writable (no `set_list` past MAX_LIST values, no concatenate past MAX_CONCAT
+ * pieces). Split search cuts runs where its pieces end and joins pieces that end in a
+ * concatenate, so its joined programs often hold such neighbours.
  */
 export function mergeRuns(program: Program): Program {
   const uses = new Array<number>(program.lines.length).fill(0);
   for (const line of program.lines) for (const arg of line.args) if (arg.kind === 'ref') uses[arg.line]++;
+  // A program the policy's grammar can write stays one it can (expert iteration learns from such programs).
+  const limited = withinGrammar(program);
   const lines = program.lines.map((line) => ({ ...line }));
-  const single = (arg: Arg | undefined): arg is { kind: 'ref'; line: number } => arg?.kind === 'ref' && uses[arg.line] === 1 && valuesOf(lines[arg.line]) !== null;
   lines.forEach((line, i) => {
     if (line.fn !== 'concatenate') return;
-    const args: Arg[] = [];
     // A concatenate used only here is its arguments, in place: one line fewer, and its pieces meet their neighbours.
-    const flat = line.args.flatMap((arg) => (arg.kind === 'ref' && uses[arg.line] === 1 && lines[arg.line].fn === 'concatenate' ? lines[arg.line].args : [arg]));
-    for (const arg of flat) {
-      const before = args.at(-1);
-      // A line used once is used only here: its values may move into the line before it.
-      if (single(arg) && single(before)) {
-        const [a, b] = [lines[before.line], lines[arg.line]];
-        const merged = oneLine([...valuesOf(a)!, ...valuesOf(b)!]);
-        if (lineBits(merged) < lineBits(a) + lineBits(b)) {
-          lines[before.line] = merged;
-          continue;
-        }
-      }
-      args.push(arg);
-    }
-    const [only] = args;
-    lines[i] = args.length === 1 && only.kind === 'ref' ? lines[only.line] : { fn: 'concatenate', args };
+    const opened = line.args.flatMap((arg) => (arg.kind === 'ref' && uses[arg.line] === 1 && lines[arg.line].fn === 'concatenate' ? lines[arg.line].args : [arg]));
+    let merged = mergeNeighbours(opened, lines, uses, limited);
+    if (limited && merged.args.length > MAX_CONCAT) merged = mergeNeighbours(line.args, lines, uses, limited);
+    for (const [at, written] of merged.written) lines[at] = written;
+    const [only] = merged.args;
+    lines[i] = merged.args.length === 1 && only.kind === 'ref' ? lines[only.line] : { fn: 'concatenate', args: merged.args };
   });
   return pruneLines({ lines, output: program.output });
+}
+
+/** A concatenate's arguments with neighbours merged where one line writes them for fewer bits, and the lines that now hold the merged values. */
+function mergeNeighbours(args: readonly Arg[], lines: readonly ProgramLine[], uses: readonly number[], limited: boolean): { args: Arg[]; written: Map<number, ProgramLine> } {
+  const written = new Map<number, ProgramLine>();
+  const lineAt = (at: number) => written.get(at) ?? lines[at];
+  // A line used once is used only here: its values may move into the line before it.
+  const single = (arg: Arg | undefined): arg is { kind: 'ref'; line: number } => arg?.kind === 'ref' && uses[arg.line] === 1 && valuesOf(lineAt(arg.line)) !== null;
+  const kept: Arg[] = [];
+  for (const arg of args) {
+    const before = kept.at(-1);
+    if (single(arg) && single(before)) {
+      const [a, b] = [lineAt(before.line), lineAt(arg.line)];
+      const merged = oneLine([...valuesOf(a)!, ...valuesOf(b)!]);
+      const fits = !limited || merged.fn !== 'set_list' || valuesOf(merged)!.length <= MAX_LIST;
+      if (fits && lineBits(merged) < lineBits(a) + lineBits(b)) {
+        written.set(before.line, merged);
+        continue;
+      }
+    }
+    kept.push(arg);
+  }
+  return { args: kept, written };
+}
+
+/** Whether the policy's grammar (grammar.ts) can write the program: its number of lines, of values in a `set_list`, of pieces in a concatenate. */
+function withinGrammar(program: Program): boolean {
+  return (
+    program.lines.length <= MAX_LINES &&
+    program.lines.every((line) => (line.fn === 'concatenate' ? line.args.length <= MAX_CONCAT : line.fn !== 'set_list' || valuesOf(line)!.length <= MAX_LIST))
+  );
 }
 
 const runs = new Set<DslName>(['set_list', 'range_func_up', 'range_func_interval', 'repeat_num']);
