@@ -11,14 +11,11 @@
  */
 import type { Grammar } from '../grammar';
 import { dslFunctions, predicates, signatures, type Arg, type ArgKind, type DslName, type Program } from './program';
-import { EOL, FN0, MAX_CONCAT, MAX_LINES, MAX_LIST, OUTPUT, PRED0, REF0, VALUE0, tokenText, valueToken, vocabSize } from './vocab';
+import { EOL, FN0, MAX_CONCAT, MAX_LINES, MAX_LIST, OUTPUT, SMALL_MAX, SMALL_MIN, PRED0, REF0, VALUE0, tokenText, valueToken, vocabSize } from './vocab';
 
 // Re-exported so that grammar.ts stays the one import for the policy's side of the task.
 export * from './vocab';
 
-/** Range of the small arguments (steps, jumps, times): the prior pays log2(8) bits for them. */
-const SMALL_MIN = 1;
-const SMALL_MAX = 8;
 
 export interface GrammarState {
   /** Completed lines. */

@@ -12,11 +12,9 @@ export type PriorName = 'kt' | 'strict';
 /** F: the DSL's 24 functions (21 list functions and the 3 predicates). */
 const FUNCTION_COUNT = 24;
 const RANGE = 256;
-/** A small range argument (a step, a jump, a repeat factor) is 1..SMALL. */
-const SMALL = 8;
 const nameBits = Math.log2(FUNCTION_COUNT + 1);
 const valueBits = Math.log2(RANGE);
-const smallBits = Math.log2(SMALL);
+const smallBits = Math.log2(8);
 const countBits = Math.log2(20);
 
 function bitsOfLine(line: ProgramLine, index: number, prior: PriorName): number {
@@ -62,4 +60,4 @@ export function programBits(program: Program, prior: PriorName): number {
   return lineBits(program, prior).reduce((a, b) => a + b, 0);
 }
 
-export const priorConstants = { functionCount: FUNCTION_COUNT, listFunctions: dslFunctions.length, nameBits, valueBits, smallBits, countBits, valueRange: RANGE, smallMax: SMALL };
+export const priorConstants = { functionCount: FUNCTION_COUNT, listFunctions: dslFunctions.length, nameBits, valueBits, smallBits, countBits };

@@ -300,7 +300,7 @@ describe('splitPrograms', () => {
     expect(dropped === null || programBits(dropped.program, 'kt') <= ratio * 0.99 * 8 * woven.length).toBe(true);
   });
 
-  it('writes bridges laid end to end as one set_list, a line cheaper each', async () => {
+  it('keeps bridges laid end to end as one set_list (merge.ts), a line cheaper each', async () => {
     // Twelve values no range writes between two ranges: a bridge of 8, then one of 4.
     const stray = [200, 3, 150, 7, 99, 1, 250, 17, 40, 4, 77, 13];
     const sequence = [...range(1, 20), ...stray, ...range(30, 60)];

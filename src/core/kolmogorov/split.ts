@@ -42,8 +42,9 @@
  * it counts only if its output is the sequence; its bits are its own under the prior.
  */
 import type { Program } from './program';
-import { priorConstants, programBits, type PriorName } from './prior';
-import { concatenatePrograms, interleavePrograms, literalProgram, mergeRuns } from './join';
+import { programBits, type PriorName } from './prior';
+import { concatenatePrograms, interleavePrograms, literalProgram } from './join';
+import { mergeRuns } from './merge';
 
 export interface SplitSettings {
   /**
@@ -198,8 +199,6 @@ interface Part {
   program: Program;
   start: number;
   end: number;
-  /** A literal bridge (bridges laid end to end are one). */
-  literal?: boolean;
 }
 
 interface Cover {
@@ -310,16 +309,13 @@ export class SplitSearch {
       const before = this.covers[p];
       if (!before || !changed.has(p)) continue;
       for (const piece of [...this.pieces[p], ...this.copies(p, before)]) {
-        // A bridge laid on a bridge extends its set_list: the values cost their bits, not another line.
-        const last = before.parts.at(-1);
-        const extend = piece.literal === true && last?.literal === true;
-        const bits = before.bits + (extend ? priorConstants.valueBits * (piece.end - p) : piece.bits);
         const after = this.covers[piece.end];
-        if (after && after.bits <= bits) continue;
-        const part = extend
-          ? { program: literalProgram(this.sequence.slice(last.start, piece.end)), start: last.start, end: piece.end, literal: true }
-          : { program: piece.program, start: p, end: piece.end, literal: piece.literal };
-        this.covers[piece.end] = { bits, parts: [...(extend ? before.parts.slice(0, -1) : before.parts), part], bridged: before.bridged || piece.literal === true };
+        if (after && after.bits <= before.bits + piece.bits) continue;
+        this.covers[piece.end] = {
+          bits: before.bits + piece.bits,
+          parts: [...before.parts, { program: piece.program, start: p, end: piece.end }],
+          bridged: before.bridged || piece.literal === true,
+        };
         changed.add(piece.end);
       }
     }
@@ -415,8 +411,8 @@ async function runSplit(searches: readonly SplitSearch[], write: PieceWriter, ro
  */
 export async function splitPrograms(targets: readonly (readonly number[])[], write: PieceWriter, options: SplitOptions): Promise<(SplitFound | null)[]> {
   const settings = options.settings ?? splitSearch;
-  // Neighbouring pieces one line writes are that line in the program kept (`mergeRuns`, join.ts): a range cut where pieces ended is one range again.
-  const merged = (one: SplitFound | null) => one && { program: mergeRuns(one.program), bridged: one.bridged };
+  // Neighbouring pieces one line writes are that line in the program kept (merge.ts): a range cut where pieces ended is one range again.
+  const merged = (one: SplitFound | null) => one && { program: mergeRuns(one.program, options.prior), bridged: one.bridged };
   const found = (await searchAll(targets, write, options.prior, { ...settings, bridge: [] })).map(merged);
   if (settings.bridge.length === 0) return found;
   // Bridges are the last resort: the whole search again, with them, for the sequences left unsolved.

@@ -9,6 +9,11 @@ import { dslFunctions, predicates } from './program';
 export const MAX_LINES = 32;
 export const MAX_LIST = 32;
 export const MAX_CONCAT = 6;
+/** Range of the small arguments (steps, jumps, times): the prior pays log2(8) bits for them. */
+export const SMALL_MIN = 1;
+export const SMALL_MAX = 8;
+/** Values are the integers 0..VALUES - 1, one token each. */
+export const VALUES = 256;
 
 export const PAD = 0;
 export const BOS = 1;
