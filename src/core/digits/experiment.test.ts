@@ -29,7 +29,10 @@ describe('digit recipe defaults', () => {
     expect(defaultConfig('functions', 'dqn').algorithm).toMatchObject({ nStep: 1, softPrior: 'reference', bufferSize: 20_000 });
     // The CLI: a named --batch-size carries dqn's batch fields with it, unless those are named too.
     const named = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48 } }), new Set(['algorithm', 'batch-size']));
-    expect(named.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 48, trainFrequency: 48 });
+    expect(named.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 48, trainFrequency: 48, bufferSize: 300 }); // 800 tokens at 128: the same 1.25 batches of answers
+    expect(withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn' } }), new Set(['algorithm'])).algorithm.bufferSize).toBe(800);
+    const buffer = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, bufferSize: 5000 } }), new Set(['algorithm', 'batch-size', 'buffer-size']));
+    expect(buffer.algorithm.bufferSize).toBe(5000); // named: kept
     const both = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
     expect(both.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 16, trainFrequency: 48 });
   });

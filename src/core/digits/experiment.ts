@@ -16,7 +16,7 @@
  * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
 import { SupervisedTrainer } from '../algorithms/supervised';
-import { configFields, withField, type LabConfig } from '../config';
+import { configFields, defaultConfig, withField, type LabConfig } from '../config';
 import { scheduledRate } from '../model/schedule';
 import type { GeneratorPool, GeneratorStatus } from '../generators';
 import { createTrainingLoop } from '../loop';
@@ -67,7 +67,7 @@ export const digitRecipeDefaults: Record<DigitTaskName, Record<string, string>> 
 /** dqn fields that follow a named `--batch-size` on a digit task, unless named too: one update per step on a batch of its size (the task's dqn defaults, digits/definition.ts). */
 const digitDqnPerBatch = ['dqn-batch-size', 'train-frequency'];
 
-/** Applies the task's `digitRecipeDefaults` to every field whose flag is not in `explicit`, and keeps dqn's batch fields equal to the batch size. */
+/** Applies the task's `digitRecipeDefaults` to every field whose flag is not in `explicit`, keeps dqn's batch fields equal to the batch size and its buffer in proportion. */
 export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
   if (!isDigitTask(config.task.name)) return config;
   const byFlag = new Map(configFields().map((field) => [field.flag, field]));
@@ -77,6 +77,11 @@ export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>
   }
   if (next.algorithm.name === 'dqn') {
     for (const flag of digitDqnPerBatch) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, String(next.algorithm.batchSize));
+    // Replay of about the newest batch: the buffer keeps as many batches of answers as the task's defaults do (800 tokens at their batch).
+    if (!explicit.has('buffer-size')) {
+      const defaults = defaultConfig(next.task.name, 'dqn').algorithm;
+      next = withField(next, byFlag.get('buffer-size')!, String(Math.max(16, Math.round((defaults.bufferSize * next.algorithm.batchSize) / defaults.batchSize))));
+    }
   }
   return next;
 }
