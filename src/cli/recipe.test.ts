@@ -39,6 +39,9 @@ describe('npm run recipe', () => {
     expect(again.status, again.stderr).toBe(0);
     expect(again.stderr).toContain(`== warm start: reusing ${join(out, 'pretrained.prl')}`);
     expect(again.stderr).not.toContain('src/cli/pretrain.ts');
+    // Every stage runs with the kernels' fused multiply-add, as the npm scripts do (stage.ts), though this recipe was started without the flag.
+    expect(again.stderr).toContain('fused multiply-add (relaxed SIMD');
+    expect(again.stderr).not.toContain('plain SIMD multiply and add');
     expect(again.stdout).toContain('warm start + RL, best-of-2');
     expect(readFileSync(join(out, 'pretrained.prl')).equals(warm)).toBe(true);
 

@@ -6,14 +6,22 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 /**
+ * Node's flags for a stage, as the npm scripts give them: relaxed SIMD, so the kernels' fused
+ * multiply-add runs in every stage as in a command run by hand (`npx tsx` alone would leave it
+ * off), and tsx to load TypeScript.
+ */
+export const stageNodeFlags = ['--experimental-wasm-relaxed-simd', '--import', 'tsx'];
+
+/**
  * Runs one stage, the same CLI a user runs by hand, as a child process; resolves to its seconds.
  * A stage run `beside` others has its output lines prefixed with its name, so that interleaved
  * logs stay readable; otherwise the child writes straight to this terminal.
  */
 export function stage(name: string, script: string, args: string[], { beside = false } = {}): Promise<number> {
   const started = performance.now();
-  console.error(`\n== ${name}: npx tsx ${script} ${args.join(' ')}`);
-  const child = spawn('npx', ['tsx', script, ...args], { stdio: beside ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  const command = [...stageNodeFlags, script, ...args];
+  console.error(`\n== ${name}: node ${command.join(' ')}`);
+  const child = spawn(process.execPath, command, { stdio: beside ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
   if (beside) {
     for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
       createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
