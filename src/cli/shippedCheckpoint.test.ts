@@ -69,7 +69,7 @@ describe('the shipped pretrained checkpoint', () => {
         const bySplit = row.foundBy === 'split' || row.foundBy === 'bridge';
         expect(bySplit).toBe(greedy.rows[i].outcome !== 'ok' && row.outcome === 'ok');
         if (greedy.rows[i].outcome === 'ok') expect(row.program).toBe(greedy.rows[i].program);
-        // Joined pieces, or one line where every piece merged into it (mergeRuns, join.ts).
+        // Joined pieces, or one line where every piece merged into it (mergeRuns, merge.ts).
         if (bySplit) expect(/= (concatenate|interleave)\(/.test(row.program!) || row.program!.trim().split('\n').length === 2).toBe(true);
       });
       expect(split.searches.map((level) => level.search)).toEqual(['greedy', 'greedy + split', ...(bridgeAbove > 0 ? ['greedy + split + bridges'] : [])]);

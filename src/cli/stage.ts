@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
  * multiply-add runs in every stage as in a command run by hand (`npx tsx` alone would leave it
  * off), and tsx to load TypeScript.
  */
-export const stageNodeFlags = ['--experimental-wasm-relaxed-simd', '--import', 'tsx'];
+const stageNodeFlags = ['--experimental-wasm-relaxed-simd', '--import', 'tsx'];
 
 /**
  * Runs one stage, the same CLI a user runs by hand, as a child process; resolves to its seconds.

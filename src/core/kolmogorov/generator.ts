@@ -33,7 +33,7 @@
 import { Rng } from '../rng';
 import { runProgram } from './dsl';
 import { MAX_LINES } from './vocab';
-import { printProgram, type Arg, type DslName, type PredicateName, type Program, type ProgramLine } from './program';
+import { printProgram, pruneLines, type Arg, type DslName, type PredicateName, type Program, type ProgramLine } from './program';
 import { programBits } from './prior';
 
 export interface GeneratedExample {
@@ -260,23 +260,6 @@ function foldIntoOutput(builder: Builder, entries: Entry[], excluded: Set<Entry>
   return (output as Entry | null)!.line;
 }
 
-/** Programs with their unused lines removed and references renumbered. */
-function prune(program: Program): Program {
-  const used = new Set<number>([program.output]);
-  for (let i = program.output; i >= 0; i--) {
-    if (!used.has(i)) continue;
-    for (const arg of program.lines[i].args) if (arg.kind === 'ref') used.add(arg.line);
-  }
-  const renumber = new Map<number, number>();
-  const lines: ProgramLine[] = [];
-  program.lines.forEach((line, i) => {
-    if (!used.has(i)) return;
-    renumber.set(i, lines.length);
-    lines.push({ fn: line.fn, args: line.args.map((arg) => (arg.kind === 'ref' ? ref(renumber.get(arg.line)!) : arg)) });
-  });
-  return { lines, output: renumber.get(program.output)! };
-}
-
 function drawProgram(rng: Rng, o: GeneratorOptions): { program: Program; length: number } {
   const builder = new Builder();
   const entries: Entry[] = [];
@@ -289,7 +272,7 @@ function drawProgram(rng: Rng, o: GeneratorOptions): { program: Program; length:
   filterPass(builder, entries, rng, o);
   twoListPass(builder, entries, rng, o);
   const output = foldIntoOutput(builder, entries, excluded, rng, o);
-  return { program: prune({ lines: builder.lines, output }), length: builder.values[output].length };
+  return { program: pruneLines({ lines: builder.lines, output }), length: builder.values[output].length };
 }
 
 export function generateProgram(rng: Rng, options: Partial<GeneratorOptions> = {}): Program {

@@ -7,6 +7,14 @@ import { programBits } from './prior';
 
 const program = (...lines: string[]) => parseProgram(lines.join('\n'));
 
+/** Merges `before` (under kt) and checks the program is `lines`, with the same output and fewer bits under both priors. */
+function expectMerged(before: Program, lines: string[]): void {
+  const after = mergeRuns(before, 'kt');
+  expect(printProgram(after).split('\n')).toEqual(lines);
+  expect(runProgram(after)).toEqual(runProgram(before));
+  for (const prior of ['kt', 'strict'] as const) expect(programBits(after, prior)).toBeLessThan(programBits(before, prior));
+}
+
 describe('mergeRuns', () => {
   it('writes neighbouring pieces that one line writes as that line: a range, a repeat, a range with a step', () => {
     const before = program(
@@ -20,16 +28,13 @@ describe('mergeRuns', () => {
       'sequence_8 = concatenate(sequence_1, sequence_2, sequence_3, sequence_4, sequence_5, sequence_6, sequence_7)',
       'output = sequence_8',
     );
-    const after = mergeRuns(before, 'kt');
-    expect(printProgram(after).split('\n')).toEqual([
+    expectMerged(before, [
       'sequence_1 = range_func_up(1, 11)',
       'sequence_2 = repeat_num(7, 7)',
       'sequence_3 = range_func_interval(20, 46, 5)',
       'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)',
       'output = sequence_4',
     ]);
-    expect(runProgram(after)).toEqual(runProgram(before));
-    expect(programBits(after, 'kt')).toBeLessThan(programBits(before, 'kt'));
   });
 
   it('writes a concatenate used only by another into it, so its pieces meet their neighbours', () => {
@@ -42,16 +47,13 @@ describe('mergeRuns', () => {
       'sequence_6 = concatenate(sequence_3, sequence_4, sequence_5)',
       'output = sequence_6',
     );
-    const after = mergeRuns(before, 'kt');
-    expect(printProgram(after).split('\n')).toEqual([
+    expectMerged(before, [
       'sequence_1 = range_func_up(1, 5)',
       'sequence_2 = repeat_num(7, 9)',
       'sequence_3 = range_func_up(100, 120)',
       'sequence_4 = concatenate(sequence_1, sequence_2, sequence_3)',
       'output = sequence_4',
     ]);
-    expect(runProgram(after)).toEqual(runProgram(before));
-    for (const prior of ['kt', 'strict'] as const) expect(programBits(after, prior)).toBeLessThan(programBits(before, prior));
     // A concatenate used twice stays, referred to twice.
     const twice = program(
       'sequence_1 = range_func_up(1, 5)',
@@ -136,8 +138,7 @@ describe('mergeRuns', () => {
       'sequence_8 = interleave(sequence_6, sequence_7)',
       'output = sequence_8',
     );
-    const after = mergeRuns(before, 'kt');
-    expect(printProgram(after).split('\n')).toEqual([
+    expectMerged(before, [
       'sequence_1 = range_func_up(1, 5)',
       'sequence_2 = set_list([200, 3, 7, 9, 9])',
       'sequence_3 = range_func_up(30, 33)',
@@ -146,8 +147,6 @@ describe('mergeRuns', () => {
       'sequence_6 = interleave(sequence_4, sequence_5)',
       'output = sequence_6',
     ]);
-    expect(runProgram(after)).toEqual(runProgram(before));
-    for (const prior of ['kt', 'strict'] as const) expect(programBits(after, prior)).toBeLessThan(programBits(before, prior));
     // The program given is not changed.
     expect(before.lines).toHaveLength(8);
   });

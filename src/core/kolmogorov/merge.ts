@@ -8,7 +8,7 @@
 import { dsl } from './dsl';
 import { literalLine } from './join';
 import { lineBits, programBits, type PriorName } from './prior';
-import type { Arg, DslName, Program, ProgramLine } from './program';
+import { pruneLines, type Arg, type DslName, type Program, type ProgramLine } from './program';
 import { MAX_CONCAT, MAX_LINES, MAX_LIST, SMALL_MAX, VALUES } from './vocab';
 
 /**
@@ -49,13 +49,14 @@ function mergeNeighbours(args: readonly Arg[], lines: readonly ProgramLine[], us
   const written = new Map<number, ProgramLine>();
   const lineAt = (at: number) => written.get(at) ?? lines[at];
   // A line used once is used only here: its values may move into the line before it.
-  const single = (arg: Arg | undefined): arg is { kind: 'ref'; line: number } => arg?.kind === 'ref' && uses[arg.line] === 1 && valuesOf(lineAt(arg.line)) !== null;
+  const valuesAt = (arg: Arg | undefined) => (arg?.kind === 'ref' && uses[arg.line] === 1 ? valuesOf(lineAt(arg.line)) : null);
   const kept: Arg[] = [];
   for (const arg of args) {
     const before = kept.at(-1);
-    if (single(arg) && single(before)) {
+    const [first, second] = [valuesAt(before), valuesAt(arg)];
+    if (first && second && before?.kind === 'ref' && arg.kind === 'ref') {
       const [a, b] = [lineAt(before.line), lineAt(arg.line)];
-      const merged = oneLine([...valuesOf(a)!, ...valuesOf(b)!]);
+      const merged = oneLine([...first, ...second]);
       // The line saved costs its own bits; a reference's bits depend on where it stands and are left out (the whole program is compared in the end).
       const fits = merged !== null && (!limited || merged.fn !== 'set_list' || valuesOf(merged)!.length <= MAX_LIST);
       if (fits && bitsAlone(merged) < bitsAlone(a) + bitsAlone(b)) {
@@ -103,22 +104,4 @@ function withinGrammar(program: Program): boolean {
     program.lines.length <= MAX_LINES &&
     program.lines.every((line) => (line.fn === 'concatenate' ? line.args.length <= MAX_CONCAT : line.fn !== 'set_list' || valuesOf(line)!.length <= MAX_LIST))
   );
-}
-
-/** The lines the output depends on, in their order, references renumbered. */
-function pruneLines(program: Program): Program {
-  const needed = new Array<boolean>(program.lines.length).fill(false);
-  needed[program.output] = true;
-  for (let i = program.output; i >= 0; i--) {
-    if (!needed[i]) continue;
-    for (const arg of program.lines[i].args) if (arg.kind === 'ref') needed[arg.line] = true;
-  }
-  const index: number[] = [];
-  const lines: ProgramLine[] = [];
-  program.lines.forEach((line, i) => {
-    if (!needed[i]) return;
-    index[i] = lines.length;
-    lines.push({ fn: line.fn, args: line.args.map((arg) => (arg.kind === 'ref' ? { kind: 'ref', line: index[arg.line] } : arg)) });
-  });
-  return { lines, output: index[program.output] };
 }

@@ -90,6 +90,24 @@ function printArg(arg: Arg): string {
   }
 }
 
+/** The program without the lines its output does not need, references renumbered. */
+export function pruneLines(program: Program): Program {
+  const needed = new Array<boolean>(program.lines.length).fill(false);
+  needed[program.output] = true;
+  for (let i = program.output; i >= 0; i--) {
+    if (!needed[i]) continue;
+    for (const arg of program.lines[i].args) if (arg.kind === 'ref') needed[arg.line] = true;
+  }
+  const index: number[] = [];
+  const lines: ProgramLine[] = [];
+  program.lines.forEach((line, i) => {
+    if (!needed[i]) return;
+    index[i] = lines.length;
+    lines.push({ fn: line.fn, args: line.args.map((arg) => (arg.kind === 'ref' ? { kind: 'ref', line: index[arg.line] } : arg)) });
+  });
+  return { lines, output: index[program.output] };
+}
+
 export function printProgram(program: Program): string {
   const lines = program.lines.map((line, i) => `${refName(i)} = ${line.fn}(${line.args.map(printArg).join(', ')})`);
   lines.push(`output = ${refName(program.output)}`);
