@@ -14,12 +14,12 @@ export async function functionSearchFigures(checkpoint: string, report: Report):
   try {
     const started = performance.now();
     const line = progressLine();
-    const result = await runner.search(problems, { k: 256, selection: 'cluster', onProgress: (done, total) => line.update(`searched ${done}/${total}`, done, total) });
+    const result = await runner.search(problems, { k: 256, selection: 'likely', onProgress: (done, total) => line.update(`searched ${done}/${total}`, done, total) });
     const seconds = (performance.now() - started) / 1000;
     line.end();
     report({
-      name: 'functions_search_k256_cluster/200_problems', unit: 's', median: seconds, min: seconds, max: seconds, runs: 1,
-      problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, temperature: result.temperature, checkpoint, sources, backend: tf.getBackend(),
+      name: 'functions_search_k256_likely/200_problems', unit: 's', median: seconds, min: seconds, max: seconds, runs: 1,
+      problems: result.n, solved: result.solved, mean_drawn: result.mean_drawn, sampling: result.sampling, temperature: result.temperature, checkpoint, sources, backend: tf.getBackend(),
     });
   } finally {
     await close();

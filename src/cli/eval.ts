@@ -26,7 +26,7 @@ import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args'
 import { decodeCheckpoint } from '../core/checkpoint';
 import type { FunctionsConfig } from '../core/functions/config';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
-import type { SearchOptions as FunctionSearchOptions, SearchResult, Selection } from '../core/functions/search';
+import type { SearchOptions as FunctionSearchOptions, Sampling, SearchResult, Selection } from '../core/functions/search';
 import { encodeProblemPrompt, promptBudget } from '../core/functions/task';
 import { openAnyCheckpointRunner, openCheckpointRunner, openFunctionsCheckpointRunner } from './checkpointRunner';
 import { loadItemsFile, loadKolmogorovFile, loadKolmogorovLines, loadProblemsReport, namingCheckpoint, readCheckpointFile } from './data';
@@ -82,9 +82,10 @@ const extras: ExtraFlag[] = [
   { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
   { name: 'bridge-above', doc: `with --split: where the policy writes nothing from a place, split search bridges it with the values themselves (set_list) and goes on; a program holding such a bridge counts only at most R bits per raw bit, since failing leaves the sequence to gzip (0: no bridges; default ${splitSearch.bridgeAbove})` },
   { name: 'search', doc: 'functions: search instead of best-of-k: up to --k programs per problem (at most 1024; 256 when --k is not given), drawn in batches, a problem stopping once --enough distinct programs pass its shown tests; the choice among them by --select; prints solved@k and names problems with a shown test that looks wrong', boolean: true },
-  { name: 'select', doc: 'functions, with --search: first (the first program to pass the shown tests), shortest, or cluster (the largest group of passing programs that agree on extra inputs, then its shortest)', defaultValue: 'cluster' },
+  { name: 'select', doc: 'functions, with --search: likely (the passing program the policy finds most probable), first (the first program to pass the shown tests), shortest, or cluster (the largest group of passing programs that agree on extra inputs, then its shortest)', defaultValue: 'likely' },
   { name: 'enough', doc: 'functions, with --search: distinct programs passing the shown tests after which a problem stops drawing (first: always 1)', defaultValue: '8' },
   { name: 'batch', doc: 'functions, with --search: programs drawn per problem in one round', defaultValue: '32' },
+  { name: 'sampling', doc: 'functions, with --search: distinct (programs drawn without replacement by stochastic beam search: the first --batch, then, where none passes, up to --k) or independent (samples, the first greedy)', defaultValue: 'distinct' },
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
@@ -248,7 +249,7 @@ function formatFunctionsTable(result: FunctionsResult): string {
     return [
       ...rows, ...(suspects.length ? ['', ...suspects] : []), ...(rejected.length ? ['', ...rejected] : []), '',
       `solved@k (the first program to pass the shown tests within k samples passes every test): ${result.solved_at.map(({ k, solved }) => `@${k} ${solved.toFixed(3)}`).join('  ')}`,
-      `${result.n} problems, search up to k=${result.k}, ${result.selection}: solved ${result.solved.toFixed(3)}, ${result.mean_drawn.toFixed(1)} programs drawn per problem on average`,
+      `${result.n} problems, search up to k=${result.k} (${result.sampling} samples), ${result.selection}: solved ${result.solved.toFixed(3)}, ${result.mean_drawn.toFixed(1)} programs drawn per problem on average`,
     ].join('\n');
   }
   const rows = result.per_problem.map((row) =>
@@ -275,7 +276,7 @@ async function main(): Promise<void> {
       'A checkpoint scored on held-out data with one of its task\'s searches (the task is the checkpoint\'s, or --task):',
       '  kolmogorov: KT metrics (accuracy, compression rate, by length) beside gzip and LZMA; --k, --repair, --split; or a file of programs (--programs)',
       '  functions: problems solved (the program chosen on the shown tests passes every test), pass@1, per problem; --k;',
-      '    or --search: up to --k programs per problem with early stop, --select first|shortest|cluster, solved@k and suspect tests',
+      '    or --search: up to --k programs per problem with early stop, --select likely|first|shortest|cluster, solved@k and suspect tests',
       '  any other task: its own evaluation and searches (the digit tasks: greedy accuracy and format compliance)',
       '  preference pairs (--preferences, with --reference): DPO\'s rewards/accuracies and margins',
     ].join('\n'), extras, false));
@@ -290,7 +291,7 @@ async function main(): Promise<void> {
     checkOutputs(outputs, inputs);
   }
   const kFlag = extra['num-episodes'] !== undefined ? 'num-episodes' : 'k';
-  // --search without --k draws up to 256 programs a problem (the task's 'search-256, cluster').
+  // --search without --k draws up to 256 programs a problem (the task's 'search-256, likely').
   const kGiven = argv.some((arg) => /^--(k|num-episodes)(=|$)/.test(arg));
   const k = extra.search && !kGiven ? 256 : positiveFlag(kFlag, extra[kFlag], true);
   const limit = extra.limit === undefined ? undefined : positiveFlag('limit', extra.limit, true);
@@ -321,11 +322,13 @@ async function main(): Promise<void> {
   if (task === 'functions') {
     if (typeof extra.checkpoint !== 'string') throw new Error('--task functions: give --checkpoint FILE (and --data PROBLEMS)');
     const data = argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : 'datasets/functions/heldout.jsonl';
-    const selections: readonly Selection[] = ['first', 'shortest', 'cluster'];
-    if (!selections.includes(extra.select as Selection)) throw new Error(`--select: expected first, shortest or cluster, got "${String(extra.select)}"`);
+    const selections: readonly Selection[] = ['likely', 'first', 'shortest', 'cluster'];
+    if (!selections.includes(extra.select as Selection)) throw new Error(`--select: expected likely, first, shortest or cluster, got "${String(extra.select)}"`);
     if (extra.search && k > MAX_SEARCH_K) throw new Error(`--k: at most ${MAX_SEARCH_K} programs per problem with --search, got ${k}`);
-    if (!extra.search && argv.some((arg) => /^--(select|enough|batch)(=|$)/.test(arg))) throw new Error('--select, --enough and --batch choose how --search searches: add --search (without it, eval is best-of-k)');
-    const search = extra.search ? { selection: extra.select as Selection, enough: positiveFlag('enough', extra.enough, true), batch: positiveFlag('batch', extra.batch, true) } : undefined;
+    if (!extra.search && argv.some((arg) => /^--(select|enough|batch|sampling)(=|$)/.test(arg))) throw new Error('--select, --enough, --batch and --sampling choose how --search searches: add --search (without it, eval is best-of-k)');
+    const samplings: readonly Sampling[] = ['independent', 'distinct'];
+    if (!samplings.includes(extra.sampling as Sampling)) throw new Error(`--sampling: expected independent or distinct, got "${String(extra.sampling)}"`);
+    const search = extra.search ? { selection: extra.select as Selection, sampling: extra.sampling as Sampling, enough: positiveFlag('enough', extra.enough, true), batch: positiveFlag('batch', extra.batch, true) } : undefined;
     const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature: search ? givenTemperature : temperature, limit, search }, String(extra.backend));
     if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));

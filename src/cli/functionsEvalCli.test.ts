@@ -36,7 +36,8 @@ describe('eval --task functions --search', () => {
     expect(plain.json.temperature).toBe(1);
 
     const { json, stderr } = evalJson('--search', '--k', '16', '--select', 'first', '--batch', '4');
-    expect(json).toMatchObject({ n: 2, k: 16, selection: 'first', solved: 1, temperature: SEARCH_TEMPERATURE });
+    expect(json).toMatchObject({ n: 2, k: 16, selection: 'first', sampling: 'distinct', solved: 1, temperature: SEARCH_TEMPERATURE });
+    expect(evalJson('--search', '--k', '4', '--sampling', 'independent').json.sampling).toBe('independent');
     expect(SEARCH_TEMPERATURE).not.toBe(1);
     expect(evalJson('--search', '--k', '4', '--temperature', '0.7').json.temperature).toBe(0.7);
     expect((json.solved_at as { k: number }[]).map((at) => at.k)).toEqual([1, 2, 4, 8, 16]);
@@ -64,6 +65,8 @@ describe('eval --task functions --search', () => {
     expect(tooMany.status).not.toBe(0);
     expect(tooMany.stderr).toContain('at most 1024');
     const badRule = spawnSync(tsx, ['src/cli/eval.ts', '--task', 'functions', '--checkpoint', 'public/functions.prl', '--data', data, '--search', '--select', 'longest'], { encoding: 'utf8' });
-    expect(badRule.stderr).toContain('expected first, shortest or cluster');
+    expect(badRule.stderr).toContain('expected likely, first, shortest or cluster');
+    const badSampling = spawnSync(tsx, ['src/cli/eval.ts', '--task', 'functions', '--checkpoint', 'public/functions.prl', '--data', data, '--search', '--sampling', 'beam'], { encoding: 'utf8' });
+    expect(badSampling.stderr).toContain('--sampling: expected independent or distinct, got "beam"');
   }, 60_000);
 });

@@ -37,6 +37,11 @@ describe('the choice among programs that pass the shown tests', () => {
     expect((await choose(passing, problem, 'shortest', pool, 1)).index).toBe(3);
   });
 
+  it('likely takes the passing program the policy finds most probable', async () => {
+    const passing = [{ ...candidate(0, lookup, 8), logProb: -3.2 }, { ...candidate(3, doublingLonger, 20), logProb: -1.1 }, { ...candidate(5, doubling, 12), logProb: -2.5 }];
+    expect((await choose(passing, problem, 'likely', pool, 1)).index).toBe(3);
+  });
+
   it('cluster runs them on extra inputs and takes the largest group that agrees, then its shortest', async () => {
     const passing = [candidate(0, lookup, 8), candidate(3, doublingLonger, 20), candidate(5, doubling, 12)];
     // The two real doublings agree on every extra input; the lookup, alone, loses despite being shortest and first.
@@ -68,15 +73,24 @@ describe('search with the shipped functions policy', () => {
     policy.setWeights(tensorArrays(tensors, 'weights'));
     const seed = parseProblemsText(readFileSync('datasets/functions/training_problems.json', 'utf8')).problems as FunctionProblem[];
     try {
-      const result = await searchFunctions({ policy, config, pool }, seed, { k: 64, selection: 'first', batch: 4 });
+      const result = await searchFunctions({ policy, config, pool }, seed, { k: 64, selection: 'first', sampling: 'independent', batch: 4 });
       // The shipped policy solves the seed problems greedily: one round of 4 each, never 64.
       expect(result.per_problem.every((row) => row.drawn === 4)).toBe(true);
       expect(result.solved).toBe(1);
       expect(result.solved_at.map((at) => at.k)).toEqual([1, 2, 4, 8, 16, 32, 64]);
       expect(result.solved_at[0].solved).toBe(1);
       // Cluster waits for `enough` passing draws; a program the confident policy writes again counts again, so it stops at 64 of 256.
-      const clustered = await searchFunctions({ policy, config, pool }, seed.slice(0, 3), { k: 256, selection: 'cluster', enough: 8, batch: 64 });
+      const clustered = await searchFunctions({ policy, config, pool }, seed.slice(0, 3), { k: 256, selection: 'cluster', sampling: 'independent', enough: 8, batch: 64 });
       for (const row of clustered.per_problem) expect(row.drawn).toBe(64);
+      // Distinct sampling: never the same program twice. A solved problem stops after the first
+      // stage (batch programs); one nothing can solve (its tests contradict each other) goes on
+      // to k distinct programs.
+      const impossible = { ...seed[0], tests: [seed[0].tests[0], { ...seed[0].tests[0], expected: 12345 }] };
+      const distinct = await searchFunctions({ policy, config, pool }, [seed[0], impossible], { k: 48, selection: 'cluster', sampling: 'distinct', batch: 8 });
+      expect(distinct.sampling).toBe('distinct');
+      const [easy, hard] = distinct.per_problem;
+      expect([easy.solved, easy.drawn, easy.distinct]).toEqual([true, 8, 8]);
+      expect([hard.solved, hard.drawn, hard.distinct]).toEqual([false, 48, 48]);
     } finally {
       policy.dispose();
     }

@@ -54,9 +54,9 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
   searches: [
     { name: 'greedy', k: 1 },
     { name: 'best-of-8', k: 8 },
-    // Up to k programs, each problem stopping once 8 distinct ones pass its shown tests; the largest group agreeing on extra inputs wins.
-    { name: 'search-64, cluster', k: 64, options: { selection: 'cluster' } },
-    { name: 'search-256, cluster', k: 256, options: { selection: 'cluster' } },
+    // Up to k distinct programs (the first 32, then k where none of those passes its shown tests); the most probable passing program wins (search.ts).
+    { name: 'search-64, likely', k: 64, options: { selection: 'likely' } },
+    { name: 'search-256, likely', k: 256, options: { selection: 'likely' } },
   ],
   async evaluate({ policy, config, pool, onProgress }, problems, { limit, search }) {
     if (search.options?.selection) {
