@@ -13,7 +13,7 @@ import { Rng } from '../core/rng';
 import { taskPreludes } from '../core/runner';
 import type { FunctionsConfig } from '../core/functions/config';
 import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
-import { choose, extraInputs, searchFunctions, suspectTest, type Candidate } from '../core/functions/search';
+import { choose, extraInputs, searchFunctions, suspectTest, type Candidate, type SearchResult } from '../core/functions/search';
 import { functionsPolicyConfig } from '../core/functions/task';
 
 const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
@@ -91,6 +91,17 @@ describe('search with the shipped functions policy', () => {
       const [easy, hard] = distinct.per_problem;
       expect([easy.solved, easy.drawn, easy.distinct]).toEqual([true, 8, 8]);
       expect([hard.solved, hard.drawn, hard.distinct]).toEqual([false, 48, 48]);
+      // `likely` keeps the most probable of the passing programs: never less probable than the first to pass, from the same draws.
+      // Weak shown tests (one each), so that many programs pass and the first to pass is not always the most probable.
+      const weak = [problem, ...seed.slice(0, 6)].map((p) => ({ ...p, tests: [p.tests.at(-1)!] }));
+      const rules: SearchResult[] = [];
+      for (const selection of ['first', 'likely'] as const) rules.push(await searchFunctions({ policy, config, pool }, weak, { k: 16, selection, sampling: 'distinct', batch: 16 }));
+      rules[1].per_problem.forEach((row, i) => {
+        if (row.passing === 0) return;
+        expect(row.log_prob).toEqual(expect.any(Number));
+        expect(row.log_prob!).toBeGreaterThanOrEqual(rules[0].per_problem[i].log_prob!);
+      });
+      expect(rules[1].per_problem.some((row, i) => row.passing > 0 && row.log_prob! > rules[0].per_problem[i].log_prob!)).toBe(true);
     } finally {
       policy.dispose();
     }

@@ -83,6 +83,8 @@ export interface ProblemSearch {
   first_solves: boolean;
   program: string;
   tokens?: number[];
+  /** The chosen program's log-probability under the policy, at the sampling temperature. */
+  log_prob?: number;
   /** A shown test that looks wrong, with why (only for a problem nothing solves). */
   suspect_test?: { index: number; reason: string };
 }
@@ -92,7 +94,7 @@ export interface SearchResult {
   k: number;
   selection: Selection;
   sampling: Sampling;
-  /** The sampling temperature of every program after the first (results at two temperatures differ). */
+  /** The sampling temperature (of every independent sample after the first, greedy one; results at two temperatures differ). */
   temperature: number;
   solved: number;
   /** solved@k for k = 1, 2, 4, ... up to the budget: the first passing program within k samples solves the problem. */
@@ -195,7 +197,8 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
   // `enough`, or a confident policy that keeps writing one passing program would never stop.
   const state = selected.map(() => ({ drawn: 0, seen: new Set<string>(), votes: new Map<string, number>(), passingKeys: new Set<string>(), candidates: [] as Candidate[], passing: [] as Candidate[] }));
   const passingDraws = (p: number) => [...state[p].passingKeys].reduce((sum, key) => sum + (state[p].votes.get(key) ?? 0), 0);
-  // Rounds across the problems, at most this many programs sampled at once.
+  // Rounds across the problems, at most this many programs sampled at once (distinct draws: or k,
+  // when k is larger, one problem's beams).
   const rows = Math.max(batch, 256);
   // Distinct sampling draws in two stages, each without replacement: the first `batch`
   // programs, then, only for a problem none of those solved, k (less the programs already
@@ -283,7 +286,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
       first_pass_at: firstPassing?.index ?? null,
       first_solves: firstSolves,
       program: chosen?.text ?? '',
-      ...(chosen ? { tokens: chosen.tokens } : {}),
+      ...(chosen ? { tokens: chosen.tokens, log_prob: chosen.logProb } : {}),
       ...(solved ? {} : { suspect_test: suspectTest(candidates, problem) }),
     });
   }
