@@ -23,6 +23,11 @@ test('the functions task: its problems load from the link, Train steps with rewa
   await expect(rows).toHaveCount(40, { timeout: 90_000 });
   await expect(rows.first()).toContainText('sum_of_evens');
   await expect(page.getByTestId('evaluations-functions')).toContainText('greedy @ step');
+  // The search that uses the shown tests, in the page's worker: distinct programs drawn by stochastic beam search.
+  await page.getByTestId('eval-search').selectOption('search-64, likely');
+  await lab.button('Evaluate held-out').click();
+  await expect(page.getByTestId('evaluations-functions')).toContainText('search-64, likely @ step', { timeout: 120_000 });
+  await expect(rows).toHaveCount(40);
   await page.screenshot({ path: 'test-results/e2e/functions-page.png', fullPage: true });
 });
 
