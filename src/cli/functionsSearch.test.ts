@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNodeSandboxPool } from './sandboxHost';
 import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { TransformerPolicy } from '../core/model/transformer';
@@ -102,6 +102,13 @@ describe('search with the shipped functions policy', () => {
         expect(row.log_prob!).toBeGreaterThanOrEqual(rules[0].per_problem[i].log_prob!);
       });
       expect(rules[1].per_problem.some((row, i) => row.passing > 0 && row.log_prob! > rules[0].per_problem[i].log_prob!)).toBe(true);
+      // Cancel (the page's progress callback throws) acts at the first report, which comes as soon
+      // as the first programs are drawn: before any is run, not after a whole round.
+      const judging = vi.spyOn(pool, 'evaluateBatch');
+      const cancelled = searchFunctions({ policy, config, pool }, weak, { k: 256, selection: 'likely', onProgress: () => { throw new Error('cancelled'); } });
+      await expect(cancelled).rejects.toThrow('cancelled');
+      expect(judging).not.toHaveBeenCalled();
+      judging.mockRestore();
     } finally {
       policy.dispose();
     }

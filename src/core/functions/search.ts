@@ -214,6 +214,9 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
     return stages[p] === 0 || (stages[p] === 1 && state[p].passing.length === 0 && k > batch);
   };
   const open = () => selected.flatMap((_, p) => (left(p) && passingDraws(p) < enough ? [p] : []));
+  // A report after every sampling call and every part, not only every round: Cancel (the page's
+  // onProgress throws) then acts within one call, not after a round of 256 programs per problem.
+  const report = () => options.onProgress?.(selected.length - open().length, selected.length);
   const draw = async (part: readonly number[]): Promise<{ p: number; index: number; sample: SampledSequence }[]> => {
     const maxTokens = config.model.maxProgramTokens;
     if (sampling === 'independent') {
@@ -233,6 +236,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
           queues[p].push(...drawn[j].filter((sample) => !had.has(sample.tokens.join(','))).slice(0, k - queues[p].length));
           stages[p] = stage + 1;
         });
+        report();
       }
     }
     return part.flatMap((p) => queues[p].slice(state[p].drawn, state[p].drawn + batch).map((sample, j) => ({ p, index: state[p].drawn + j, sample })));
@@ -261,9 +265,8 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
           state[p].passingKeys.add(sample.tokens.join(','));
         }
       });
+      report();
     }
-    const done = selected.length - open().length;
-    options.onProgress?.(done, selected.length);
   }
   const perProblem: ProblemSearch[] = [];
   for (const [p, problem] of selected.entries()) {
