@@ -55,7 +55,7 @@ export function Controls() {
         value={search}
         onChange={(e) => setSearch(e.target.value)}
         aria-label="search at evaluation"
-        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate or interleave"
+        title="How programs are searched at evaluation: best-of-8 keeps the shortest correct of the greedy program and 7 samples; repair tries edits of the closest wrong programs (the policy's runner-up tokens); split writes a sequence no program solves piece by piece and joins the pieces with concatenate or interleave; a functions search draws up to 64 or 256 different programs, runs them on the shown tests and keeps the most probable that passes them"
         data-testid="eval-search"
       >
         {searches.map((name) => <option key={name} value={name}>{name}</option>)}
