@@ -6,15 +6,15 @@
  * log2(8) bits for the arity.
  */
 import { dslFunctions, type Program, type ProgramLine } from './program';
+import { SMALL_MAX, SMALL_MIN, VALUES } from './vocab';
 
 export type PriorName = 'kt' | 'strict';
 
 /** F: the DSL's 24 functions (21 list functions and the 3 predicates). */
 const FUNCTION_COUNT = 24;
-const RANGE = 256;
 const nameBits = Math.log2(FUNCTION_COUNT + 1);
-const valueBits = Math.log2(RANGE);
-const smallBits = Math.log2(8);
+const valueBits = Math.log2(VALUES);
+const smallBits = Math.log2(SMALL_MAX - SMALL_MIN + 1);
 const countBits = Math.log2(20);
 
 function bitsOfLine(line: ProgramLine, index: number, prior: PriorName): number {

@@ -45,8 +45,9 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
   const pool = definition.sandboxed ? state.platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes: taskPreludes() }) : null;
   try {
+    const [policyConfig, grammar] = [definition.policyConfig(next), definition.grammarSpec(next)];
     // The page's gradient workers (shards.ts), started for this model and grammar on first use, for an algorithm whose updates split their batch.
-    const gradientShards = algorithmDefinition(next.algorithm.name).dataParallel ? await shardsFor(state, definition.policyConfig(next), definition.grammarSpec(next)) : [];
+    const gradientShards = algorithmDefinition(next.algorithm.name).dataParallel ? await shardsFor(state, policyConfig, grammar) : [];
     const runner = await createRunner(next, { train: items.train, heldout }, {
       pool: pool ?? unsandboxed,
       gradientShards,
@@ -56,7 +57,7 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
       onLog: (text) => state.events.send({ type: 'error', message: text }),
     });
     const warmStarted = Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0;
-    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(definition.policyConfig(next), definition.grammarSpec(next)) };
+    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar) };
   } catch (error) {
     generators?.close();
     await pool?.close();
