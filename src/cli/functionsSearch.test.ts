@@ -13,8 +13,9 @@ import { Rng } from '../core/rng';
 import { taskPreludes } from '../core/runner';
 import type { FunctionsConfig } from '../core/functions/config';
 import { parseProblemsText, type FunctionProblem } from '../core/functions/problems';
-import { choose, extraInputs, searchFunctions, suspectTest, type Candidate, type SearchResult } from '../core/functions/search';
-import { functionsPolicyConfig } from '../core/functions/task';
+import { choose, extraInputs, policyLogProbs, SEARCH_TEMPERATURE, searchFunctions, suspectTest, type Candidate, type SearchResult } from '../core/functions/search';
+import { encodeProblemPrompt, functionsPolicyConfig, functionsTask, promptBudget } from '../core/functions/task';
+import { sampleDistinct } from '../core/model/stochasticBeam';
 
 const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
 afterAll(() => pool.close());
@@ -102,6 +103,21 @@ describe('search with the shipped functions policy', () => {
         expect(row.log_prob!).toBeGreaterThanOrEqual(rules[0].per_problem[i].log_prob!);
       });
       expect(rules[1].per_problem.some((row, i) => row.passing > 0 && row.log_prob! > rules[0].per_problem[i].log_prob!)).toBe(true);
+      // The rescoring is the policy's own probability: at temperature 1 it equals what sampling
+      // summed; at the search's 1.3 the sampled sums rank differently, so it is not that.
+      const { grammar } = functionsTask(config);
+      const prompt = encodeProblemPrompt(weak[1], config.functions.promptTests, promptBudget(config));
+      for (const temperature of [1, SEARCH_TEMPERATURE]) {
+        const [drawn] = await sampleDistinct(policy, grammar, [prompt], { k: 6, maxTokens: config.model.maxProgramTokens, temperature, rng: new Rng(3) });
+        const rescored = await policyLogProbs(policy, grammar, prompt, drawn.map((sample) => sample.tokens));
+        const gaps = drawn.map((sample, i) => Math.abs(sample.logProb - rescored[i]));
+        if (temperature === 1) expect(Math.max(...gaps)).toBeLessThan(1e-3);
+        else expect(Math.max(...gaps)).toBeGreaterThan(0.01);
+      }
+      // The search reports (and `likely` ranks by) that probability, not the sampled one at 1.3.
+      const row = rules[1].per_problem[1];
+      expect(row.tokens).toBeDefined();
+      expect(row.log_prob!).toBeCloseTo((await policyLogProbs(policy, grammar, prompt, [row.tokens!]))[0], 4);
       // Cancel (the page's progress callback throws) acts at the first report, which comes as soon
       // as the first programs are drawn: before any is run, not after a whole round.
       const judging = vi.spyOn(pool, 'evaluateBatch');

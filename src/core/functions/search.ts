@@ -10,7 +10,8 @@
  * - `cluster` (AlphaCode's): the passing programs are run on extra inputs made from the shown
  *   ones (small changes to their numbers and lists); the largest group that agrees on every
  *   extra output wins, and its shortest program is chosen;
- * - `likely`: the most probable under the policy (the default). Distinct draws need it: there,
+ * - `likely`: the most probable under the policy itself, at temperature 1 whatever the sampling
+ *   temperature (each passing program rescored in one forward pass; the default). Distinct draws need it: there,
  *   where the shown tests are weak, the many distinct variants that pass them by luck
  *   (`slice(0, 6)` for `slice(0, 4)`) outnumber, and with their probabilities summed outweigh,
  *   the program the docstring asks for; with `cluster`, 107 (summed: 112) of 121 generated
@@ -21,9 +22,12 @@
  * nothing solves, a shown test that looks wrong: several different programs agree on all the
  * other shown tests and all give the same other output for it.
  */
+import * as tf from '@tensorflow/tfjs-core';
+import type { Grammar } from '../grammar';
 import type { SampledSequence } from '../model/sampler';
 import { sampleBatch } from '../model/sampler';
 import { sampleDistinct } from '../model/stochasticBeam';
+import { buildSequenceBatch, disposeBatch, programLogProbSums } from '../model/training';
 import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
 import type { SandboxOutcome } from '../sandbox/outcome';
@@ -83,7 +87,7 @@ export interface ProblemSearch {
   first_solves: boolean;
   program: string;
   tokens?: number[];
-  /** The chosen program's log-probability under the policy, at the sampling temperature. */
+  /** The chosen program's log-probability under the policy at temperature 1 (not the sampling temperature). */
   log_prob?: number;
   /** A shown test that looks wrong, with why (only for a problem nothing solves). */
   suspect_test?: { index: number; reason: string };
@@ -110,7 +114,7 @@ export interface Candidate {
   /** Per shown test: passed, and the value returned (null when it threw or returned no value). */
   passed: boolean[];
   outputs: (Value | null)[];
-  /** Log-probability of the whole program under the policy (at the sampling temperature). */
+  /** Log-probability of the whole program under the policy: at the sampling temperature when drawn, at temperature 1 once rescored. */
   logProb?: number;
 }
 
@@ -164,6 +168,29 @@ export async function choose(passing: readonly Candidate[], problem: FunctionPro
   // The largest group; ties go to the group whose first member was drawn first.
   const largest = [...groups.values()].reduce((best, group) => (group.length > best.length || (group.length === best.length && group[0].index < best[0].index) ? group : best));
   return shortest(largest);
+}
+
+/** Rows of the teacher-forced pass that rescores passing programs. */
+const RESCORE_ROWS = 64;
+
+/**
+ * Each program's log-probability under the policy at temperature 1, by one teacher-forced pass
+ * (grammar-masked, as sampled). Draws carry their log-probabilities at the sampling temperature,
+ * which rank programs differently: a flatter distribution favours long programs less.
+ */
+export async function policyLogProbs<S>(policy: TransformerPolicy, grammar: Grammar<S>, prompt: readonly number[], programs: readonly (readonly number[])[]): Promise<number[]> {
+  const out: number[] = [];
+  for (let at = 0; at < programs.length; at += RESCORE_ROWS) {
+    const batch = buildSequenceBatch(programs.slice(at, at + RESCORE_ROWS).map((tokens) => ({ prompt, tokens })), grammar, policy.config.context);
+    try {
+      const sums = tf.tidy(() => programLogProbSums(policy, batch, 1));
+      out.push(...(await sums.data()));
+      sums.dispose();
+    } finally {
+      disposeBatch(batch);
+    }
+  }
+  return out;
 }
 
 /** A shown test several different programs agree against: they pass every other shown test and all give the same other output for it. */
@@ -271,6 +298,10 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
   const perProblem: ProblemSearch[] = [];
   for (const [p, problem] of selected.entries()) {
     const { passing, candidates, drawn, seen } = state[p];
+    if (passing.length > 0) {
+      const rescored = await policyLogProbs(policy, task.grammar, prompts[p], passing.map((c) => c.tokens));
+      passing.forEach((c, i) => (c.logProb = rescored[i]));
+    }
     const firstPassing = passing.length ? passing.reduce((a, b) => (b.index < a.index ? b : a)) : null;
     const chosen = passing.length ? await choose([...passing].sort((a, b) => a.index - b.index), problem, options.selection, pool, config.run.seed) : null;
     const scoreAll = async (candidate: Candidate | null) => {
