@@ -50,8 +50,13 @@ export function leftPad(prompts: readonly number[][], padToken = 0): { data: Int
   return { data, length, starts };
 }
 
-/** Picks a token from masked logits; returns the token and its log-probability. */
-export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array, temperature: number, greedy: boolean, rng: Rng | undefined): [number, number] {
+/**
+ * The masked, temperature-scaled softmax's pieces at one position: the allowed token with the
+ * largest logit, that largest scaled logit, and the normaliser's sum of exp(z - max) over the
+ * allowed tokens; an allowed token v's log-probability is `logits[offset + v] / temperature -
+ * max - Math.log(total)`. Every sampler (independent draws, the stochastic beam) reads it here.
+ */
+export function maskedSoftmax(logits: Float32Array, offset: number, mask: Uint8Array, temperature: number): { argmax: number; max: number; total: number } {
   const V = mask.length;
   let max = -Infinity;
   let argmax = -1;
@@ -66,12 +71,18 @@ export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array
   if (argmax < 0) throw new Error('the grammar allows no token here');
   let total = 0;
   for (let v = 0; v < V; v++) if (mask[v]) total += Math.exp(logits[offset + v] / temperature - max);
+  return { argmax, max, total };
+}
+
+/** Picks a token from masked logits; returns the token and its log-probability. */
+export function pickToken(logits: Float32Array, offset: number, mask: Uint8Array, temperature: number, greedy: boolean, rng: Rng | undefined): [number, number] {
+  const { argmax, max, total } = maskedSoftmax(logits, offset, mask, temperature);
   const logTotal = Math.log(total);
   if (greedy) return [argmax, -logTotal];
   if (!rng) throw new Error('sampling (greedy: false) needs an rng');
   let u = rng.next() * total;
   let chosen = argmax;
-  for (let v = 0; v < V; v++) {
+  for (let v = 0; v < mask.length; v++) {
     if (!mask[v]) continue;
     u -= Math.exp(logits[offset + v] / temperature - max);
     if (u <= 0) {

@@ -18,7 +18,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { Grammar } from '../grammar';
 import type { Rng } from '../rng';
 import type { SampledSequence } from './sampler';
-import { leftPad } from './sampler';
+import { leftPad, maskedSoftmax } from './sampler';
 import type { TransformerPolicy } from './transformer';
 
 export interface DistinctSample extends SampledSequence {
@@ -99,11 +99,7 @@ export async function sampleDistinct<S>(policy: TransformerPolicy, grammar: Gram
       live.forEach((beam, row) => {
         grammar.allowed(beam.state, mask);
         const offset = row * V;
-        let max = -Infinity;
-        for (let v = 0; v < V; v++) if (mask[v]) max = Math.max(max, host[offset + v] / options.temperature);
-        if (max === -Infinity) throw new Error('the grammar allows no token here');
-        let total = 0;
-        for (let v = 0; v < V; v++) if (mask[v]) total += Math.exp(host[offset + v] / options.temperature - max);
+        const { max, total } = maskedSoftmax(host, offset, mask, options.temperature);
         const logTotal = Math.log(total) + max;
         const tokens: number[] = [];
         const logProbs: number[] = [];
