@@ -44,7 +44,7 @@ const extras: ExtraFlag[] = [
 ];
 
 const model = (layers: string) => ['--task', 'functions', '--d-model', '64', '--layers', layers, '--heads', '4', '--context', '192', '--max-program-tokens', '40'];
-const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--batch-size', '4', '--eval-limit', '4'];
+const smokeModel = ['--d-model', '16', '--heads', '2', '--batch-size', '4', '--eval-limit', '4'];
 const pretrainFlags = ['--batch-size', '32', '--warmup', '100', '--threads', '2', '--eval-every', '1000', '--eval-limit', '20', '--eval-data-path', 'datasets/functions/dev.jsonl'];
 const rlFlags = [
   // The seed's 8 problems 50 times among the 4,000 generated ones: each is drawn about as often as
@@ -55,7 +55,7 @@ const rlFlags = [
   '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
   '--reward-type', 'test_cases', '--checkpoint-freq', '0', '--eval-samples', '20',
 ];
-const smokeRl = ['--d-model', '16', '--layers', '1', '--heads', '2', '--batch-size', '4', '--group-size', '2', '--eval-samples', '4'];
+const smokeRl = ['--d-model', '16', '--heads', '2', '--batch-size', '4', '--group-size', '2', '--eval-samples', '4'];
 
 /** The problem sets each policy is scored on: the held-out ones are reported, the dev ones choose settings. */
 export const functionSets = [
@@ -86,7 +86,9 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   const rlDir = join(out, 'rl');
   const rl = join(rlDir, 'latest.prl');
   const smoke = Boolean(extra.smoke);
-  const modelFlags = model(String(extra.layers));
+  // A smoke run is one layer deep unless --layers says otherwise (a smoke run of a deeper policy's pipeline).
+  const layersGiven = argv.some((arg) => arg === '--layers' || arg.startsWith('--layers='));
+  const modelFlags = model(smoke && !layersGiven ? '1' : String(extra.layers));
   const seconds: Record<string, number> = {};
   if (extra['ship-policy'] !== 'rl' && extra['ship-policy'] !== 'warm') throw new Error(`--ship-policy: rl or warm, got "${String(extra['ship-policy'])}"`);
   const shipped = extra['ship-policy'] === 'warm' ? { name: 'warm start', checkpoint: warm } : { name: 'warm start + RL', checkpoint: rl };

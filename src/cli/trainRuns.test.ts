@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { trainCommand } from './train';
+import { decodeCheckpoint } from '../core/checkpoint';
 
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '48', '--eval-samples', '2', '--quiet'];
@@ -140,11 +141,16 @@ describe('the functions task through the CLI', () => {
     expect(wrong.stderr).toContain('the checkpoint is for task kolmogorov, not functions');
   });
 
-  it('the functions recipe runs its stages and tabulates each policy on the held-out and seed problems', () => {
+  it('the functions recipe runs its stages and tabulates each policy on the held-out and seed problems', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-frecipe-'));
-    const table = execFileSync(tsx, ['src/cli/recipe.ts', '--task', 'functions', '--smoke', '--pretrain-steps', '2', '--rl-steps', '1', '--k', '2', '--out', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    // --layers holds at smoke size too (a smoke run checks a deeper policy's pipeline); smoke alone is one layer.
+    const table = execFileSync(tsx, ['src/cli/recipe.ts', '--task', 'functions', '--smoke', '--layers', '2', '--pretrain-steps', '2', '--rl-steps', '1', '--k', '2', '--out', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     for (const row of ['warm start              held-out  40', 'warm start + RL    seed training   8', 'seed evaluation   3']) expect(table).toContain(row);
     const recipe = JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8'));
     expect(Object.keys(recipe.scores)).toEqual(['warm start', 'warm start + RL']);
+    for (const file of ['pretrained.prl', 'rl/latest.prl']) {
+      const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, file))));
+      expect((meta.config as { model: { layers: number; dModel: number } }).model).toMatchObject({ layers: 2, dModel: 16 });
+    }
   });
 });
