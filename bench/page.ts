@@ -5,7 +5,7 @@
  * 1. `vite build`, then `vite preview` on a free port (the cross-origin isolation headers of
  *    vite.config.ts included), and Debian's /usr/bin/chromium through Playwright.
  * 2. For each backend (wasm, its updates split with a gradient worker per further core; wasm with
- *    `?shards=0`, one thread; wasm with `?threads=2`, products split with a helper worker; webgpu,
+ *    `?shards=0`, one thread; wasm with `?kernel_threads=2`, products split with a helper worker; webgpu,
  *    requested with the page's `?backend=webgpu`, which tries it even when it is a software
  *    adapter such as SwiftShader): the page opened on the reference
  *    run (the default config: the kolmogorov task's model, d_model 64, 4 heads, 2 layers, batch 32,
@@ -298,11 +298,11 @@ export async function pageFigures({ quick, report, cliFigures }: Options): Promi
     const isolated = await page.evaluate(() => crossOriginIsolated);
     const version = browser.version();
     // wasm as the page runs it (updates split with its gradient workers); on one thread
-    // (?shards=0); with products split by a helper worker (?threads=2); webgpu last.
+    // (?shards=0); with products split by a helper worker (?kernel_threads=2); webgpu last.
     const variants = [
       { label: 'wasm', backend: 'wasm', query: 'backend=wasm' },
       { label: 'wasm_shards_0', backend: 'wasm', query: 'backend=wasm&shards=0' },
-      { label: 'wasm_threads_2', backend: 'wasm', query: 'backend=wasm&threads=2' },
+      { label: 'wasm_threads_2', backend: 'wasm', query: 'backend=wasm&kernel_threads=2' },
     ] as const;
     const rlRun = async ({ label, backend, query }: { label: string; backend: 'wasm' | 'webgpu'; query: string }) => {
       const [warm, measured, budget] = backend === 'wasm' ? [warmup, steps, 300_000] : [1, steps, quick ? 300_000 : 600_000];

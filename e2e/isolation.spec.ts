@@ -49,9 +49,9 @@ test('on wasm the status says how many threads an update uses, and ?shards=0 kee
   expect(threads.every((point) => point.value === 1)).toBe(true);
 });
 
-test('?threads=2 starts the product helper worker on wasm (shared memory, so only on an isolated page)', async ({ page }) => {
+test('?kernel_threads=2 starts the product helper worker on wasm (shared memory, so only on an isolated page)', async ({ page }) => {
   const lab = new LabPage(page);
-  await lab.open(undefined, '?backend=wasm&threads=2');
+  await lab.open(undefined, '?backend=wasm&kernel_threads=2');
   const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
   test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
   expect(backend.notes?.join('\n')).toContain('matMul threads: two (a helper worker');
@@ -61,11 +61,11 @@ test('?threads=2 starts the product helper worker on wasm (shared memory, so onl
   await lab.button('Pause').click();
 });
 
-test('with ?threads=2 the reference policy trains with split products, and the main thread stays free (no task over 50 ms)', async ({ page }) => {
+test('with ?kernel_threads=2 the reference policy trains with split products, and the main thread stays free (no task over 50 ms)', async ({ page }) => {
   test.setTimeout(180_000);
   const lab = new LabPage(page);
   // The default model (the kolmogorov task's, d_model 64, context 256, batch 32): its update's large products are over the 8M multiply-adds a split needs.
-  await lab.open('seed=1', '?backend=wasm&threads=2');
+  await lab.open('seed=1', '?backend=wasm&kernel_threads=2');
   const backend = await lab.state<{ backend: string; notes?: string[] }>('backend');
   test.skip(backend.backend !== 'wasm', `the page runs ${backend.backend}, not wasm`);
   expect(backend.notes?.join('\n')).toContain('matMul threads: two (a helper worker');

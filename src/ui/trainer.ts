@@ -34,13 +34,13 @@ let api: Comlink.Remote<TrainerApi> | null = null;
 
 /**
  * The trainer worker's name, carrying the page's start-up flags (`?fma=0`, `?backend=wasm`,
- * `?threads=2`, `?shards=N`; see trainer.worker.ts): the worker reads its name before any message, so they reach its backend
+ * `?kernel_threads=2`, `?shards=N`; see trainer.worker.ts): the worker reads its name before any message, so they reach its backend
  * start-up with no change to the trainer's API.
  */
 function workerName(): string {
   const page = new URLSearchParams(window.location.search);
   const flags = new URLSearchParams();
-  for (const key of ['fma', 'backend', 'threads', 'shards']) {
+  for (const key of ['fma', 'backend', 'kernel_threads', 'threads', 'shards']) {
     const value = page.get(key);
     if (value) flags.set(key, value);
   }

@@ -46,7 +46,8 @@ function softwareWebGl(): string | null {
  * ("trainer?fma=0&backend=wasm"): `fma=0` runs the wasm kernels' plain SIMD build (before/after
  * measurements), `backend=webgpu|webgl|wasm|cpu` tries that backend first even where it would be
  * skipped as a software one (how `npm run bench -- --only=page` measures SwiftShader's WebGPU),
- * `threads=2` splits large products with a helper worker (pageProductThreads).
+ * `kernel_threads=2` splits large products with a helper worker (pageProductThreads; the name
+ * says which threads, apart from the gradient workers of `shards=N` and the CLI's `--threads`).
  */
 const startupFlags = new URLSearchParams(self.name.split('?')[1] ?? '');
 const backendNames = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
@@ -90,12 +91,13 @@ let productThreads: Promise<ProductThreads | string> | null = null;
 
 /**
  * Threads inside a step (core/model/productThreads.ts): a helper worker computes part of every
- * large product, with `?threads=2` on the page. It needs SharedArrayBuffer, so a cross-origin
+ * large product, with `?kernel_threads=2` on the page. It needs SharedArrayBuffer, so a cross-origin
  * isolated page (README, 'Hosting the page'). Started once; a later start-up (a lost device's
  * recovery) reuses it. Returns the status line's note.
  */
 async function pageProductThreads(): Promise<string> {
-  if (startupFlags.get('threads') !== '2') return "matMul threads: one (the page's ?threads=2 adds a helper thread)";
+  if (startupFlags.has('threads')) return "matMul threads: one (the page's ?threads is now ?kernel_threads=2, the helper thread for large products)";
+  if (startupFlags.get('kernel_threads') !== '2') return "matMul threads: one (the page's ?kernel_threads=2 adds a helper thread)";
   if (!self.crossOriginIsolated) return 'matMul threads: one (the page is not cross-origin isolated, so there is no shared memory)';
   productThreads ??= startProductThreads(
     (init) =>
