@@ -12,6 +12,7 @@ import { parameterNames, printFunction } from '../core/functions/program';
 import { allTests } from '../core/functions/task';
 import { Rng } from '../core/rng';
 import { taskPreludes } from '../core/runner';
+import { functionsProtectedProblems, loadProblemsReport } from './data';
 import { sandboxLimits } from './report';
 import { createNodeSandboxPool } from './sandboxHost';
 
@@ -75,4 +76,14 @@ describe('the wider generator families', () => {
     expect(again).toHaveLength(200);
     expect(again.filter(({ problem }) => excluded.has(problemKey(problem)))).toEqual([]);
   });
+
+  it('the shipped training file holds no held-out or dev problem, and is what its documented command makes', () => {
+    const shipped = loadProblemsReport('datasets/functions/train.jsonl', { quiet: true }).problems;
+    const protectedKeys = new Set(functionsProtectedProblems().map(problemKey));
+    expect(protectedKeys.size).toBeGreaterThan(250);
+    expect(shipped.filter((problem) => protectedKeys.has(problemKey(problem))).map((problem) => problem.functionName)).toEqual([]);
+    // datasets/README.md: npm run generate -- --task functions --count 4000 --seed 1 --exclude datasets/functions/heldout.jsonl
+    const made = generateProblems(4000, 1, defaultGeneratorOptions, protectedKeys);
+    expect(made.map(({ problem }) => problemKey(problem))).toEqual(shipped.map(problemKey));
+  }, 60_000);
 });
