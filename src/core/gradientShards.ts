@@ -40,12 +40,46 @@ export function shardFailureNote(reason: string): string {
 }
 
 /**
- * A batch of `count` items in equal contiguous parts, this thread's first and then one per shard
- * (fewer when the batch is small: no part is empty). Each part is [from, to).
+ * A batch's items (their indices) in parts of balanced work, this thread's first and then one per
+ * shard (fewer when the batch is small: no part is empty). A part is padded to its longest prompt
+ * and its longest program, so its work is about its item count times that padded length: the
+ * items are ordered by length and cut where the largest part's padded tokens are least. Equal
+ * contiguous halves of a Kolmogorov RL batch (8 items x 4 samples of at most 32 values) padded
+ * 18% more tokens in the slower half than this split (a simulation over the training file's
+ * items; docs/performance.md), and the step waits for the slower part.
  */
-export function batchParts(count: number, shards: number): { from: number; to: number }[] {
-  const size = Math.ceil(count / (shards + 1));
-  return Array.from({ length: shards + 1 }, (_, i) => ({ from: i * size, to: Math.min(count, (i + 1) * size) })).filter(({ from, to }) => to > from);
+export function balancedParts(items: readonly SequencePair[], shards: number): number[][] {
+  const order = items.map((_, i) => i).sort((a, b) => items[a].prompt.length + items[a].tokens.length - (items[b].prompt.length + items[b].tokens.length) || a - b);
+  const n = order.length;
+  const parts = Math.min(shards + 1, n);
+  if (parts <= 1) return n ? [order] : [];
+  // padded[j][i]: the padded tokens of order[j..i) as one part; best[p][i]: the least largest part of order[0..i) in p parts.
+  const padded = (from: number, to: number) => {
+    let prompt = 0, tokens = 0;
+    for (let j = from; j < to; j++) {
+      prompt = Math.max(prompt, items[order[j]].prompt.length);
+      tokens = Math.max(tokens, items[order[j]].tokens.length);
+    }
+    return (to - from) * (prompt + tokens);
+  };
+  const best = [Array.from({ length: n + 1 }, (_, i) => (i === 0 ? 0 : Infinity))];
+  const cut: number[][] = [[]];
+  for (let p = 1; p <= parts; p++) {
+    best.push(Array(n + 1).fill(Infinity));
+    cut.push(Array(n + 1).fill(0));
+    for (let i = p; i <= n; i++) {
+      for (let j = p - 1; j < i; j++) {
+        const worst = Math.max(best[p - 1][j], padded(j, i));
+        if (worst < best[p][i]) {
+          best[p][i] = worst;
+          cut[p][i] = j;
+        }
+      }
+    }
+  }
+  const out: number[][] = [];
+  for (let p = parts, i = n; p > 0; i = cut[p][i], p--) out.unshift(order.slice(cut[p][i], i));
+  return out;
 }
 
 /** Summed (not averaged) loss terms and gradients of part of a batch. */

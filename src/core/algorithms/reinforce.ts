@@ -19,7 +19,7 @@ export type { Episode };
 import type { AlgorithmCommonConfig, BaseConfig, Infer } from '../configSections';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
-import { applyShardedStep, batchParts, ShardError, shardFailureNote, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
+import { applyShardedStep, balancedParts, ShardError, shardFailureNote, type GradientShard, type ShardLoss, type SummedGradients } from '../gradientShards';
 import { accumulatedStep, buildSequenceBatch, disposeBatch, microBatches, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair, type UpdateStats } from '../model/training';
 import type { TransformerPolicy, WeightArray } from '../model/transformer';
 
@@ -207,13 +207,14 @@ export class Reinforce<S = unknown> {
     // The KL's reference goes along with each request (the shards keep no run's state).
     const reference = this.reference && this.config.klCoef > 0 ? this.reference : undefined;
     const klCoef = reference ? this.config.klCoef : 0;
-    const [mine, ...theirs] = batchParts(usable.length, this.shards.length);
-    const loss = ({ from, to }: { from: number; to: number }) => ({ kind: 'reinforce' as const, temperature, entropyCoef, klCoef, advantages: adv.slice(from, to) });
+    // Any split adds up to the whole (the loss is a sum over episodes, each with its own advantages).
+    const [mine, ...theirs] = balancedParts(usable, this.shards.length);
+    const loss = (part: number[]) => ({ kind: 'reinforce' as const, temperature, entropyCoef, klCoef, advantages: part.map((i) => adv[i]) });
     const weights = this.policy.getWeights();
     const referenceWeights = reference?.getWeights();
-    const remote = theirs.map((part, i) => this.shards[i].compute(weights, usable.slice(part.from, part.to), loss(part), referenceWeights));
+    const remote = theirs.map((part, i) => this.shards[i].compute(weights, part.map((j) => usable[j]), loss(part), referenceWeights));
     try {
-      const local = () => summedReinforceGradients(this.policy, this.grammar as Grammar<unknown>, usable.slice(mine.from, mine.to), loss(mine), reference);
+      const local = () => summedReinforceGradients(this.policy, this.grammar as Grammar<unknown>, mine.map((j) => usable[j]), loss(mine), reference);
       const { sums, applied } = await applyShardedStep(this.optimizer, remote, local, this.config.gradClip);
       return { values: { loss: sums.loss, entropy: sums.entropy, kl: sums.kl }, ...applied, threads: 1 + remote.length };
     } catch (error) {

@@ -4,7 +4,7 @@
  * Test trained its SeqCoder models this way on synthetic pairs; RL then starts from here.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { applyShardedStep, batchParts, ShardError, type GradientShard, type SummedGradients } from '../gradientShards';
+import { applyShardedStep, balancedParts, ShardError, type GradientShard, type SummedGradients } from '../gradientShards';
 import type { Grammar } from '../grammar';
 import { Adam } from '../model/adam';
 import { buildSequenceBatch, clippedStep, disposeBatch, programLogProbs, takenLogProbs, type SequenceBatch, type SequencePair } from '../model/training';
@@ -108,10 +108,10 @@ export class SupervisedTrainer<S = unknown> {
    * gradients are divided by the batch's token count, exactly as the one-thread loss does.
    */
   private async parallelStep(pairs: readonly SequencePair[]): Promise<SupervisedStats> {
-    const [mine, ...theirs] = batchParts(pairs.length, this.shards.length);
+    const [mine, ...theirs] = balancedParts(pairs, this.shards.length).map((part) => part.map((i) => pairs[i]));
     const weights = this.policy.getWeights();
-    const remote = theirs.map(({ from, to }, i) => this.shards[i].compute(weights, pairs.slice(from, to)));
-    const { sums, applied } = await applyShardedStep(this.optimizer, remote, () => summedGradients(this.policy, this.grammar, pairs.slice(mine.from, mine.to)), this.config.gradClip);
+    const remote = theirs.map((part, i) => this.shards[i].compute(weights, part));
+    const { sums, applied } = await applyShardedStep(this.optimizer, remote, () => summedGradients(this.policy, this.grammar, mine), this.config.gradClip);
     return { loss: sums.loss, tokenAccuracy: sums.correct, threads: 1 + remote.length, skipped: applied.skipped, reason: applied.reason };
   }
 
