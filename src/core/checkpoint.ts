@@ -150,6 +150,23 @@ function checkSpecs(specs: unknown, payloadLength: number): TensorSpec[] {
   return result;
 }
 
+/**
+ * The task a checkpoint's header names, read without checking the rest (the page asks before a
+ * file of another task switches the lab); null for anything that is not a readable checkpoint
+ * header (decodeCheckpoint then says what is wrong with it).
+ */
+export function checkpointTask(bytes: Uint8Array): string | null {
+  if (bytes.length < PREFIX + HASH || new TextDecoder().decode(bytes.subarray(0, 8)) !== CHECKPOINT_MAGIC) return null;
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
+  if (headerLength > MAX_HEADER || PREFIX + headerLength > bytes.length) return null;
+  try {
+    const task = (JSON.parse(new TextDecoder().decode(bytes.subarray(PREFIX, PREFIX + headerLength))) as { config?: { task?: { name?: unknown } } }).config?.task?.name;
+    return typeof task === 'string' ? task : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function decodeCheckpoint(
   bytes: Uint8Array,
   options: { maxBytes?: number } = {},

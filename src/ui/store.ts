@@ -67,6 +67,8 @@ export interface LabState {
   savingStep: number | null;
   /** Stored runs drawn beside the live one on every chart. */
   compared: ComparedRun[];
+  /** A configuration (Apply, a file of another task) is being applied: the run is about to be replaced. */
+  configuring: boolean;
 }
 
 /** A stored run drawn on the charts beside the live one. */
@@ -102,6 +104,7 @@ export const initialState = (): LabState => ({
   currentRun: null,
   savingStep: null,
   compared: [],
+  configuring: false,
 });
 
 export const useLab = create<LabState>()(() => initialState());
@@ -219,6 +222,8 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         // The old run's figures still waiting go with it; the new run's, after this event, stay.
         metrics.length = 0;
         resetMetrics();
+        // So do its messages: a notice of an earlier run's algorithm is not the new run's.
+        useLab.setState({ errors: [] });
         break;
     }
   }

@@ -4,13 +4,13 @@
  */
 import * as Comlink from 'comlink';
 import { zipSync, strToU8 } from 'fflate';
-import { decodeCheckpoint, tensorArrays } from '../core/checkpoint';
+import { checkpointTask, decodeCheckpoint, tensorArrays } from '../core/checkpoint';
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
 import { configToSearchParams, withVariant, type LabConfig } from '../core/config';
 import { taskDefinition } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
-import { handleEvents, reportError, useLab } from './store';
+import { handleEvents, reportError, rollbackTo, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
 import sampleBadUrl from '../../datasets/sample-bad.jsonl?url';
@@ -74,10 +74,12 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   const summary = await attempt(`loading ${name}`, () => trainer().loadDataset(role, name, file));
   if (!summary) return;
   useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: summary } }));
-  if (role !== 'train' || !reconfigure) return;
+  if (!reconfigure) return;
   const { config } = useLab.getState();
-  // The worker read the file as its task's items (the definition that recognised it): the run becomes that task's.
-  if (summary.task === config.task.name) return void (await configure(config));
+  // The worker read the file as its task's items (the definition that recognised it): the run
+  // becomes that task's. A held-out file of the run's own task needs no new run; one of another
+  // task would otherwise sit in the panel while the evaluation scores the old task's items.
+  if (summary.task === config.task.name) return role === 'train' ? void (await configure(config)) : undefined;
   const switched = withVariant(config, { task: summary.task });
   // Trained weights give way to the other task's only once the user agrees, as Apply asks. The
   // worker keeps each task's items apart, so a "no" leaves the run with its own data.
@@ -112,14 +114,20 @@ async function loadShippedData(task: string): Promise<void> {
  */
 export async function configure(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
   const switching = config.task.name !== useLab.getState().config.task.name;
-  await loadShippedData(config.task.name);
-  // The live run stays as it was when the worker refuses the configuration.
-  const made = await attempt('configuring the run', () => trainer().configure(config, { start }));
-  if (!made) return false;
-  // The worker's 'newRun' event has started the page's charts over, in order with the new run's events.
-  useLab.setState({ config });
-  if (switching) await loadShippedPolicy(config.task.name);
-  return true;
+  // Train, Step and Evaluate wait meanwhile: they would act on the run about to be replaced.
+  useLab.setState({ configuring: true });
+  try {
+    await loadShippedData(config.task.name);
+    // The live run stays as it was when the worker refuses the configuration.
+    const made = await attempt('configuring the run', () => trainer().configure(config, { start }));
+    if (!made) return false;
+    // The worker's 'newRun' event has started the page's charts over, in order with the new run's events.
+    useLab.setState({ config });
+    if (switching) await loadShippedPolicy(config.task.name);
+    return true;
+  } finally {
+    useLab.setState({ configuring: false });
+  }
 }
 
 /**
@@ -163,11 +171,35 @@ async function loadShippedPolicy(task: string): Promise<boolean> {
   return Boolean(loaded);
 }
 
+/**
+ * A checkpoint file loaded by hand. One of another task switches the lab to that task, so it is
+ * refused while training and otherwise loaded only once the user agrees; that task's shipped data
+ * come first (a run reads its task's items when it is made), so the run can train and evaluate,
+ * and the link says the task. A file that then fails to load leaves the Data panel as it was.
+ */
+export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): Promise<void> {
+  const task = checkpointTask(bytes);
+  const { config, phase, datasets } = useLab.getState();
+  const switching = task !== null && task !== config.task.name;
+  if (switching) {
+    const what = `${name} is a checkpoint of the ${task} task`;
+    if (phase === 'training' || phase === 'pretraining') return reportError(`${what}: stop training before loading it (it switches the lab from ${config.task.name} to ${task})`);
+    if (!window.confirm(`${what}: loading it switches the lab from ${config.task.name} to ${task}, with ${task}'s shipped data, and replaces the current weights. Load it?`)) return;
+    await loadShippedData(task);
+  }
+  const loaded = await loadCheckpointBytes(bytes, name);
+  if (!switching) return;
+  if (!loaded) return void useLab.setState({ datasets });
+  window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+}
+
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
 export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number } | undefined> {
   try {
     const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: name, ...options });
     useLab.setState({ config: result.config, step: result.step });
+    // Points and evaluations of later steps are of weights that are gone (a run of its own, loaded by hand, starts over in the worker's newRun).
+    if (!options.warmStart) rollbackTo(result.step);
     return result;
   } catch (error) {
     reportError(`${name} cannot be loaded: ${error instanceof Error ? error.message : String(error)}`);

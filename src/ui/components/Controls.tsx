@@ -3,13 +3,13 @@ import { download } from '../download';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
 import { taskDefinition } from '../../core/registry';
 import { reportError, useLab } from '../store';
-import { attempt, loadCheckpointBytes, pytorchZip, trainer } from '../trainer';
+import { attempt, loadCheckpointFromFile, pytorchZip, trainer } from '../trainer';
 
 /** A dropped or picked .prl file: the worker validates it (off the main thread) and says what is wrong. */
 export async function loadCheckpointFile(file: Blob, name: string): Promise<void> {
   // Sized before it is read: a file of gigabytes never reaches memory.
   if (file.size > DEFAULT_MAX_CHECKPOINT_BYTES) return reportError(`${name} cannot be loaded: it has ${file.size} bytes, more than the ${DEFAULT_MAX_CHECKPOINT_BYTES} a checkpoint may have`);
-  await loadCheckpointBytes(new Uint8Array(await file.arrayBuffer()), name);
+  await loadCheckpointFromFile(new Uint8Array(await file.arrayBuffer()), name);
 }
 
 /** Supervised warm start before RL: steps and how often the held-out loss and accuracy are measured. */
@@ -41,7 +41,8 @@ export function Controls() {
   // No run until the data and the configuration are in: Train before that could only fail.
   const hasRun = useLab((s) => s.weights !== null);
   const checkpointInput = useRef<HTMLInputElement>(null);
-  const busy = phase === 'loading' || phase === 'evaluating' || phase === 'saving';
+  const configuring = useLab((s) => s.configuring);
+  const busy = configuring || phase === 'loading' || phase === 'evaluating' || phase === 'saving';
   const running = phase === 'training' || phase === 'pretraining';
   return (
     <section className="panel controls" data-testid="controls">

@@ -35,7 +35,6 @@ async function runStep(state: ServiceState, shouldStop?: () => boolean): Promise
   state.events.send({ type: 'metrics', events });
   state.events.send({ type: 'samples', samples: result.samples.slice(0, 16) });
   state.events.send({ type: 'step', step: result.step, stepsPerSecond: 1000 / (performance.now() - started) });
-  if (result.skipped) state.events.send({ type: 'error', message: `step ${result.step}: ${result.reason}` });
   // Held-out figures every evalFreq steps, and after the last step of a task that evaluates before and after RL.
   const end = result.step >= stepLimit(run) && stepLimit(run) > 0;
   const evalFreq = config.run.evalFreq;

@@ -1,0 +1,96 @@
+/**
+ * Files of another task and older checkpoints (found by an exploratory test of the page): a
+ * checkpoint of another task asks first, is refused while training, and switches the lab with
+ * that task's data so the run can train; a held-out file of another task asks too; a checkpoint
+ * of an earlier step cuts the charts back to it; a skip DQN makes by design is said once.
+ */
+import { test, expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { LabPage, tinyRun } from './pages/labPage';
+
+test.describe.configure({ mode: 'serial' });
+
+/** Answers the page's next dialog, and returns its text. */
+function answerNext(page: Page, accept: boolean): Promise<string> {
+  return new Promise((resolve) => page.once('dialog', (dialog) => void (accept ? dialog.accept() : dialog.dismiss()).then(() => resolve(dialog.message()))));
+}
+
+const loadCheckpoint = (page: Page, name: string, bytes: Buffer) => page.getByTestId('checkpoint-input').setInputFiles({ name, mimeType: 'application/octet-stream', buffer: bytes });
+
+test('a checkpoint of another task: refused while training, asked first, then the lab switches with that task\'s data and trains', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  const functionsPolicy = readFileSync('public/functions.prl');
+
+  await lab.button('Train').click();
+  await expect.poll(() => lab.state<string>('phase')).toBe('training');
+  await loadCheckpoint(page, 'functions.prl', functionsPolicy);
+  await expect(page.getByTestId('errors')).toContainText('functions.prl is a checkpoint of the functions task: stop training before loading it');
+  await lab.button('Stop').click();
+  await expect.poll(() => lab.state<string>('phase')).not.toBe('training');
+
+  const declined = answerNext(page, false);
+  await loadCheckpoint(page, 'functions.prl', functionsPolicy);
+  expect(await declined).toMatch(/switches the lab from kolmogorov to functions.*Load it\?$/);
+  expect(await lab.state<string>('config.task.name')).toBe('kolmogorov');
+
+  const accepted = answerNext(page, true);
+  await loadCheckpoint(page, 'functions.prl', functionsPolicy);
+  await accepted;
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('functions/train.jsonl', { timeout: 60_000 });
+  await expect.poll(() => lab.state<string>('config.task.name')).toBe('functions');
+  await expect(page.getByTestId('status-message')).toContainText('loaded functions.prl');
+  expect(page.url()).toContain('task=functions');
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1', { timeout: 60_000 });
+  await expect(page.getByTestId('errors')).not.toContainText('the training set is empty');
+});
+
+test('a held-out file of another task asks before it switches the task; "no" leaves the held-out set as it was', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  // Trained weights (random ones give way without a question, as a training file's drop does).
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+  const before = await page.getByTestId('dataset-summary-heldout').textContent();
+  const declined = answerNext(page, false);
+  await lab.dropFile('heldout.jsonl', readFileSync('datasets/functions/heldout.jsonl'), 'heldout');
+  expect(await declined).toMatch(/heldout\.jsonl holds functions problems/);
+  await expect(page.getByTestId('dataset-summary-heldout')).toHaveText(before!);
+  expect(await lab.state<string>('config.task.name')).toBe('kolmogorov');
+});
+
+test('a checkpoint of an earlier step cuts the charts back to it', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  for (let i = 1; i <= 2; i++) {
+    await lab.button('Step').click();
+    await expect(page.getByTestId('step')).toHaveText(`step ${i}`);
+  }
+  const atTwo = Buffer.from(await lab.downloadCheckpoint());
+  for (let i = 3; i <= 4; i++) {
+    await lab.button('Step').click();
+    await expect(page.getByTestId('step')).toHaveText(`step ${i}`);
+  }
+  await lab.waitForPoints(4, 'entropy');
+  await loadCheckpoint(page, 'step2.prl', atTwo);
+  await expect(page.getByTestId('status-message')).toContainText('loaded step2.prl, step 2');
+  await expect.poll(() => lab.points('entropy')).toBe(2);
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 3');
+  await lab.waitForPoints(3, 'entropy');
+  const steps = (await lab.state<{ step: number }[]>('series.entropy')).map((point) => point.step);
+  expect(steps).toEqual([1, 2, 3]);
+});
+
+test('DQN\'s steps between its training steps are said once, not at every step', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(`${tinyRun}&algorithm=dqn`);
+  for (let i = 1; i <= 6; i++) {
+    await lab.button('Step').click();
+    await expect(page.getByTestId('step')).toHaveText(`step ${i}`, { timeout: 30_000 });
+  }
+  const errors = await lab.state<string[]>('errors');
+  expect(errors.filter((line) => line.includes('update skipped')).length).toBeLessThanOrEqual(2);
+  expect(errors.every((line) => !line.includes('update skipped') || line.includes('not reported again'))).toBe(true);
+});
