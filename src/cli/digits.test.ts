@@ -71,3 +71,28 @@ describe('a warm start made outside the loop', () => {
     expect(Math.abs(await kl(false))).toBeGreaterThan(1e-3);
   });
 });
+
+describe('skipped updates in the log', () => {
+  it('a skip by design (DQN filling its buffer, then between its training steps) is said once per kind, not at every step', async () => {
+    const base = defaultConfig('sum_digits', 'dqn');
+    const config = parseConfig({
+      ...base,
+      model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 },
+      algorithm: { ...base.algorithm, batchSize: 4, groupSize: 1, learningStarts: 8, trainFrequency: 12 },
+    });
+    const logs: string[] = [];
+    const loop = await createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored, onLog: (line) => logs.push(line) });
+    try {
+      const skipped: boolean[] = [];
+      for (let i = 0; i < 10; i++) skipped.push((await loop.step()).skipped);
+      // Two steps fill the buffer, then two of every three steps owe no update (12 programs, 4 a step).
+      expect(skipped.filter(Boolean).length).toBeGreaterThanOrEqual(6);
+      const skips = logs.filter((line) => line.includes('update skipped'));
+      expect(skips).toHaveLength(2);
+      expect(skips[0]).toMatch(/filling the replay buffer.*not reported again/);
+      expect(skips[1]).toMatch(/no update owed yet.*not reported again/);
+    } finally {
+      loop.dispose();
+    }
+  });
+});

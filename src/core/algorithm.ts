@@ -45,6 +45,11 @@ export interface PolicyUpdate {
   gradNorm: number;
   skipped: boolean;
   reason?: string;
+  /**
+   * A skip by design, not a fault (DQN between its training steps or while its buffer fills, DPO
+   * on a batch with no preference pair): the loop says it once, not at every step.
+   */
+  expected?: boolean;
   /** What the algorithm reports beyond the loss (entropy, kl, clip_ratio, rewards/margins, ...), charted as named. */
   metrics: Record<string, number>;
 }

@@ -200,6 +200,17 @@ export async function createTrainingLoop<Item, S extends Scored>(
   // An algorithm that samples on the trainer (dqn, epsilon-greedy) leaves the generator workers idle.
   const generators = definition.samplesOnTrainer ? undefined : deps.generators;
   if (deps.generators && !generators) deps.onLog?.(`${definition.name} samples on the trainer: the generator workers stay idle`);
+  // A skipped update is said; one the algorithm skips by design (PolicyUpdate.expected) once per
+  // reason, not at every step (DQN skips most steps between its training steps).
+  const saidOnce = new Set<string>();
+  const reportSkip = (update: PolicyUpdate) => {
+    if (!update.skipped) return;
+    const reason = update.reason ?? 'no reason given';
+    const kind = reason.replace(/\d+/g, 'N'); // "filling the replay buffer (12 of 64 ...)" is one kind
+    if (update.expected && saidOnce.has(kind)) return;
+    if (update.expected) saidOnce.add(kind);
+    deps.onLog?.(`step ${globalStep}: update skipped (${reason})${update.expected ? '; such steps are not reported again' : ''}`);
+  };
   let version = 0;
   let pending: Promise<Drawn<Item>> | null = null;
   let globalStep = 0;
@@ -272,7 +283,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     const update = await algorithm.updatePairs!(batch);
     const updateMs = performance.now() - stepStart;
     globalStep += 1;
-    if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
+    reportSkip(update);
     return {
       step: globalStep,
       metrics: { ...update.metrics, policy_loss: update.loss, grad_norm: update.gradNorm, learning_rate: algorithm.optimizer.learningRate, update_ms: updateMs, step_ms: performance.now() - stepStart, epoch: order.epoch },
@@ -370,7 +381,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     });
     Object.assign(metrics, probed, searchSpec ? { search_found: found.length, search_ms: searchMs } : {});
     if (metrics.outcome_infra_error > 0) deps.onLog?.(`step ${globalStep}: ${metrics.outcome_infra_error} sandbox failures (infra_error) kept out of the update`);
-    if (update.skipped) deps.onLog?.(`step ${globalStep}: update skipped (${update.reason})`);
+    reportSkip(update);
     return {
       step: globalStep,
       metrics,

@@ -231,7 +231,8 @@ type DpoRun = BaseConfig & { algorithm: DpoConfig };
 
 /** A DPO step's statistics as a PolicyUpdate: a batch with no pair has no figures to chart, only its count (0). */
 function dpoUpdate({ loss, gradNorm, skipped, reason, pairs, ...named }: DpoStats): PolicyUpdate {
-  return { loss, gradNorm, skipped, reason, metrics: pairs > 0 ? { ...named, pairs } : { pairs } };
+  // A batch with no pair is DPO's data, not a fault: said once.
+  return { loss, gradNorm, skipped, reason, metrics: pairs > 0 ? { ...named, pairs } : { pairs }, expected: skipped && pairs === 0 };
 }
 
 export const dpo: AlgorithmDefinition<DpoRun> = {

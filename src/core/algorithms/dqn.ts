@@ -128,6 +128,8 @@ export interface DqnStats {
   gradNorm: number;
   skipped: boolean;
   reason?: string;
+  /** A skip by design (PolicyUpdate.expected): the buffer still filling, no training step owed. */
+  expected?: boolean;
   /** CleanRL's names. */
   named: Record<string, number>;
 }
@@ -246,7 +248,7 @@ export class Dqn<S = unknown> {
     const dropped = this.episodes > this.buffer.size;
     if (this.buffer.size < Math.max(this.config.learningStarts, 1) && !dropped) {
       this.pending = 0;
-      return { loss: NaN, gradNorm: NaN, skipped: true, reason: `filling the replay buffer (${this.buffer.size} of ${this.config.learningStarts} programs before learning starts)`, named };
+      return { loss: NaN, gradNorm: NaN, skipped: true, reason: `filling the replay buffer (${this.buffer.size} of ${this.config.learningStarts} programs before learning starts)`, named, expected: true };
     }
     const owed = Math.floor(this.pending / this.config.trainFrequency);
     this.pending -= owed * this.config.trainFrequency;
@@ -262,7 +264,7 @@ export class Dqn<S = unknown> {
       gradNorm += result.gradNorm;
       done += 1;
     }
-    if (done === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no update owed yet (trainFrequency)', named };
+    if (done === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no update owed yet (trainFrequency)', named, expected: true };
     return { loss: loss / done, gradNorm: gradNorm / done, skipped: false, named: { ...named, 'losses/td_loss': loss / done, 'losses/q_values': q / done, updates: this.updates } };
   }
 
@@ -473,8 +475,8 @@ export const dqn: AlgorithmDefinition<DqnRun> = {
       dispose: () => algorithm.dispose(),
       rebase: () => algorithm.syncTarget(),
       update: async (episodes) => {
-        const { loss, gradNorm, skipped, reason, named } = await algorithm.step(episodes);
-        return { loss, gradNorm, skipped, reason, metrics: named };
+        const { loss, gradNorm, skipped, reason, named, expected } = await algorithm.step(episodes);
+        return { loss, gradNorm, skipped, reason, metrics: named, expected };
       },
       sampling: () => algorithm.sampling(),
     };
