@@ -116,3 +116,14 @@ test('the functions and sum_digits tasks, as a newcomer opens them from a link',
   await shot(page, 'sum-digits');
   expect(problems).toEqual([]);
 });
+
+test('the page fits a narrow window: one column, nothing wider than the screen', async ({ page }) => {
+  const lab = new LabPage(page);
+  await page.setViewportSize({ width: 360, height: 800 });
+  await lab.open();
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: 'test-results/e2e/narrow-window.png', fullPage: true });
+});
