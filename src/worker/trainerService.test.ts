@@ -173,6 +173,9 @@ describe('trainer protocol', () => {
     const binary = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
     await expect(api.loadDataset('train', 'photo.png', new Blob([binary]))).rejects.toThrow(/photo.png holds no valid sequences \(\d+ rejected, the first: line 1: .*\); the training set is unchanged \(12 sequences\)/);
     await expect.poll(() => events.filter((e) => e.type === 'phase').at(-1)).toMatchObject({ phase: 'idle', message: 'photo.png was not loaded' });
+    // Blank lines are not an empty file: the message says which.
+    await expect(api.loadDataset('train', 'blank.jsonl', new Blob(['\n  \n\n']))).rejects.toThrow(/blank.jsonl holds no valid sequences \(the file has only blank lines\)/);
+    await expect(api.loadDataset('train', 'empty.jsonl', new Blob([]))).rejects.toThrow(/empty.jsonl holds no valid sequences \(the file is empty\)/);
     await api.step();
     await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
   });

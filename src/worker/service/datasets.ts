@@ -34,8 +34,8 @@ export function progress(state: ServiceState, task: string, done: number, total:
   state.events.send({ type: 'progress', task, done, total });
 }
 
-function noItems(name: string, role: 'train' | 'heldout', kept: number, what: string, first: string | undefined, rejected: number): Error {
-  const why = rejected ? `${rejected} rejected${first ? `, the first: ${first}` : ''}` : 'the file is empty';
+function noItems(name: string, role: 'train' | 'heldout', kept: number, what: string, first: string | undefined, rejected: number, bytes: number): Error {
+  const why = rejected ? `${rejected} rejected${first ? `, the first: ${first}` : ''}` : bytes > 0 ? 'the file has only blank lines' : 'the file is empty';
   const set = role === 'train' ? 'training' : 'held-out';
   return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${kept} ${what})` : ''}`);
 }
@@ -53,14 +53,14 @@ export async function parseDataset(state: ServiceState, role: 'train' | 'heldout
     const result = await loadJsonl(file.stream(), (value) => data.parseRecord!(value), { onProgress: (bytes) => progress(state, `parsing ${name}`, bytes, file.size) });
     if (result.records.length === 0) {
       const first = result.errors[0];
-      throw noItems(name, role, items[role].length, data.itemName, first && `line ${first.line}: ${first.reason}`, result.errorCount);
+      throw noItems(name, role, items[role].length, data.itemName, first && `line ${first.line}: ${first.reason}`, result.errorCount, file.size);
     }
     loaded = result.records;
     summary = { errorCount: result.errorCount, errors: result.errors.slice(0, 200), lines: result.lines, summary: summarizeLoad(result) };
   } else {
     if (file.size > MAX_TEXT_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a ${data.itemName} file may have`);
     const { items: parsed, errors } = data.parseText!(await file.text());
-    if (parsed.length === 0) throw noItems(name, role, items[role].length, data.itemName, errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length);
+    if (parsed.length === 0) throw noItems(name, role, items[role].length, data.itemName, errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length, file.size);
     loaded = parsed;
     summary = {
       errorCount: errors.length,
