@@ -127,3 +127,9 @@ test('the page fits a narrow window: one column, nothing wider than the screen',
   expect(overflow).toBeLessThanOrEqual(0);
   await page.screenshot({ path: 'test-results/e2e/narrow-window.png', fullPage: true });
 });
+
+test('a link with an invalid value says so and starts as no link does, from the shipped policy', async ({ page }) => {
+  await page.goto('/#d-model=abc');
+  await expect(page.getByTestId('errors')).toContainText("the link's configuration is invalid", { timeout: 60_000 });
+  await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint', { timeout: 60_000 });
+});

@@ -13,12 +13,13 @@ import { reportError, useLab } from './store';
 import { autosaveEnabled, importRunFile, requestPersistentStorage, saveHoldOpenMs } from './persistence';
 import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
 
-function configFromHash() {
+/** The link's configuration, and whether it is one (an invalid link is the defaults, as no link is: the shipped policy loads). */
+function configFromHash(): { config: ReturnType<typeof defaultConfig>; fromLink: boolean } {
   try {
-    return configFromSearchParams(window.location.hash.slice(1));
+    return { config: configFromSearchParams(window.location.hash.slice(1)), fromLink: window.location.hash.length > 1 };
   } catch (error) {
     reportError(`the link's configuration is invalid (${(error as Error).message}); using the defaults`);
-    return defaultConfig();
+    return { config: defaultConfig(), fromLink: false };
   }
 }
 
@@ -80,7 +81,8 @@ export function App() {
     // With saving on (the default) the worker opens the run store and offers back a run a reload interrupted.
     const autosave = autosaveEnabled();
     if (autosave) requestPersistentStorage();
-    void startLab(configFromHash(), window.location.hash.length > 1, { autosave, saveHoldOpenMs: saveHoldOpenMs() });
+    const { config, fromLink } = configFromHash();
+    void startLab(config, fromLink, { autosave, saveHoldOpenMs: saveHoldOpenMs() });
   }, []);
   return (
     <div className={dragging ? 'lab dragging' : 'lab'}>
