@@ -41,6 +41,8 @@ test('a checkpoint of another task: refused while training, asked first, then th
   await expect.poll(() => lab.state<string>('config.task.name')).toBe('functions');
   await expect(page.getByTestId('status-message')).toContainText('loaded functions.prl');
   expect(page.url()).toContain('task=functions');
+  // The Kolmogorov run's points are not this run's history.
+  expect(await lab.points('entropy')).toBe(0);
   await lab.button('Step').click();
   await expect(page.getByTestId('step')).toHaveText('step 1', { timeout: 60_000 });
   await expect(page.getByTestId('errors')).not.toContainText('the training set is empty');

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig } from '../core/config';
 import { hostScored, runDigitTask, type DigitStepMetrics } from '../core/digits/experiment';
 import { digitTask } from '../core/digits/task';
-import { createTrainingLoop } from '../core/loop';
+import { createTrainingLoop, SKIPS_SAID_AGAIN } from '../core/loop';
 import { TransformerPolicy } from '../core/model/transformer';
 import { createNodeGeneratorPool } from './digitGenerators';
 
@@ -91,6 +91,28 @@ describe('skipped updates in the log', () => {
       expect(skips).toHaveLength(2);
       expect(skips[0]).toMatch(/filling the replay buffer.*not reported again/);
       expect(skips[1]).toMatch(/no update owed yet.*not reported again/);
+    } finally {
+      loop.dispose();
+    }
+  });
+});
+
+describe('a run that never updates', () => {
+  it(`says so again after ${SKIPS_SAID_AGAIN} expected skips in a row, not only at its first`, async () => {
+    const base = defaultConfig('sum_digits', 'dqn');
+    const config = parseConfig({
+      ...base,
+      model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 },
+      algorithm: { ...base.algorithm, batchSize: 2, groupSize: 1, learningStarts: 100_000, bufferSize: 200_000 },
+    });
+    const logs: string[] = [];
+    const loop = await createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored, onLog: (line) => logs.push(line) });
+    try {
+      for (let i = 0; i < SKIPS_SAID_AGAIN; i++) await loop.step();
+      expect(logs.filter((line) => /update skipped|no update/.test(line))).toEqual([
+        expect.stringMatching(/^step 1: update skipped \(filling the replay buffer/),
+        expect.stringMatching(new RegExp(`^step ${SKIPS_SAID_AGAIN}: no update in the last ${SKIPS_SAID_AGAIN} steps`)),
+      ]);
     } finally {
       loop.dispose();
     }

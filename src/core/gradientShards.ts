@@ -53,24 +53,21 @@ export function balancedParts(items: readonly SequencePair[], shards: number): n
   const n = order.length;
   const parts = Math.min(shards + 1, n);
   if (parts <= 1) return n ? [order] : [];
-  // padded[j][i]: the padded tokens of order[j..i) as one part; best[p][i]: the least largest part of order[0..i) in p parts.
-  const padded = (from: number, to: number) => {
-    let prompt = 0, tokens = 0;
-    for (let j = from; j < to; j++) {
-      prompt = Math.max(prompt, items[order[j]].prompt.length);
-      tokens = Math.max(tokens, items[order[j]].tokens.length);
-    }
-    return (to - from) * (prompt + tokens);
-  };
+  // best[p][i]: the least largest part of order[0..i) in p parts; cut[p][i]: where its last part
+  // starts. The last part order[j..i) grows leftward with running maxima: O(parts n^2).
   const best = [Array.from({ length: n + 1 }, (_, i) => (i === 0 ? 0 : Infinity))];
   const cut: number[][] = [[]];
   for (let p = 1; p <= parts; p++) {
     best.push(Array(n + 1).fill(Infinity));
     cut.push(Array(n + 1).fill(0));
     for (let i = p; i <= n; i++) {
-      for (let j = p - 1; j < i; j++) {
-        const worst = Math.max(best[p - 1][j], padded(j, i));
-        if (worst < best[p][i]) {
+      let prompt = 0, tokens = 0;
+      for (let j = i - 1; j >= p - 1; j--) {
+        prompt = Math.max(prompt, items[order[j]].prompt.length);
+        tokens = Math.max(tokens, items[order[j]].tokens.length);
+        const worst = Math.max(best[p - 1][j], (i - j) * (prompt + tokens));
+        // <= keeps the earliest cut among equals, as the loop upward did.
+        if (worst <= best[p][i]) {
           best[p][i] = worst;
           cut[p][i] = j;
         }

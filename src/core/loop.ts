@@ -40,6 +40,9 @@ import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskContex
 
 export type { PolicyAlgorithm, PolicyUpdate };
 
+/** Expected skips in a row after which the loop says again that nothing is updating. */
+export const SKIPS_SAID_AGAIN = 50;
+
 export interface LoopDeps {
   pool: SandboxPool;
   /** Parallel generators that sample the programs instead of this thread. */
@@ -201,15 +204,19 @@ export async function createTrainingLoop<Item, S extends Scored>(
   const generators = definition.samplesOnTrainer ? undefined : deps.generators;
   if (deps.generators && !generators) deps.onLog?.(`${definition.name} samples on the trainer: the generator workers stay idle`);
   // A skipped update is said; one the algorithm skips by design (PolicyUpdate.expected) once per
-  // reason, not at every step (DQN skips most steps between its training steps).
+  // kind, not at every step (DQN skips most steps between its training steps), and again after
+  // SKIPS_SAID_AGAIN of them in a row: a run that never updates (DPO that never finds a pair) says so.
   const saidOnce = new Set<string>();
+  let skippedInARow = 0;
   const reportSkip = (update: PolicyUpdate) => {
+    skippedInARow = update.skipped ? skippedInARow + 1 : 0;
     if (!update.skipped) return;
     const reason = update.reason ?? 'no reason given';
     const kind = reason.replace(/\d+/g, 'N'); // "filling the replay buffer (12 of 64 ...)" is one kind
+    if (update.expected && skippedInARow % SKIPS_SAID_AGAIN === 0) return void deps.onLog?.(`step ${globalStep}: no update in the last ${skippedInARow} steps (${reason})`);
     if (update.expected && saidOnce.has(kind)) return;
     if (update.expected) saidOnce.add(kind);
-    deps.onLog?.(`step ${globalStep}: update skipped (${reason})${update.expected ? '; such steps are not reported again' : ''}`);
+    deps.onLog?.(`step ${globalStep}: update skipped (${reason})${update.expected ? '; such steps are not reported again unless they go on' : ''}`);
   };
   let version = 0;
   let pending: Promise<Drawn<Item>> | null = null;

@@ -67,8 +67,8 @@ export interface LabState {
   savingStep: number | null;
   /** Stored runs drawn beside the live one on every chart. */
   compared: ComparedRun[];
-  /** A configuration (Apply, a file of another task) is being applied: the run is about to be replaced. */
-  configuring: boolean;
+  /** Configurations being applied (Apply, a file of another task): while above 0, the run is about to be replaced. */
+  configuring: number;
 }
 
 /** A stored run drawn on the charts beside the live one. */
@@ -104,7 +104,7 @@ export const initialState = (): LabState => ({
   currentRun: null,
   savingStep: null,
   compared: [],
-  configuring: false,
+  configuring: 0,
 });
 
 export const useLab = create<LabState>()(() => initialState());
@@ -153,7 +153,8 @@ export function rollbackTo(step: number): void {
   useLab.setState((state) => {
     const series = new Map<string, MetricPoint[]>();
     for (const [name, points] of state.series) series.set(name, points.filter((p) => p.step <= step));
-    return { series, metricsVersion: state.metricsVersion + 1, step, samples: [], evaluations: state.evaluations.filter((r) => r.step <= step) };
+    const best = Object.fromEntries(Object.entries(state.best).filter(([, program]) => program.step <= step));
+    return { series, metricsVersion: state.metricsVersion + 1, step, samples: [], best, evaluations: state.evaluations.filter((r) => r.step <= step) };
   });
 }
 
@@ -222,8 +223,6 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         // The old run's figures still waiting go with it; the new run's, after this event, stay.
         metrics.length = 0;
         resetMetrics();
-        // So do its messages: a notice of an earlier run's algorithm is not the new run's.
-        useLab.setState({ errors: [] });
         break;
     }
   }

@@ -4,13 +4,13 @@
  */
 import * as Comlink from 'comlink';
 import { zipSync, strToU8 } from 'fflate';
-import { checkpointTask, decodeCheckpoint, tensorArrays } from '../core/checkpoint';
+import { checkpointTask, decodeCheckpoint, modelDifference, tensorArrays } from '../core/checkpoint';
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
 import { configToSearchParams, withVariant, type LabConfig } from '../core/config';
-import { taskDefinition } from '../core/registry';
+import { allTasks, taskDefinition } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
-import { handleEvents, reportError, rollbackTo, useLab } from './store';
+import { handleEvents, reportError, resetMetrics, rollbackTo, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
 import heldoutUrl from '../../datasets/heldout.jsonl?url';
 import sampleBadUrl from '../../datasets/sample-bad.jsonl?url';
@@ -87,8 +87,10 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
     useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
     return;
   }
-  // The link says the task, as Apply's does: a reload opens the task the file switched to.
+  // The link says the task, as Apply's does: a reload opens the task the file switched to. A
+  // configuration that fails leaves the run as it was, and the panel says so.
   if (await configure(switched)) window.location.hash = configToSearchParams(switched, { page: true });
+  else useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
 }
 
 export async function loadShipped(name: string, reconfigure = true): Promise<void> {
@@ -114,9 +116,9 @@ async function loadShippedData(task: string): Promise<void> {
  */
 export async function configure(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
   const switching = config.task.name !== useLab.getState().config.task.name;
-  // Train, Step and Evaluate wait meanwhile: they would act on the run about to be replaced.
-  useLab.setState({ configuring: true });
-  try {
+  // A new configuration: the messages of the run it replaces go (this run's own come after).
+  useLab.setState({ errors: [] });
+  return whileConfiguring(async () => {
     await loadShippedData(config.task.name);
     // The live run stays as it was when the worker refuses the configuration.
     const made = await attempt('configuring the run', () => trainer().configure(config, { start }));
@@ -125,8 +127,16 @@ export async function configure(config: LabConfig, start: RunStart = 'carry'): P
     useLab.setState({ config });
     if (switching) await loadShippedPolicy(config.task.name);
     return true;
+  });
+}
+
+/** Runs `work` with Train, Step and Evaluate held back: they would act on the run about to be replaced. */
+async function whileConfiguring<T>(work: () => Promise<T>): Promise<T> {
+  useLab.setState((state) => ({ configuring: state.configuring + 1 }));
+  try {
+    return await work();
   } finally {
-    useLab.setState({ configuring: false });
+    useLab.setState((state) => ({ configuring: state.configuring - 1 }));
   }
 }
 
@@ -178,28 +188,37 @@ async function loadShippedPolicy(task: string): Promise<boolean> {
  * and the link says the task. A file that then fails to load leaves the Data panel as it was.
  */
 export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): Promise<void> {
-  const task = checkpointTask(bytes);
+  // A task this lab does not know is left to the worker's load, which says why it refuses it.
+  const named = checkpointTask(bytes);
+  const task = named !== null && allTasks().some((t) => t.name === named) ? named : null;
   const { config, phase, datasets } = useLab.getState();
-  const switching = task !== null && task !== config.task.name;
-  if (switching) {
-    const what = `${name} is a checkpoint of the ${task} task`;
-    if (phase === 'training' || phase === 'pretraining') return reportError(`${what}: stop training before loading it (it switches the lab from ${config.task.name} to ${task})`);
-    if (!window.confirm(`${what}: loading it switches the lab from ${config.task.name} to ${task}, with ${task}'s shipped data, and replaces the current weights. Load it?`)) return;
+  if (task === null || task === config.task.name) return void (await loadCheckpointBytes(bytes, name));
+  const what = `${name} is a checkpoint of the ${task} task`;
+  if (phase === 'training' || phase === 'pretraining') return reportError(`${what}: stop training before loading it (it switches the lab from ${config.task.name} to ${task})`);
+  if (!window.confirm(`${what}: loading it switches the lab from ${config.task.name} to ${task}, with ${task}'s shipped data, and replaces the current weights. Load it?`)) return;
+  // Train and Step wait from here: the data loads first, then the run the file makes.
+  await whileConfiguring(async () => {
     await loadShippedData(task);
-  }
-  const loaded = await loadCheckpointBytes(bytes, name);
-  if (!switching) return;
-  if (!loaded) return void useLab.setState({ datasets });
-  window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+    if (!(await loadCheckpointBytes(bytes, name))) return void useLab.setState({ datasets });
+    window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+  });
 }
 
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
 export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number } | undefined> {
   try {
+    const before = useLab.getState().config;
     const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: name, ...options });
     useLab.setState({ config: result.config, step: result.step });
-    // Points and evaluations of later steps are of weights that are gone (a run of its own, loaded by hand, starts over in the worker's newRun).
-    if (!options.warmStart) rollbackTo(result.step);
+    if (!options.warmStart) {
+      // A file of another task or model starts the charts over; one of this run's model keeps the
+      // points up to its step (its past, when it is an earlier checkpoint of this run) and drops
+      // the later ones, whose weights are gone.
+      if (before.task.name !== result.config.task.name || modelDifference(before, result.config)) {
+        resetMetrics();
+        useLab.setState({ step: result.step, evaluations: [] });
+      } else rollbackTo(result.step);
+    }
     return result;
   } catch (error) {
     reportError(`${name} cannot be loaded: ${error instanceof Error ? error.message : String(error)}`);

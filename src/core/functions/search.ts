@@ -182,11 +182,12 @@ export async function policyLogProbs<S>(policy: TransformerPolicy, grammar: Gram
   const out: number[] = [];
   for (let at = 0; at < programs.length; at += RESCORE_ROWS) {
     const batch = buildSequenceBatch(programs.slice(at, at + RESCORE_ROWS).map((tokens) => ({ prompt, tokens })), grammar, policy.config.context);
+    let sums: tf.Tensor | null = null;
     try {
-      const sums = tf.tidy(() => programLogProbSums(policy, batch, 1));
+      sums = tf.tidy(() => programLogProbSums(policy, batch, 1));
       out.push(...(await sums.data()));
-      sums.dispose();
     } finally {
+      sums?.dispose();
       disposeBatch(batch);
     }
   }

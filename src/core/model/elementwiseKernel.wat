@@ -286,7 +286,8 @@
         (br $rowLoop))))
 ;; ---------------------------------------------------------------------------------------------
 ;; Adam's update of one variable (adam.ts), one pass instead of ~12 tfjs ops of a pass each: for
-;; i < n, with g = scale grad[i],
+;; i < n, with g = scale grad[i] (1 - beta1 and 1 - beta2 come from the host, rounded once from
+;; doubles as tfjs's composite rounds them, not subtracted in float32),
 ;;   m' = beta1 m + (1 - beta1) g,   v' = beta2 v + (1 - beta2) g^2,
 ;;   w' = w - stepSize m' / (sqrt(v' invCorrection2) + epsilon)
 ;; written to wOut, mOut and vOut (new tensors: tfjs tensors are immutable). The last n % 4 floats
@@ -294,8 +295,8 @@
 ;; add.
   (func (export "adam") (param $w i32) (param $m i32) (param $v i32) (param $g i32)
         (param $wOut i32) (param $mOut i32) (param $vOut i32) (param $n i32)
-        (param $beta1 f32) (param $beta2 f32) (param $stepSize f32) (param $invCorrection2 f32)
-        (param $epsilon f32) (param $scale f32)
+        (param $beta1 f32) (param $beta2 f32) (param $oneMinusBeta1 f32) (param $oneMinusBeta2 f32)
+        (param $stepSize f32) (param $invCorrection2 f32) (param $epsilon f32) (param $scale f32)
     (local $end i32) (local $vecEnd i32) (local $i i32)
     (local $b1 v128) (local $b2 v128) (local $c1 v128) (local $c2 v128) (local $lr v128)
     (local $ic2 v128) (local $eps v128) (local $sc v128)
@@ -303,8 +304,8 @@
     (local $gs f32) (local $ms f32) (local $vs f32)
     (local.set $b1 (f32x4.splat (local.get $beta1)))
     (local.set $b2 (f32x4.splat (local.get $beta2)))
-    (local.set $c1 (f32x4.splat (f32.sub (f32.const 1) (local.get $beta1))))
-    (local.set $c2 (f32x4.splat (f32.sub (f32.const 1) (local.get $beta2))))
+    (local.set $c1 (f32x4.splat (local.get $oneMinusBeta1)))
+    (local.set $c2 (f32x4.splat (local.get $oneMinusBeta2)))
     (local.set $lr (f32x4.splat (local.get $stepSize)))
     (local.set $ic2 (f32x4.splat (local.get $invCorrection2)))
     (local.set $eps (f32x4.splat (local.get $epsilon)))
@@ -333,9 +334,9 @@
         (br_if $tailDone (i32.ge_u (local.get $i) (local.get $end)))
         (local.set $gs (f32.mul (f32.load (i32.add (local.get $g) (local.get $i))) (local.get $scale)))
         (local.set $ms (f32.add (f32.mul (f32.load (i32.add (local.get $m) (local.get $i))) (local.get $beta1))
-                                (f32.mul (local.get $gs) (f32.sub (f32.const 1) (local.get $beta1)))))
+                                (f32.mul (local.get $gs) (local.get $oneMinusBeta1))))
         (local.set $vs (f32.add (f32.mul (f32.load (i32.add (local.get $v) (local.get $i))) (local.get $beta2))
-                                (f32.mul (f32.mul (local.get $gs) (local.get $gs)) (f32.sub (f32.const 1) (local.get $beta2)))))
+                                (f32.mul (f32.mul (local.get $gs) (local.get $gs)) (local.get $oneMinusBeta2))))
         (f32.store (i32.add (local.get $mOut) (local.get $i)) (local.get $ms))
         (f32.store (i32.add (local.get $vOut) (local.get $i)) (local.get $vs))
         (f32.store (i32.add (local.get $wOut) (local.get $i))

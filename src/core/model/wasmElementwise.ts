@@ -46,7 +46,7 @@ interface Kernels {
   layerNorm(x: number, gamma: number, beta: number, y: number, mean: number, rstd: number, rows: number, d: number, eps: number): void;
   layerNormGrad(x: number, gamma: number, mean: number, rstd: number, dy: number, dx: number, dgamma: number, dbeta: number, rows: number, d: number): void;
   adam(w: number, m: number, v: number, g: number, wOut: number, mOut: number, vOut: number, n: number,
-    beta1: number, beta2: number, stepSize: number, invCorrection2: number, epsilon: number, scale: number): void;
+    beta1: number, beta2: number, oneMinusBeta1: number, oneMinusBeta2: number, stepSize: number, invCorrection2: number, epsilon: number, scale: number): void;
 }
 
 /** The kernels instantiated on one backend instance's memory. */
@@ -140,7 +140,7 @@ const kernelConfigs: tf.KernelConfig[] = [
     kernelFunc: (args) => {
       const a = args.attrs as unknown as AdamAttrs;
       return runFused(args, ['w', 'm', 'v', 'g'], ([w]) => [w, w, w], (k, [w, m, v, g, wOut, mOut, vOut], [shape]) =>
-        k.adam(w, m, v, g, wOut, mOut, vOut, size(shape), a.beta1, a.beta2, a.stepSize, a.invCorrection2, a.epsilon, a.scale));
+        k.adam(w, m, v, g, wOut, mOut, vOut, size(shape), a.beta1, a.beta2, 1 - a.beta1, 1 - a.beta2, a.stepSize, a.invCorrection2, a.epsilon, a.scale));
     },
   },
 ];
@@ -218,8 +218,8 @@ export interface AdamAttrs {
 /**
  * One Adam step of a float32 variable on the fused kernel: the new variable, first and second
  * moment, or null where the kernel cannot run (another backend or dtype; adam.ts then composes it
- * from tfjs ops). Agrees with the composite to a few ulps (a product by 1 / (1 - beta2^t) where the
- * composite divides, and fused multiply-adds).
+ * from tfjs ops). Agrees with the composite to a few float32 roundings (a product by 1 / (1 - beta2^t)
+ * where the composite divides, and fused multiply-adds).
  */
 export function fusedAdamStep(w: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, attrs: AdamAttrs): [tf.Tensor, tf.Tensor, tf.Tensor] | null {
   if (![w, m, v, g].every((t) => t.dtype === 'float32' && t.size === w.size) || !kernelsReady()) return null;

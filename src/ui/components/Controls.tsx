@@ -41,7 +41,7 @@ export function Controls() {
   // No run until the data and the configuration are in: Train before that could only fail.
   const hasRun = useLab((s) => s.weights !== null);
   const checkpointInput = useRef<HTMLInputElement>(null);
-  const configuring = useLab((s) => s.configuring);
+  const configuring = useLab((s) => s.configuring > 0);
   const busy = configuring || phase === 'loading' || phase === 'evaluating' || phase === 'saving';
   const running = phase === 'training' || phase === 'pretraining';
   return (
