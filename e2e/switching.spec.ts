@@ -6,7 +6,7 @@
  */
 import { test, expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { LabPage, tinyRun } from './pages/labPage';
+import { LabPage, tinyDigitRun, tinyRun } from './pages/labPage';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -95,4 +95,17 @@ test('DQN\'s steps between its training steps are said once, not at every step',
   const errors = await lab.state<string[]>('errors');
   expect(errors.filter((line) => line.includes('update skipped')).length).toBeLessThanOrEqual(2);
   expect(errors.every((line) => !line.includes('update skipped') || line.includes('not reported again'))).toBe(true);
+});
+
+test('another task and another algorithm applied together: the task\'s shipped policy loads and the algorithm stays the one picked', async ({ page }) => {
+  const lab = new LabPage(page);
+  page.on('dialog', (dialog) => void dialog.accept());
+  await lab.open(tinyDigitRun);
+  await page.getByTestId('field-task').selectOption('kolmogorov');
+  await page.getByTestId('field-algorithm').selectOption('grpo');
+  await lab.button('Apply (new run)').click();
+  await expect(page.getByTestId('weights')).toContainText('weights: pretrained checkpoint', { timeout: 60_000 });
+  await expect.poll(() => lab.state<string>('config.algorithm.name'), { timeout: 30_000 }).toBe('grpo');
+  expect(await lab.state<string>('config.task.name')).toBe('kolmogorov');
+  await expect(page.getByTestId('status-message')).toContainText('kolmogorov with grpo');
 });

@@ -125,7 +125,12 @@ export async function configure(config: LabConfig, start: RunStart = 'carry'): P
     if (!made) return false;
     // The worker's 'newRun' event has started the page's charts over, in order with the new run's events.
     useLab.setState({ config });
-    if (switching) await loadShippedPolicy(config.task.name);
+    // The task's shipped policy comes with its own config (its model, its tuned settings); an
+    // algorithm picked with the task stays picked (it had come back as the policy's reinforce).
+    if (switching && (await loadShippedPolicy(config.task.name))) {
+      const loaded = useLab.getState().config;
+      if (loaded.algorithm.name !== config.algorithm.name) await configure(withVariant(loaded, { algorithm: config.algorithm.name }));
+    }
     return true;
   });
 }
