@@ -75,6 +75,15 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     store.close();
   });
 
+  it('a held-out score taken after the run stopped is saved with it (Saved runs compares runs by it)', async () => {
+    const store = await RunStore.open(DB);
+    await api.stop().catch(() => undefined);
+    const [before] = await store.list();
+    const row = await api.evaluate({ limit: 3, search: 'greedy' });
+    await expect.poll(async () => (await store.load(before.id)).evaluations.map((r) => r.label), { timeout: 10_000 }).toContain(row.label);
+    store.close();
+  });
+
   it('a resumed run continues exactly as the run it was saved from (weights, optimizer, RNG, reference)', async () => {
     const [run] = latestRuns();
     const saved = run.step;

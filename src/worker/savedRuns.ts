@@ -157,6 +157,8 @@ export class SavedRuns {
     const store = await this.open();
     if (!store) return;
     if (!bytes) {
+      // A status alone: the events and rows since the last checkpoint wait for the next one (they were dropped).
+      if (since.events.length || since.rows.length) restore();
       if (this.current) await store.setStatus(this.current.id, status);
       return this.publish();
     }

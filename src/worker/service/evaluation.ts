@@ -8,7 +8,7 @@ import { searchOf } from '../../core/runner';
 import type { SearchSpec, TaskEvaluation } from '../../core/task';
 import { CANCELLED } from '../protocol';
 import { progress } from './datasets';
-import { heldoutOf, requireRun, wallNow, type LiveRun, type ServiceState } from './state';
+import { heldoutOf, requireRun, runProvenance, wallNow, type LiveRun, type ServiceState } from './state';
 
 /** Runs `work` as the 'evaluating' phase, saying whether it ended or was cancelled. */
 export async function asEvaluation<T>(state: ServiceState, message: string, total: number, work: () => Promise<T>): Promise<T> {
@@ -48,6 +48,21 @@ export async function evaluateRun(state: ServiceState, run: LiveRun, search: Sea
   return { row, result };
 }
 
+/**
+ * Saves a held-out score taken while the run stands (idle, paused, stopped): no later step would
+ * carry it to the store, and Saved runs compares runs by it. A run not yet trained is not stored
+ * for an evaluation alone.
+ */
+export async function keepEvaluation(state: ServiceState): Promise<void> {
+  const { run, savedRuns } = state;
+  if (!run || !savedRuns.autosave || state.events.phase === 'training') return;
+  const step = run.runner.globalStep;
+  if (step === 0) return;
+  // With its checkpoint, even at a step already saved: a save without one writes only a status.
+  const bytes = await run.runner.saveCheckpoint();
+  void savedRuns.save(state.events.phase === 'paused' ? 'paused' : 'stopped', step, bytes, run.config, state.weights.reference, runProvenance(state));
+}
+
 /** Evaluate held-out: the run's task's search of that name on the first `limit` held-out items. */
 export async function evaluateHeldOut(state: ServiceState, limit: number, searchName: string): Promise<EvaluationRow> {
   const run = requireRun(state);
@@ -55,5 +70,7 @@ export async function evaluateHeldOut(state: ServiceState, limit: number, search
   if (heldout.length === 0) throw new Error(`no held-out ${run.definition.data.itemName} are loaded: drop a file as held-out, or pick a shipped one`);
   const search = searchOf(run.definition, searchName);
   const total = Math.min(limit, heldout.length);
-  return asEvaluation(state, `evaluating ${search.name} on ${total} held-out ${run.definition.data.itemName}`, total, async () => (await evaluateRun(state, run, search, limit)).row);
+  const row = await asEvaluation(state, `evaluating ${search.name} on ${total} held-out ${run.definition.data.itemName}`, total, async () => (await evaluateRun(state, run, search, limit)).row);
+  await keepEvaluation(state);
+  return row;
 }
