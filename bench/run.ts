@@ -11,7 +11,7 @@
  * and `page` (the FMA on/off comparison and products split with a helper thread against one thread,
  * both in this process, and the page trained in headless Chromium beside this process's figures,
  * bench/page.ts); `expert_iteration` and `dqn` (bench/learning.ts); and `fsearch`: the functions
- * search at k = 256 (cluster, early stop) over 200 problems with --checkpoint=FILE (default the
+ * search at k = 256 (distinct draws, `likely`, early stop) over 200 problems with --checkpoint=FILE (default the
  * shipped policy): handwritten_dev.jsonl, dev.jsonl, then validation.jsonl to 200; wall time and solved.
  *
  * Every figure carries `load`: the cores this process and all other processes used while it was
@@ -461,7 +461,15 @@ async function supervisedStepDurations(config: PolicyConfig, grammar: GrammarSpe
   }
 }
 
+/** `--help`: this file's header, which says every flag. */
+function help(): string {
+  const source = readFileSync(new URL(import.meta.url), 'utf8');
+  const header = source.slice(source.indexOf('/**') + 3, source.indexOf('*/'));
+  return header.split('\n').map((line) => line.replace(/^ \* ?/, '')).join('\n').trim();
+}
+
 async function main(): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) return void console.log(help());
   const backend = await initTensorflow('auto');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
   const runs = Number(runsArg ?? (quick ? 3 : 10));

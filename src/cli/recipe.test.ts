@@ -35,7 +35,8 @@ describe('npm run recipe', () => {
 
     // Again on the same warm start: only RL and the evaluations run, the warm start's bytes stay.
     const warm = readFileSync(join(out, 'pretrained.prl'));
-    const again = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--rl-steps', '1', '--k', '2', '--limit', '3', '--out', out], { encoding: 'utf8' });
+    // --smoke alone is small in steps and records too (1 RL step, 3 held-out records).
+    const again = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--k', '2', '--out', out], { encoding: 'utf8' });
     expect(again.status, again.stderr).toBe(0);
     expect(again.stderr).toContain(`== warm start: reusing ${join(out, 'pretrained.prl')}`);
     expect(again.stderr).not.toContain('src/cli/pretrain.ts');

@@ -32,7 +32,8 @@ const extras: ExtraFlag[] = [
   { name: 'k', doc: 'programs per sequence for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
   { name: 'ship', doc: 'copy the warm start to public/pretrained.prl, with its regression record', boolean: true },
-  { name: 'smoke', doc: 'a tiny model and batches: checks the whole pipeline in a minute (tests)', boolean: true },
+  { name: 'smoke', doc: 'a tiny model and batches, and unless given 2 warm-start steps, 1 RL step and 3 held-out records: checks the whole pipeline in a minute (tests)', boolean: true },
+  { name: 'task', doc: 'functions: the functions task\'s recipe instead (npm run recipe -- --task functions --help)' },
   { name: 'ship-only', doc: 'only ship the warm start of an earlier run in --out (its recipe.json)', boolean: true },
   { name: 'reuse-warm-start', doc: 'keep the warm start of an earlier run in --out (same flags) and run only RL and the evaluations', boolean: true },
 ];
@@ -102,6 +103,9 @@ async function main(): Promise<void> {
     return;
   }
   const { extra } = parseArgs(argv, extras, false);
+  // A smoke run is small in steps too, unless told otherwise.
+  const given = (name: string) => argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1'], ['limit', '3']]) if (!given(name)) extra[name] = value;
   const out = String(extra.out);
   const k = String(extra.k);
   const limit = typeof extra.limit === 'string' ? ['--limit', extra.limit] : [];
