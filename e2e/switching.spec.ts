@@ -95,6 +95,12 @@ test('DQN\'s steps between its training steps are said once, not at every step',
   const errors = await lab.state<string[]>('errors');
   expect(errors.filter((line) => line.includes('update skipped')).length).toBeLessThanOrEqual(2);
   expect(errors.every((line) => !line.includes('update skipped') || line.includes('not reported again'))).toBe(true);
+  // Apply of another algorithm: the old run's notices go with it.
+  expect(errors.length).toBeGreaterThan(0);
+  await page.getByTestId('field-algorithm').selectOption('reinforce');
+  await lab.button('Apply (new run)').click();
+  await expect.poll(() => lab.state<string>('config.algorithm.name')).toBe('reinforce');
+  expect(await lab.state<string[]>('errors')).toEqual([]);
 });
 
 test('another task and another algorithm applied together: the task\'s shipped policy loads and the algorithm stays the one picked', async ({ page }) => {

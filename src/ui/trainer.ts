@@ -116,8 +116,6 @@ async function loadShippedData(task: string): Promise<void> {
  */
 export async function configure(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
   const switching = config.task.name !== useLab.getState().config.task.name;
-  // A new configuration: the messages of the run it replaces go (this run's own come after).
-  useLab.setState({ errors: [] });
   return whileConfiguring(async () => {
     await loadShippedData(config.task.name);
     // The live run stays as it was when the worker refuses the configuration.
@@ -153,6 +151,8 @@ async function whileConfiguring<T>(work: () => Promise<T>): Promise<T> {
 export async function applyConfig(config: LabConfig, start: RunStart = 'carry'): Promise<boolean> {
   // Starting from the warm start or fresh on purpose replaces the weights: nothing to ask.
   if (start === 'carry' && !(await resetAgreed(config, 'This resets the weights', 'Apply anyway?'))) return false;
+  // The user's new configuration: the messages of the run it replaces go (the new run's own come after).
+  useLab.setState({ errors: [] });
   return configure(config, start);
 }
 
