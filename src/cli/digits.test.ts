@@ -72,49 +72,37 @@ describe('a warm start made outside the loop', () => {
   });
 });
 
+/** A tiny sum_digits DQN loop with `algorithm` settings, its log lines collected, run for `steps` steps. */
+async function dqnLog(algorithm: Record<string, number>, steps: number): Promise<{ logs: string[]; skipped: boolean[] }> {
+  const base = defaultConfig('sum_digits', 'dqn');
+  const config = parseConfig({ ...base, model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 }, algorithm: { ...base.algorithm, groupSize: 1, ...algorithm } });
+  const logs: string[] = [];
+  const loop = await createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored, onLog: (line) => logs.push(line) });
+  try {
+    const skipped: boolean[] = [];
+    for (let i = 0; i < steps; i++) skipped.push((await loop.step()).skipped);
+    return { logs, skipped };
+  } finally {
+    loop.dispose();
+  }
+}
+
 describe('skipped updates in the log', () => {
   it('a skip by design (DQN filling its buffer, then between its training steps) is said once per kind, not at every step', async () => {
-    const base = defaultConfig('sum_digits', 'dqn');
-    const config = parseConfig({
-      ...base,
-      model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 },
-      algorithm: { ...base.algorithm, batchSize: 4, groupSize: 1, learningStarts: 8, trainFrequency: 12 },
-    });
-    const logs: string[] = [];
-    const loop = await createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored, onLog: (line) => logs.push(line) });
-    try {
-      const skipped: boolean[] = [];
-      for (let i = 0; i < 10; i++) skipped.push((await loop.step()).skipped);
-      // Two steps fill the buffer, then two of every three steps owe no update (12 programs, 4 a step).
-      expect(skipped.filter(Boolean).length).toBeGreaterThanOrEqual(6);
-      const skips = logs.filter((line) => line.includes('update skipped'));
-      expect(skips).toHaveLength(2);
-      expect(skips[0]).toMatch(/filling the replay buffer.*not reported again/);
-      expect(skips[1]).toMatch(/no update owed yet.*not reported again/);
-    } finally {
-      loop.dispose();
-    }
+    const { logs, skipped } = await dqnLog({ batchSize: 4, learningStarts: 8, trainFrequency: 12 }, 10);
+    // Two steps fill the buffer, then two of every three steps owe no update (12 programs, 4 a step).
+    expect(skipped.filter(Boolean).length).toBeGreaterThanOrEqual(6);
+    const skips = logs.filter((line) => line.includes('update skipped'));
+    expect(skips).toHaveLength(2);
+    expect(skips[0]).toMatch(/filling the replay buffer.*not reported again/);
+    expect(skips[1]).toMatch(/no update owed yet.*not reported again/);
   });
-});
 
-describe('a run that never updates', () => {
-  it(`says so again after ${SKIPS_SAID_AGAIN} expected skips in a row, not only at its first`, async () => {
-    const base = defaultConfig('sum_digits', 'dqn');
-    const config = parseConfig({
-      ...base,
-      model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 },
-      algorithm: { ...base.algorithm, batchSize: 2, groupSize: 1, learningStarts: 100_000, bufferSize: 200_000 },
-    });
-    const logs: string[] = [];
-    const loop = await createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored, onLog: (line) => logs.push(line) });
-    try {
-      for (let i = 0; i < SKIPS_SAID_AGAIN; i++) await loop.step();
-      expect(logs.filter((line) => /update skipped|no update/.test(line))).toEqual([
-        expect.stringMatching(/^step 1: update skipped \(filling the replay buffer/),
-        expect.stringMatching(new RegExp(`^step ${SKIPS_SAID_AGAIN}: no update in the last ${SKIPS_SAID_AGAIN} steps`)),
-      ]);
-    } finally {
-      loop.dispose();
-    }
+  it(`a run that never updates says so again after ${SKIPS_SAID_AGAIN} expected skips in a row, not only at its first`, async () => {
+    const { logs } = await dqnLog({ batchSize: 2, learningStarts: 100_000, bufferSize: 200_000 }, SKIPS_SAID_AGAIN);
+    expect(logs.filter((line) => /update skipped|no update/.test(line))).toEqual([
+      expect.stringMatching(/^step 1: update skipped \(filling the replay buffer/),
+      expect.stringMatching(new RegExp(`^step ${SKIPS_SAID_AGAIN}: no update in the last ${SKIPS_SAID_AGAIN} steps`)),
+    ]);
   });
 });
