@@ -85,10 +85,7 @@ test('Download checkpoint yields a file the engine validates; loading it back re
 test('charts: smoothing, wall-time axis, gzip and LZMA reference lines; metrics export as CSV and JSONL', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open();
-  for (let i = 1; i <= 3; i++) {
-    await lab.button('Step').click();
-    await expect(page.getByTestId('step')).toHaveText(`step ${i}`);
-  }
+  await lab.stepTo(3);
   await lab.waitForPoints(3, 'entropy');
   const entropy = lab.chart('entropy');
   await expect(entropy).toHaveAttribute('data-points', '3');

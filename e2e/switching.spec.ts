@@ -65,15 +65,9 @@ test('a held-out file of another task asks before it switches the task; "no" lea
 test('a checkpoint of an earlier step cuts the charts back to it', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open();
-  for (let i = 1; i <= 2; i++) {
-    await lab.button('Step').click();
-    await expect(page.getByTestId('step')).toHaveText(`step ${i}`);
-  }
+  await lab.stepTo(2);
   const atTwo = Buffer.from(await lab.downloadCheckpoint());
-  for (let i = 3; i <= 4; i++) {
-    await lab.button('Step').click();
-    await expect(page.getByTestId('step')).toHaveText(`step ${i}`);
-  }
+  await lab.stepTo(4, 2);
   await lab.waitForPoints(4, 'entropy');
   await loadCheckpoint(page, 'step2.prl', atTwo);
   await expect(page.getByTestId('status-message')).toContainText('loaded step2.prl, step 2');
@@ -88,10 +82,7 @@ test('a checkpoint of an earlier step cuts the charts back to it', async ({ page
 test('DQN\'s steps between its training steps are said once, not at every step', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open(`${tinyRun}&algorithm=dqn`);
-  for (let i = 1; i <= 6; i++) {
-    await lab.button('Step').click();
-    await expect(page.getByTestId('step')).toHaveText(`step ${i}`, { timeout: 30_000 });
-  }
+  await lab.stepTo(6);
   const errors = await lab.state<string[]>('errors');
   expect(errors.filter((line) => line.includes('update skipped')).length).toBeLessThanOrEqual(2);
   expect(errors.every((line) => !line.includes('update skipped') || line.includes('not reported again'))).toBe(true);

@@ -64,6 +64,14 @@ export class LabPage {
     return (await this.state<unknown[] | undefined>(`series.${metric}`))?.length ?? 0;
   }
 
+  /** Presses Step until the run is at `step`, from `from`, waiting for each step to land. */
+  async stepTo(step: number, from = 0): Promise<void> {
+    for (let i = from + 1; i <= step; i++) {
+      await this.button('Step').click();
+      await expect(this.page.getByTestId('step')).toHaveText(`step ${i}`, { timeout: 60_000 });
+    }
+  }
+
   button(name: string) {
     return this.page.getByRole('button', { name, exact: true });
   }
