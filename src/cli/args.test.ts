@@ -2,6 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { parseArgs, positiveFlag, usage } from './args';
 
 describe('parseArgs', () => {
+  it('says which of the command\'s own flags were given, whatever their spelling, apart from their defaults', () => {
+    const extras = [{ name: 'pretrain-steps', doc: 'steps', defaultValue: '12000' }, { name: 'limit', doc: 'records' }, { name: 'smoke', doc: 'small', boolean: true }];
+    const { extra, extraGiven } = parseArgs(['--pretrain_steps=5', '--smoke'], extras, false);
+    expect(extra).toMatchObject({ 'pretrain-steps': '5', smoke: true });
+    expect([...extraGiven].sort()).toEqual(['pretrain-steps', 'smoke']);
+    expect(parseArgs([], extras, false).extraGiven.size).toBe(0);
+  });
+
   it('reads a boolean flag alone as true and --flag false / --flag=false as false', () => {
     expect(parseArgs(['--overlap'], []).config.digits.overlap).toBe(true);
     expect(parseArgs(['--overlap', 'false'], []).config.digits.overlap).toBe(false);

@@ -23,6 +23,8 @@ export interface ParsedArgs {
   /** The fields set by the flags or the config file (`section.key`): the rest are their task's and algorithm's defaults. */
   given: Set<string>;
   extra: Record<string, string | boolean | undefined>;
+  /** The command's own flags given on the command line (the rest of `extra` are their defaults). */
+  extraGiven: Set<string>;
 }
 
 /** Where a flag's description starts, and how wide a help line is. */
@@ -116,11 +118,13 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
     }
   }
   const flags: [string, string][] = [];
+  const extraGiven = new Set<string>();
   for (const [name, value] of pairs) {
     if (name === 'config' && withConfig) continue;
     const flag = extraByName.get(name);
     if (flag) {
       extra[name] = flag.boolean ? value !== 'false' : value;
+      extraGiven.add(name);
       continue;
     }
     const field = withConfig ? fields.get(name) : undefined;
@@ -130,7 +134,7 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   }
   // One resolution of everything set: the fields not set take the run's task's and algorithm's defaults.
   const config = configFromFlags(flags, base, (flag) => new Error(`unknown flag --${flag} (see --help)`));
-  return { config, given, extra };
+  return { config, given, extra, extraGiven };
 }
 
 /** A flag's value as a positive finite number (a whole one with `integer`; 1e400 is Infinity, refused), or an error that names the flag and what it got. */

@@ -78,10 +78,9 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     console.log(usage('recipe -- --task functions', 'Warm start on generated problems, then RL, then the held-out and seed problems scored greedy and best-of-k.', extras, false));
     return;
   }
-  const { extra } = parseArgs(argv, extras, false);
+  const { extra, extraGiven } = parseArgs(argv, extras, false);
   // A smoke run is small in steps too, unless told otherwise.
-  const given = (name: string) => argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
-  if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1']]) if (!given(name)) extra[name] = value;
+  if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1']]) if (!extraGiven.has(name)) extra[name] = value;
   const out = String(extra.out);
   const k = String(extra.k);
   mkdirSync(out, { recursive: true });
@@ -90,7 +89,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   const rl = join(rlDir, 'latest.prl');
   const smoke = Boolean(extra.smoke);
   // A smoke run is one layer deep unless --layers says otherwise (a smoke run of a deeper policy's pipeline).
-  const modelFlags = model(smoke && !given('layers') ? '1' : String(extra.layers));
+  const modelFlags = model(smoke && !extraGiven.has('layers') ? '1' : String(extra.layers));
   const seconds: Record<string, number> = {};
   if (extra['ship-policy'] !== 'rl' && extra['ship-policy'] !== 'warm') throw new Error(`--ship-policy: rl or warm, got "${String(extra['ship-policy'])}"`);
   const shipped = extra['ship-policy'] === 'warm' ? { name: 'warm start', checkpoint: warm } : { name: 'warm start + RL', checkpoint: rl };

@@ -102,10 +102,9 @@ async function main(): Promise<void> {
     console.log(usage('recipe', 'Warm start, then RL, then the held-out table (gzip, LZMA, warm start, warm start + RL).', extras, false));
     return;
   }
-  const { extra } = parseArgs(argv, extras, false);
+  const { extra, extraGiven } = parseArgs(argv, extras, false);
   // A smoke run is small in steps too, unless told otherwise.
-  const given = (name: string) => argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
-  if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1'], ['limit', '3']]) if (!given(name)) extra[name] = value;
+  if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1'], ['limit', '3']]) if (!extraGiven.has(name)) extra[name] = value;
   const out = String(extra.out);
   const k = String(extra.k);
   const limit = typeof extra.limit === 'string' ? ['--limit', extra.limit] : [];
