@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
+import { CheckpointError, checkpointTask, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
 import { defaultConfig } from './config';
 
 const meta = { config: defaultConfig(), step: 12, rngState: [1, 2, 3, 4] as [number, number, number, number], extra: { baseline: 0.5 } };
@@ -123,5 +123,15 @@ describe('a checkpoint is never written that would not load (issue 29)', () => {
     const config = { ...defaultConfig(), run: { ...defaultConfig().run, maxSteps: 12_500_000 } };
     await expect(encodeCheckpoint({ ...meta, config }, tensors())).rejects.toThrow(/a checkpoint whose config would not load back: invalid config: run\.maxSteps/);
     await expect(encodeCheckpoint({ ...meta, step: -1 }, tensors())).rejects.toThrow(/step -1/);
+  });
+});
+
+describe('checkpointTask', () => {
+  it('reads the task from a checkpoint\'s header, and null from anything that is not one', async () => {
+    const bytes = await encodeCheckpoint({ ...meta, config: defaultConfig('functions') }, tensors());
+    expect(checkpointTask(bytes)).toBe('functions');
+    expect(checkpointTask(await encodeCheckpoint(meta, tensors()))).toBe('kolmogorov');
+    expect(checkpointTask(bytes.subarray(0, 40))).toBeNull(); // truncated inside its header
+    expect(checkpointTask(new TextEncoder().encode('{"not": "a checkpoint"} and some more bytes to be long enough'))).toBeNull();
   });
 });

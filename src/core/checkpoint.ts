@@ -156,10 +156,8 @@ function checkSpecs(specs: unknown, payloadLength: number): TensorSpec[] {
  * header (decodeCheckpoint then says what is wrong with it).
  */
 export function checkpointTask(bytes: Uint8Array): string | null {
-  if (bytes.length < PREFIX + HASH || new TextDecoder().decode(bytes.subarray(0, 8)) !== CHECKPOINT_MAGIC) return null;
-  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
-  if (headerLength > MAX_HEADER || PREFIX + headerLength > bytes.length) return null;
   try {
+    const headerLength = headerLengthOf(bytes);
     const task = (JSON.parse(new TextDecoder().decode(bytes.subarray(PREFIX, PREFIX + headerLength))) as { config?: { task?: { name?: unknown } } }).config?.task?.name;
     return typeof task === 'string' ? task : null;
   } catch {
@@ -167,12 +165,8 @@ export function checkpointTask(bytes: Uint8Array): string | null {
   }
 }
 
-export async function decodeCheckpoint(
-  bytes: Uint8Array,
-  options: { maxBytes?: number } = {},
-): Promise<{ meta: CheckpointHeader; tensors: NamedTensor[] }> {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES;
-  if (bytes.length > maxBytes) fail(`file is ${bytes.length} bytes, more than the ${maxBytes}-byte limit for a checkpoint`);
+/** The header's length, once the file's framing (size, magic number, format version, header bounds) is checked. */
+function headerLengthOf(bytes: Uint8Array): number {
   if (bytes.length < PREFIX + HASH) fail(`not a checkpoint: only ${bytes.length} bytes`);
   const magic = new TextDecoder().decode(bytes.subarray(0, 8));
   if (magic !== CHECKPOINT_MAGIC) {
@@ -186,6 +180,16 @@ export async function decodeCheckpoint(
   const headerLength = view.getUint32(12, true);
   if (headerLength > MAX_HEADER) fail(`header of ${headerLength} bytes is larger than the ${MAX_HEADER}-byte limit`);
   if (PREFIX + headerLength + HASH > bytes.length) fail('file is truncated inside its header');
+  return headerLength;
+}
+
+export async function decodeCheckpoint(
+  bytes: Uint8Array,
+  options: { maxBytes?: number } = {},
+): Promise<{ meta: CheckpointHeader; tensors: NamedTensor[] }> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES;
+  if (bytes.length > maxBytes) fail(`file is ${bytes.length} bytes, more than the ${maxBytes}-byte limit for a checkpoint`);
+  const headerLength = headerLengthOf(bytes);
   // The checksum first: a damaged file is said to be damaged, whatever part of it a flipped bit
   // hit (inside the header it would otherwise read as a bad shape or a bad config).
   const expectedHash = bytes.subarray(bytes.length - HASH);
