@@ -8,7 +8,7 @@ import { checkpointTask, decodeCheckpoint, modelDifference, tensorArrays } from 
 import { exportFiles } from '../core/export';
 import modelingPy from '../cli/modeling_prl.py?raw';
 import { configToSearchParams, withVariant, type LabConfig } from '../core/config';
-import { allTasks, taskDefinition } from '../core/registry';
+import { taskDefinition, taskNames } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, rollbackTo, useLab } from './store';
 import trainUrl from '../../datasets/train.jsonl?url';
@@ -195,7 +195,7 @@ async function loadShippedPolicy(task: string): Promise<boolean> {
 export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): Promise<void> {
   // A task this lab does not know is left to the worker's load, which says why it refuses it.
   const named = checkpointTask(bytes);
-  const task = named !== null && allTasks().some((t) => t.name === named) ? named : null;
+  const task = named !== null && taskNames().includes(named) ? named : null;
   const { config, phase, datasets } = useLab.getState();
   if (task === null || task === config.task.name) return void (await loadCheckpointBytes(bytes, name));
   const what = `${name} is a checkpoint of the ${task} task`;

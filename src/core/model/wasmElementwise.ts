@@ -93,7 +93,7 @@ function bindingFor(backend: WasmBackend): Binding | null {
  * Runs one kernel: makes float32 outputs of the given shapes, then calls the kernel with the
  * inputs' offsets, the outputs' offsets and the inputs' shapes.
  */
-function runFused(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }, names: string[],
+function runFused(args: { inputs: tf.NamedTensorInfoMap; backend: unknown }, names: string[],
   outputShapes: (shapes: number[][]) => number[][],
   call: (kernels: Kernels, offsets: number[], shapes: number[][]) => void): tf.TensorInfo[] {
   const backend = args.backend as WasmBackend;
