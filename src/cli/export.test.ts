@@ -93,6 +93,7 @@ describe('export to the Python stack', () => {
     };
     const lab = spawnSync(process.execPath, [...tsx, 'src/cli/export.ts', '--checkpoint', checkpoint, '--ids', ids], { encoding: 'utf8' });
     expect(lab.status, lab.stderr).toBe(0);
+    expect(lab.stderr, 'tfjs\'s advice to install tfjs-node').not.toMatch(/tfjs-node/);
     const labLogits = JSON.parse(lab.stdout) as number[];
     const fromTorch = torchLogits();
     expect(fromTorch).toHaveLength(labLogits.length);

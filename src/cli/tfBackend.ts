@@ -26,6 +26,9 @@ export async function initTensorflow(preference: NodeBackend = 'auto'): Promise<
   const skipped: string[] = [];
   for (const name of order) {
     try {
+      // tfjs's cpu backend greets Node users with advice to install tfjs-node, which cannot
+      // install here; the backend line below already says what runs. Prod mode silences it.
+      if (name === 'cpu') tf.enableProdMode();
       if (await tf.setBackend(name)) {
         await tf.ready();
         const simd = name === 'wasm' ? await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT') : false;
