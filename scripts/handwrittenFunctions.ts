@@ -1,6 +1,7 @@
 /**
  * Writes the hand-written function problems: `npx tsx scripts/handwrittenFunctions.ts` writes
- * datasets/functions/handwritten_heldout.jsonl, `--dev` writes handwritten_dev.jsonl.
+ * datasets/functions/handwritten_heldout.jsonl, `--dev` writes handwritten_dev.jsonl and `--dev2`
+ * writes handwritten_dev2.jsonl.
  *
  * The problems (statement, argument names, reference solution in JavaScript, input drawer) are
  * written by hand in scripts/handwritten/*.ts, independently of the lab's problem generator, which
@@ -12,6 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { dev2 } from './handwritten/dev2';
 import { elementwise } from './handwritten/elementwise';
 import { filtersFolds } from './handwritten/filtersFolds';
 import { pairsPrefix } from './handwritten/pairsPrefix';
@@ -20,11 +22,11 @@ import { predicates } from './handwritten/predicates';
 import { sortingIntegers } from './handwritten/sortingIntegers';
 import { KINDS, fnv1a, makeRng, type Args, type Rng, type Spec, type Split } from './handwritten/types';
 
-export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional, ...pairsPrefix, ...sortingIntegers];
+export const SPECS: Spec[] = [...elementwise, ...filtersFolds, ...predicates, ...positional, ...pairsPrefix, ...sortingIntegers, ...dev2];
 
-/** The seeds of the two files. */
-export const SEEDS: Record<Split, number> = { heldout: 20260611, dev: 4242 };
-export const FILES: Record<Split, string> = { heldout: 'handwritten_heldout.jsonl', dev: 'handwritten_dev.jsonl' };
+/** The seeds of the three files. */
+export const SEEDS: Record<Split, number> = { heldout: 20260611, dev: 4242, dev2: 77077 };
+export const FILES: Record<Split, string> = { heldout: 'handwritten_heldout.jsonl', dev: 'handwritten_dev.jsonl', dev2: 'handwritten_dev2.jsonl' };
 
 const SHOWN = 5;
 const HIDDEN = 10;
@@ -181,7 +183,7 @@ export function buildFile(split: Split, specs: Spec[] = SPECS): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const split: Split = process.argv.includes('--dev') ? 'dev' : 'heldout';
+  const split: Split = process.argv.includes('--dev2') ? 'dev2' : process.argv.includes('--dev') ? 'dev' : 'heldout';
   const path = fileURLToPath(new URL(`../datasets/functions/${FILES[split]}`, import.meta.url));
   const text = buildFile(split);
   writeFileSync(path, text);

@@ -1,8 +1,9 @@
 /**
- * The hand-written function problems (datasets/functions/handwritten_heldout.jsonl and
- * handwritten_dev.jsonl, from scripts/handwrittenFunctions.ts): every line loads, each problem has
- * 5 shown and 10 hidden tests, the two files share no problem, and every problem's reference
- * solution, run in its own `vm` context, gives exactly the expected output on all its tests.
+ * The hand-written function problems (datasets/functions/handwritten_heldout.jsonl,
+ * handwritten_dev.jsonl and handwritten_dev2.jsonl, from scripts/handwrittenFunctions.ts): every
+ * line loads, each problem has 5 shown and 10 hidden tests, no two files share a problem, and every
+ * problem's reference solution, run in its own `vm` context, gives exactly the expected output on
+ * all its tests.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,9 @@ interface RawProblem {
 }
 
 const read = (file: string) => readFileSync(fileURLToPath(new URL(`../../../datasets/functions/${file}`, import.meta.url)), 'utf8');
-const files = { heldout: read('handwritten_heldout.jsonl'), dev: read('handwritten_dev.jsonl') };
+const files = { heldout: read('handwritten_heldout.jsonl'), dev: read('handwritten_dev.jsonl'), dev2: read('handwritten_dev2.jsonl') };
+/** The fewest problems each file should hold. */
+const MIN_PROBLEMS: Record<keyof typeof files, number> = { heldout: 150, dev: 50, dev2: 100 };
 const rawOf = (text: string): RawProblem[] => text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as RawProblem);
 
 /** -0 is 0 (JSON has one zero); arrays made in another context become ordinary arrays. */
@@ -61,7 +64,7 @@ describe.each(Object.entries(files))('handwritten_%s.jsonl', (split, text) => {
     const { problems, errors } = parseProblemsText(text);
     expect(errors).toEqual([]);
     expect(problems.length).toBe(raw.length);
-    expect(problems.length).toBeGreaterThanOrEqual(split === 'heldout' ? 150 : 50);
+    expect(problems.length).toBeGreaterThanOrEqual(MIN_PROBLEMS[split as keyof typeof files]);
     for (const problem of problems) {
       expect(problem.tests.length, problem.functionName).toBe(5);
       expect(problem.hiddenTests.length, problem.functionName).toBe(10);
@@ -85,14 +88,16 @@ describe.each(Object.entries(files))('handwritten_%s.jsonl', (split, text) => {
   });
 });
 
-describe('the two files', () => {
-  it('share no function name and no reference', () => {
-    const heldout = rawOf(files.heldout);
-    const dev = rawOf(files.dev);
-    const names = new Set(heldout.map((p) => p.function_name));
-    expect(dev.filter((p) => names.has(p.function_name)).map((p) => p.function_name)).toEqual([]);
-    const refs = new Set(heldout.map((p) => p.reference.slice(p.reference.indexOf('{'))));
-    expect(dev.filter((p) => refs.has(p.reference.slice(p.reference.indexOf('{')))).map((p) => p.function_name)).toEqual([]);
+describe('the three files', () => {
+  const pairs = [['heldout', 'dev'], ['heldout', 'dev2'], ['dev', 'dev2']] as const;
+
+  it.each(pairs)('%s and %s share no function name and no reference', (a, b) => {
+    const first = rawOf(files[a]);
+    const second = rawOf(files[b]);
+    const names = new Set(first.map((p) => p.function_name));
+    expect(second.filter((p) => names.has(p.function_name)).map((p) => p.function_name)).toEqual([]);
+    const refs = new Set(first.map((p) => p.reference.slice(p.reference.indexOf('{'))));
+    expect(second.filter((p) => refs.has(p.reference.slice(p.reference.indexOf('{')))).map((p) => p.function_name)).toEqual([]);
   });
 
   it('the reference check catches a wrong expected output', () => {
