@@ -6,7 +6,9 @@
  * skipped (slower than wasm on the same CPU), and the page is told why.
  */
 import * as Comlink from 'comlink';
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import '@tensorflow/tfjs-backend-webgl';
 import '@tensorflow/tfjs-backend-webgpu';
 import { createBrowserGenerators } from './generators';
 import { browserGradientShards } from './gradientShards';

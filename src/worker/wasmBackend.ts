@@ -2,9 +2,16 @@
  * tfjs on wasm in the page's workers: the wasm files as the bundle ships them and the
  * single-threaded build (Vite's minifier breaks the threaded one, docs/architecture.md), for the
  * trainer worker and its helpers alike; the helpers (generators, gradient shards) start it with
- * our SIMD kernels, and cpu where wasm cannot start.
+ * our SIMD kernels, and cpu where wasm cannot start. tfjs-core and the backends a worker uses,
+ * not the umbrella package: its layers, data, converter and webgl would be bundled into every
+ * helper worker for nothing.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from '@tensorflow/tfjs-core';
+// What the umbrella registered besides its packages: every op's gradient (training) and the
+// chained ops (`tensor.slice()`), which core's code calls. Every worker that runs tfjs imports this file.
+import '@tensorflow/tfjs-core/dist/register_all_gradients';
+import '@tensorflow/tfjs-core/dist/public/chained_ops/register_all_chained_ops';
+import '@tensorflow/tfjs-backend-cpu';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm?url';
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
