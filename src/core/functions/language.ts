@@ -183,9 +183,14 @@ export function docstringTokens(text: string, max = 32, parameters: readonly str
   const out: number[] = [];
   // A name that is also a longer vocabulary word ("numbers", "value") stays a word: "the odd numbers" says more than "the odd P0".
   const names = new Map(parameters.slice(0, MAX_PARAMS).map((name, k) => [name.toLowerCase(), VAR0 + k] as const).filter(([name]) => !notNames.has(name) && !(name.length > 1 && wordIndex.has(name))));
-  for (const piece of text.toLowerCase().match(/-?\d+|[a-z_][a-z_-]*/g) ?? []) {
+  for (const piece of docstringPieces(text.toLowerCase())) {
     if (/^-?\d+$/.test(piece)) {
       out.push(...valueTokens(Number(piece)));
+      continue;
+    }
+    const said = operatorWords[piece];
+    if (said) {
+      out.push(...said.map((word) => wordIndex.get(word)!));
       continue;
     }
     // "k-th" with a parameter k: the name, then the rest.
@@ -201,6 +206,33 @@ export function docstringTokens(text: string, max = 32, parameters: readonly str
     if (out.length >= max) break;
   }
   return out.slice(0, max);
+}
+
+/**
+ * Operators in a docstring's formulas, read as the vocabulary words that say them ("10 - x" is
+ * "10 minus x", "a*x + b" is "a times x plus b", "x >= k" is "x at least k"): people write
+ * formulas, and the words are ones the generator's phrasings teach. Before, every operator was
+ * dropped ("10 x").
+ */
+const operatorWords: Readonly<Record<string, readonly string[]>> = {
+  '+': ['plus'], '-': ['minus'], '*': ['times'], '×': ['times'], '/': ['divided'], '//': ['divided'], '%': ['modulo'],
+  '**': ['power'], '^': ['power'], '<': ['less', 'than'], '>': ['greater', 'than'], '<=': ['at', 'most'], '>=': ['at', 'least'],
+  '=': ['equal'], '==': ['equal'], '===': ['equal'], '!=': ['not', 'equal'], '!==': ['not', 'equal'], '->': ['to'], '=>': ['to'],
+};
+
+/**
+ * A docstring's pieces: integers, words, and operators. A minus sign right after an operand
+ * ("x-1", "n-1") is the operator, not the sign of a number; elsewhere ("-3", "by -1") it is.
+ */
+function docstringPieces(text: string): string[] {
+  const pieces: string[] = [];
+  for (const match of text.matchAll(/(-?)(\d+)|[a-z_](?:[a-z_-]*[a-z_])?|\*\*|\/\/|[<>!=]==?|->|=>|[-+*/%^<>=×]/g)) {
+    const [piece, sign, digits] = match;
+    const before = match.index > 0 ? text[match.index - 1] : ' ';
+    if (sign && /[a-z0-9_)\]]/.test(before)) pieces.push('-', digits);
+    else pieces.push(piece);
+  }
+  return pieces;
 }
 
 /** An integer as a value token, or BIG_POS / BIG_NEG outside the token range. */

@@ -52,4 +52,13 @@ describe('word pieces for docstring words outside the vocabulary', () => {
     expect(text('Sum the odd numbers.', ['numbers'])).toBe('sum the odd numbers');
     expect(text('Return the k-th element of xs.')).toBe('return the k element of list'); // no parameters given
   });
+
+  it('reads a formula\'s operators as the words that say them, and a minus after an operand as minus, not a sign', () => {
+    expect(text('Replace each x by 10 - x.')).toBe('replace each x by 10 minus x');
+    expect(text('Map x to a*x + b.', ['xs', 'a', 'b'])).toBe('transform x to a times x plus P2');
+    expect(text('Keep x when x % 3 == 1 or x >= k.', ['xs', 'k'])).toBe('keep x if x modulo 3 equal 1 or x at least P1');
+    expect(text('Return n-1, then x-3, then -3.', ['n'])).toBe('return P0 minus 1 after x minus 3 after -3');
+    expect(text('Is a != b? Is a < b? x // 2, x ** 2', ['a', 'b'])).toBe('is a not equal P1 is a less than P1 x divided 2 x power 2');
+    expect(text('non-empty, zero-based')).toBe('not empty zero'); // a hyphen inside a word is not an operator
+  });
 });
