@@ -52,6 +52,7 @@ export const functionsProtectedFiles = [
   'datasets/functions/handwritten_heldout.jsonl',
   'datasets/functions/dev.jsonl',
   'datasets/functions/handwritten_dev.jsonl',
+  'datasets/functions/handwritten_dev2.jsonl',
 ] as const;
 
 /** The problems of `functionsProtectedFiles` (and of `more`), for exclusion from generated data. */

@@ -1,5 +1,5 @@
 /**
- * The generator's wider families (positionFamilies.ts, conditionFamilies.ts): each kind the
+ * The generator's wider families (positionFamilies.ts, conditionFamilies.ts, formulaFamilies.ts): each kind the
  * issue names is drawn, every generated program passes its own generated tests in the real
  * sandbox (the interpreter that computed them agrees with JavaScript), its parameters' names
  * match its signature, and a problem equal to an excluded one is never generated.
@@ -50,6 +50,7 @@ describe('the wider generator families', () => {
       'two lists': ['add_lists', 'common', 'larger_sum'],
       prefixes: ['running_sum', 'take_while', 'never_negative'],
       'shapes of the list': ['neighbours_both', 'ends_both', 'largest_sorted_gap', 'even_then_odd_positions', 'one_is_sum_of_rest'],
+      'stated by a formula': ['formula_map', 'formula_map_index', 'formula_filter', 'formula_count', 'formula_any', 'formula_all', 'formula_sum', 'formula_extreme', 'formula_int'],
     };
     for (const [kind, families] of Object.entries(kinds)) for (const family of families) expect(names, `${kind}: ${family}`).toContain(family);
     expect(names.size).toBeGreaterThan(100);

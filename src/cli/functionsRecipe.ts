@@ -64,6 +64,7 @@ export const functionSets = [
   { name: 'seed evaluation', path: 'datasets/functions/evaluation_problems.json', heldout: false },
   { name: 'dev', path: 'datasets/functions/dev.jsonl', heldout: false },
   { name: 'handwritten dev', path: 'datasets/functions/handwritten_dev.jsonl', heldout: false },
+  { name: 'handwritten dev2', path: 'datasets/functions/handwritten_dev2.jsonl', heldout: false },
 ] as const;
 
 interface FunctionScore {

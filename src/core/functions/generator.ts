@@ -25,6 +25,7 @@ import {
 import { conditionFamily } from './conditionFamilies';
 import { elaborate, elaborationSentences, phrasing, vary } from './familyKit';
 import { positionFamily } from './positionFamilies';
+import { formulaFamily } from './formulaFamilies';
 import { MAX_LIST_VALUES, type FunctionProblem, type TestCase } from './problems';
 import { signaturePrompt } from './program';
 
@@ -192,9 +193,16 @@ export function generateProblem(rng: Rng, options: GeneratorOptions = defaultGen
   return withTests(rng, spec, tokens(...spec.body), options);
 }
 
+/** The share of the wider draws stated by a formula (formulaFamilies.ts). */
+const FORMULA_SHARE = 0.2;
+
 /** One of the wider families: edits by position and relative indexing, or conditional transforms, prefixes and integers. */
 export function widerFamily(rng: Rng): Spec {
   setSayRng(rng);
+  if (rng.chance(FORMULA_SHARE)) {
+    const stated = formulaFamily(rng);
+    if (stated) return stated;
+  }
   const p = predicates(rng);
   const context = { ph: phrasing(rng), k: rng.int(1, 9), p, pr: rng.pick(p.says), adj: p.adjective ? rng.pick(p.adjective) : null };
   return rng.chance(0.6) ? positionFamily(rng, context) : conditionFamily(rng, context);
