@@ -133,3 +133,34 @@ test('a link with an invalid value says so and starts as no link does, from the 
   await expect(page.getByTestId('errors')).toContainText("the link's configuration is invalid", { timeout: 60_000 });
   await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint', { timeout: 60_000 });
 });
+
+test('the configuration applies what its fields show: Enter in a field applies the typed value, and a bad field stays a problem until fixed', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  // Enter before the field loses focus: the typed value is the one applied.
+  await page.getByTestId('field-learning-rate').fill('0.0003');
+  await page.getByTestId('field-learning-rate').press('Enter');
+  await expect.poll(() => page.url()).toContain('learning-rate=0.0003');
+  expect(await page.getByTestId('field-learning-rate').inputValue()).toBe('0.0003');
+  // A bad value holds Apply back, also after another field is changed.
+  await lab.setField('learning-rate', 'abc');
+  await expect(page.getByTestId('config-panel').getByRole('alert')).toBeVisible();
+  await lab.setField('seed', '2');
+  await expect(page.getByTestId('config-panel').getByRole('alert')).toBeVisible();
+  await expect(lab.button('Apply (new run)')).toBeDisabled();
+  await lab.setField('learning-rate', '0.0002');
+  await expect(page.getByTestId('config-panel').getByRole('alert')).toHaveCount(0);
+});
+
+test('Saved runs scroll inside their panel: the page is no wider than a 1280-pixel window', async ({ page }) => {
+  const lab = new LabPage(page);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await lab.open();
+  await lab.button('Train').click();
+  await expect(page.getByTestId('step')).not.toHaveText('step 0', { timeout: 60_000 });
+  await lab.button('Stop').click(); // a stopped run is saved
+  await page.getByTestId('runs').locator('summary').first().click();
+  await expect(page.getByTestId('run-list')).toBeVisible({ timeout: 30_000 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+});

@@ -45,6 +45,11 @@ export const SKIPS_SAID_AGAIN = 50;
 
 export interface LoopDeps {
   pool: SandboxPool;
+  /**
+   * The run's wall time so far, in ms, as a checkpoint records it: the page's clock stands while
+   * a run is paused; without it, the time since the loop was made (plus a resumed checkpoint's).
+   */
+  wallMs?: () => number;
   /** Parallel generators that sample the programs instead of this thread. */
   generators?: { pool: GeneratorPool; overlap?: boolean };
   onLog?: (text: string) => void;
@@ -413,7 +418,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
         vocab: task.vocab,
         extra: {
           baseline: algorithm.baseline,
-          wallMs: wallBefore + performance.now() - startedAt,
+          wallMs: deps.wallMs?.() ?? wallBefore + performance.now() - startedAt,
           ...(order.curriculum ? { curriculumPool: order.pool } : {}),
           ...(task.sampleItems ? { itemRng: itemRng.state() } : {}),
           ...(algorithm.state ? { algorithm: algorithm.state() } : {}),

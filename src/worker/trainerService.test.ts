@@ -61,7 +61,8 @@ describe('trainer protocol', () => {
     await api.step();
     const loaded = await api.loadCheckpoint(bytes, { source: 'saved.prl' });
     expect(loaded.step).toBe(1);
-    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'idle' && e.message === 'loaded saved.prl, step 1')).toBe(true);
+    // A checkpoint does not carry its warm start: with no warm start of this model in the session, its KL is measured from its own weights, and said.
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'idle' && e.message.startsWith('loaded saved.prl, step 1; its KL is measured from these weights'))).toBe(true);
     await expect(api.loadCheckpoint(bytes.slice(0, 64))).rejects.toThrow(/truncated|checksum|not a checkpoint/);
     // A warm start: the weights only, at step 0 (a shipped pretrained checkpoint).
     const warm = await api.loadCheckpoint(await api.getCheckpoint(), { source: 'pretrained checkpoint', warmStart: true });
@@ -93,7 +94,7 @@ describe('trainer protocol', () => {
     await expect.poll(() => steps().some((s) => s > at + 1), { timeout: 30_000 }).toBe(true);
     events.length = 0;
     expect((await api.loadCheckpoint(bytes, { source: 'mid-run.prl' })).step).toBe(at);
-    const loaded = () => events.findIndex((e) => e.type === 'phase' && e.phase === 'training' && /loaded mid-run.prl, step \d+; training goes on from it/.test(e.message));
+    const loaded = () => events.findIndex((e) => e.type === 'phase' && e.phase === 'training' && /loaded mid-run.prl, step \d+.*; training goes on from it/.test(e.message));
     await expect.poll(loaded).toBeGreaterThanOrEqual(0);
     // The first step after the swap continues from the file's step (events before it are the steps before the swap).
     const after = () => events.slice(loaded()).flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'avg_reward').map((m) => m.step);
@@ -263,5 +264,28 @@ describe('trainer protocol', () => {
     await api.resume();
     await api.stop();
     await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /^warm start stopped after \d+ steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
+  });
+
+  it('a run that spent its steps starts again from the same start on Train, as a new run; its clock stands while it is not training', async () => {
+    await api.configure(configFromSearchParams('layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1&max-steps=2&kl-coef=0.05'), { start: 'fresh' });
+    await api.loadCheckpoint(await api.getCheckpoint(), { source: 'warm.prl', warmStart: true });
+    events.length = 0;
+    await api.train();
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'stopped' && /reached 2 steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
+    const metricsOf = (name: string) => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === name);
+    const lastWall = metricsOf('avg_reward').at(-1)!.wallMs;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await api.evaluate({ limit: 2, search: 'greedy' });
+    // Stopped: the evaluation is stamped with the run's time at its last step, not the time since.
+    expect(metricsOf('heldout_accuracy').at(-1)?.wallMs ?? metricsOf('accuracy').at(-1)?.wallMs).toBe(lastWall);
+    events.length = 0;
+    await api.train();
+    await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1), { timeout: 30_000 }).toBe(true);
+    await api.stop();
+    const newRun = events.findIndex((e) => e.type === 'newRun');
+    expect(newRun).toBeGreaterThanOrEqual(0);
+    expect(events.findIndex((e) => e.type === 'step')).toBeGreaterThan(newRun);
+    expect(events.filter((e) => e.type === 'weights').at(0)).toMatchObject({ origin: 'warm.prl, step 0', trained: true, atStep: 0 });
+    expect(events.some((e) => e.type === 'phase' && /spent its 2 steps \(Saved runs keeps it\): a new run from warm\.prl, step 0/.test(e.message))).toBe(true);
   });
 });

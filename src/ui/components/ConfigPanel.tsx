@@ -16,15 +16,15 @@ const essential = new Set([
 ]);
 
 /** One field: its flag, its input, and its doc as a tooltip. */
-function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; draft: LabConfig; setDraft: (next: LabConfig) => void; setProblem: (problem: string | null) => void }) {
+function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; draft: LabConfig; setDraft: (next: LabConfig) => void; setProblem: (flag: string, problem: string | null) => void }) {
   const value = valueOf(draft, field);
   const onChange = (text: string) => {
     try {
       // Picking a task or an algorithm brings its own defaults for the fields not set (dpo's beta).
       setDraft(withField(draft, field, text));
-      setProblem(null);
+      setProblem(field.flag, null);
     } catch (error) {
-      setProblem((error as Error).message);
+      setProblem(field.flag, (error as Error).message);
     }
   };
   const testId = `field-${field.flag}`;
@@ -38,7 +38,7 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
       ) : field.kind === 'boolean' ? (
         <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} />
       ) : (
-        <input defaultValue={String(value)} onBlur={(e) => onChange(e.target.value)} data-testid={testId} />
+        <input defaultValue={String(value)} onBlur={(e) => onChange(e.target.value)} data-testid={testId} data-flag={field.flag} />
       )}
     </label>
   );
@@ -54,7 +54,14 @@ export function ConfigPanel() {
 function ConfigForm({ config }: { config: LabConfig }) {
   const phase = useLab((s) => s.phase);
   const [draft, setDraft] = useState<LabConfig>(config);
-  const [fieldProblem, setProblem] = useState<string | null>(null);
+  // Each field's own problem, so that fixing one field does not hide another's.
+  const [fieldProblems, setFieldProblems] = useState<Record<string, string>>({});
+  const setProblem = (flag: string, message: string | null) =>
+    setFieldProblems((now) => {
+      const { [flag]: _, ...rest } = now;
+      return message === null ? rest : { ...rest, [flag]: message };
+    });
+  const fieldProblem = Object.values(fieldProblems)[0] ?? null;
   const [start, setStart] = useState<RunStart>('carry');
   const importInput = useRef<HTMLInputElement>(null);
   // A field out of its range, or fields that disagree (heads must divide d_model): Apply waits.
@@ -81,7 +88,23 @@ function ConfigForm({ config }: { config: LabConfig }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (!problem) void apply(draft);
+          // A text field commits on blur: Enter in one submits before that, so every text field's
+          // value as shown is read again here, and what is applied is what the form shows.
+          let next = draft;
+          for (const input of e.currentTarget.querySelectorAll<HTMLInputElement>('input[data-flag]')) {
+            const f = shown.find((candidate) => candidate.flag === input.dataset.flag);
+            if (!f || input.value === String(valueOf(next, f))) continue;
+            try {
+              next = withField(next, f, input.value);
+            } catch (error) {
+              setProblem(f.flag, (error as Error).message);
+              return;
+            }
+          }
+          // Every text field read as valid: no field's problem stands (a select cannot hold a bad value).
+          setFieldProblems({});
+          if (next !== draft) setDraft(next);
+          if (!configProblem(next)) void apply(next);
         }}
       >
         <div className="essential" data-testid="config-essential">{shown.filter((f) => essential.has(`${f.section}.${f.key}`)).map(field)}</div>

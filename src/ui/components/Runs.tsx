@@ -63,6 +63,8 @@ export function Runs() {
         {storage && storage.quota > 0 && <> Storage: {size(storage.usage)} of {size(storage.quota)}{full > 0.8 ? ' — nearly full: delete old runs' : ''}.</>}
       </p>
       {runs.length > 0 && (
+        // Wider than its panel on most screens: it scrolls inside it, not the page.
+        <div className="table-scroll">
         <table data-testid="run-list">
           <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>seed</th><th>learning rate</th><th>steps</th><th>wall time</th><th title="the best held-out figure of the run's evaluations, and the search it used">held-out</th><th>saved</th><th></th></tr></thead>
           <tbody>
@@ -74,6 +76,7 @@ export function Runs() {
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </details>
   );

@@ -9,6 +9,7 @@ import { decodeCheckpoint, modelDifference } from '../../core/checkpoint';
 import { isSafetensors } from '../../core/safetensors';
 import type { ResumedRun } from '../protocol';
 import { evaluationRow } from '../savedRuns';
+import { algorithmDefinition } from '../../core/registry';
 import { installCheckpoint, rebuild, setWeights } from './runs';
 import { requireRun, serial, type ServiceState } from './state';
 import { dropWarmStart } from './warmStart';
@@ -36,7 +37,10 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     if (events.phase === 'pretraining' || state.warmStart) throw new Error('stop pretraining before loading a checkpoint');
     const wasTraining = events.phase === 'training';
     const file = { role: warmStart ? 'warm start' : 'checkpoint', name: source, sha256: await sha256Hex(bytes), bytes: bytes.byteLength };
-    const done = (message: string) => events.setPhase(wasTraining ? 'training' : 'idle', wasTraining ? `${message}; training goes on from it` : message);
+    const done = (message: string) => {
+      if (wasTraining) state.wall.start(); // a new run's clock starts stopped
+      events.setPhase(wasTraining ? 'training' : 'idle', wasTraining ? `${message}; training goes on from it` : message);
+    };
     if (isSafetensors(bytes)) {
       // Weights a PyTorch user saved (modeling_prl.py): no config inside, so they start a run of
       // this configuration at step 0, and the model's check of every name and shape judges them.
@@ -61,17 +65,20 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
       done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
       return { step: 0, checkpointStep: meta.step, config: meta.config };
     }
-    if (!live || JSON.stringify(meta.config) !== JSON.stringify(live.config)) {
-      await installCheckpoint(state, meta.config, bytes);
-    } else {
-      await live.runner.loadCheckpoint(bytes); // validates everything, then swaps weights and optimizer, or neither
-      live.warmStarted = true;
-      state.savedRuns.newRun(); // a file loaded by hand is a run of its own, not the stored one's next save
-    }
+    // The file does not say which weights the run drifted from (its KL's reference): the session's
+    // warm start when it is one of this model, else the checkpoint's own weights, and said which.
+    const known = state.weights.reference && state.weights.referenceOrigin && live && !modelDifference(live.config, meta.config);
+    const reference = known ? state.weights.reference! : bytes;
+    const referenceOrigin = known ? state.weights.referenceOrigin! : origin;
+    await installCheckpoint(state, meta.config, bytes, { reference }); // validated aside: a bad file leaves the live run be
     dropWarmStart(state);
-    setWeights(state, { origin, trained: true, atStep: meta.step });
+    // Wall time goes on from the checkpoint's.
+    const wallMs = (meta.extra as { wallMs?: unknown } | undefined)?.wallMs;
+    state.wall.reset(typeof wallMs === 'number' && Number.isFinite(wallMs) && wallMs >= 0 ? wallMs : 0);
+    setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin });
     state.files.weights = file;
-    done(`loaded ${source}, step ${meta.step}${switched}`);
+    const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? `the warm start (${referenceOrigin})` : 'these weights (a checkpoint does not carry the warm start it began from)'}` : '';
+    done(`loaded ${source}, step ${meta.step}${switched}${measured}`);
     return { step: meta.step, checkpointStep: meta.step, config: meta.config };
   });
 }
@@ -93,7 +100,7 @@ export function resumeRun(state: ServiceState, id: string): Promise<ResumedRun> 
     }
     savedRuns.adopt(stored);
     // Wall time goes on from the last saved event's.
-    state.wallOffset = stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0);
+    state.wall.reset(stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0));
     setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}`, trained: true, atStep: meta.step, reference });
     events.setPhase('idle', `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
     const evaluations = stored.evaluations.map((row) => evaluationRow(row, meta.config.task.name));

@@ -79,17 +79,15 @@ export async function trainLoop(state: ServiceState): Promise<void> {
       });
     } catch (error) {
       if (state.recovering) return; // the lost device's recovery says what happened
+      state.wall.stop();
       state.events.setPhase('error', `training stopped: ${(error as Error).message}`);
       state.events.send({ type: 'error', message: (error as Error).message }, true);
       return;
     }
-    const limit = stepLimit(state.run);
-    const budget = state.run?.config.run.timeLimit ?? 0;
-    if (limit > 0 && (state.run?.runner.globalStep ?? 0) >= limit) {
-      state.events.setPhase('stopped', finishedMessage(state.run!, limit));
-      await serial(state, () => keepRun(state, 'stopped'));
-    } else if (budget > 0 && wallNow(state) >= budget * 1000) {
-      state.events.setPhase('stopped', `reached its time budget of ${budget} s at step ${state.run?.runner.globalStep ?? 0}`);
+    const ended = state.run && state.events.phase === 'training' ? budgetSpent(state, state.run) : null;
+    if (ended) {
+      state.wall.stop();
+      state.events.setPhase('stopped', ended === 'steps' ? finishedMessage(state.run!, stepLimit(state.run)) : `reached its time budget of ${state.run!.config.run.timeLimit} s at step ${state.run!.runner.globalStep}`);
       await serial(state, () => keepRun(state, 'stopped'));
     }
     // Let pause/stop messages in between steps.
@@ -99,14 +97,44 @@ export async function trainLoop(state: ServiceState): Promise<void> {
 
 const busy = (phase: RunPhase) => phase === 'training' || phase === 'pretraining';
 
+/** Which of its budgets the run has spent: its steps, its time, or neither. */
+function budgetSpent(state: ServiceState, run: LiveRun): 'steps' | 'time' | null {
+  const limit = stepLimit(run);
+  if (limit > 0 && run.runner.globalStep >= limit) return 'steps';
+  const budget = run.config.run.timeLimit;
+  return budget > 0 && wallNow(state) >= budget * 1000 ? 'time' : null;
+}
+
+/**
+ * A run that spent its budget starts again from the same start, as a new run (its charts start
+ * over; the finished run stays in Saved runs): the warm start it began from, or the seed's
+ * initial weights (a task whose warm start comes first runs it again).
+ */
+async function startAgain(state: ServiceState, run: LiveRun, spent: 'steps' | 'time'): Promise<string> {
+  const { reference, referenceOrigin } = state.weights;
+  const from = reference && referenceOrigin ? referenceOrigin : null;
+  await rebuild(state, run.config, from ? reference : undefined, from ? reference : undefined);
+  state.events.send({ type: 'newRun' }, true);
+  if (from) {
+    setWeights(state, { origin: from, trained: true, atStep: 0, reference, referenceOrigin });
+    requireRun(state).warmStarted = true;
+  } else {
+    state.files.weights = null;
+    setWeights(state, { origin: `random (seed ${run.config.run.seed})`, trained: false, atStep: 0 });
+  }
+  const what = spent === 'steps' ? `its ${stepLimit(run)} steps` : `its time budget of ${run.config.run.timeLimit} s`;
+  return `the last run had spent ${what} (Saved runs keeps it): a new run from ${from ?? 'the same initial weights'}`;
+}
+
 export async function train(state: ServiceState): Promise<void> {
   const { events } = state;
   if (busy(events.phase)) return;
   if (state.warmStart) throw new Error('pretraining is in progress: let it finish or stop it first');
   let run = requireRun(state);
-  // A run that reached its last step starts afresh.
-  if (stepLimit(run) > 0 && run.runner.globalStep >= stepLimit(run)) {
-    await serial(state, () => rebuild(state, run.config));
+  const spent = budgetSpent(state, run);
+  let again = '';
+  if (spent) {
+    again = await serial(state, () => startAgain(state, run, spent));
     run = requireRun(state);
   }
   if (run.definition.data.kind === 'file' && (state.datasets.get(run.definition.name)?.train.length ?? 0) === 0) {
@@ -118,8 +146,8 @@ export async function train(state: ServiceState): Promise<void> {
     void warmStartLoop(state, () => void trainLoop(state));
     return;
   }
-  state.wallStart = performance.now();
-  events.setPhase('training', what(run));
+  state.wall.start();
+  events.setPhase('training', again ? `${what(run)}; ${again}` : what(run));
   void trainLoop(state);
 }
 
@@ -139,10 +167,10 @@ export async function pause(state: ServiceState): Promise<void> {
   }
   if (events.phase !== 'training') return;
   state.pausedFrom = 'training';
-  state.wallOffset += performance.now() - state.wallStart;
   events.setPhase('paused', 'pausing after the step in flight');
   await state.exclusive;
   if ((events.phase as RunPhase) === 'paused') {
+    state.wall.stop(); // after the step in flight, which it timed
     events.setPhase('paused', `paused at step ${state.run?.runner.globalStep ?? 0}`);
     await serial(state, () => keepRun(state, 'paused'));
   }
@@ -156,7 +184,7 @@ export async function resume(state: ServiceState): Promise<void> {
     void warmStartLoop(state, () => void trainLoop(state));
     return;
   }
-  state.wallStart = performance.now();
+  state.wall.start();
   events.setPhase('training', state.run ? what(state.run) : 'training');
   void trainLoop(state);
 }
@@ -173,11 +201,11 @@ export async function stop(state: ServiceState): Promise<void> {
       await finishWarmStart(state, warm, 'stopped', () => undefined);
     });
   }
-  if (events.phase === 'training') state.wallOffset += performance.now() - state.wallStart;
   events.setPhase('stopped', 'stopping after the step in flight');
   await state.exclusive;
   // Said once the step in flight is done, so the step named is the one a download holds.
   if ((events.phase as RunPhase) === 'stopped') {
+    state.wall.stop();
     events.setPhase('stopped', `stopped at step ${state.run?.runner.globalStep ?? 0}`);
     await serial(state, () => keepRun(state, 'stopped'));
   }
@@ -199,9 +227,12 @@ export function step(state: ServiceState): Promise<void> {
       }
       await finishWarmStart(state, warm, 'done', () => undefined);
     }
-    state.wallStart = performance.now();
-    await runStep(state);
-    state.wallOffset += performance.now() - state.wallStart;
+    state.wall.start();
+    try {
+      await runStep(state);
+    } finally {
+      state.wall.stop();
+    }
     // Single steps are saved at the same multiples as a training run's.
     if (requireRun(state).runner.globalStep % AUTOSAVE_EVERY === 0) await keepRun(state, 'paused');
     // The status line said where the run paused: it now stands a step further.

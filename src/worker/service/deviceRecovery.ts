@@ -14,7 +14,7 @@ export async function recoverFromLostDevice(state: ServiceState, reason: string)
   const lost = state.backendName;
   const { events } = state;
   try {
-    if (events.phase === 'training') state.wallOffset += performance.now() - state.wallStart;
+    state.wall.stop();
     state.pausedFrom = 'training';
     events.setPhase('paused', `the ${lost} device was lost (${reason}): pausing`);
     await serial(state, async () => {

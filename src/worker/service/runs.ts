@@ -53,6 +53,7 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
       gradientShards,
       initFrom,
       referenceFrom,
+      wallMs: () => state.wall.now(),
       ...(generators ? { generators: { pool: generators, overlap: parallel!.overlap } } : {}),
       onLog: (text) => state.events.send({ type: 'error', message: text }),
     });
@@ -78,7 +79,7 @@ export async function disposeRun(run: LiveRun): Promise<void> {
   run.generators?.close();
 }
 
-/** Puts a made run in place of the live one, which is disposed; a new run saves apart from the stored one (`newRun`). */
+/** Puts a made run in place of the live one, which is disposed; a new run saves apart from the stored one (`newRun`) and its wall time starts at 0. */
 export async function install(state: ServiceState, built: LiveRun, newRun = true): Promise<void> {
   if (newRun) state.savedRuns.newRun();
   state.warmStart?.trainer.dispose();
@@ -93,8 +94,7 @@ export async function install(state: ServiceState, built: LiveRun, newRun = true
   }
   state.run = built;
   releaseShards(state, built.shardKey);
-  state.wallStart = performance.now();
-  state.wallOffset = 0;
+  if (newRun) state.wall.reset();
 }
 
 /** A new run for `next` (from `initFrom`'s weights): made first, then swapped in, so a failure keeps the live run. */

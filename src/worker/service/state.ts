@@ -109,9 +109,8 @@ export interface ServiceState {
   readonly files: { data: Map<string, Partial<Record<'train' | 'heldout', FileProvenance>>>; weights: FileProvenance | null };
   run: LiveRun | null;
   weights: Weights;
-  /** Wall time of the live run: since `wallStart`, plus `wallOffset` before it. */
-  wallStart: number;
-  wallOffset: number;
+  /** Wall time of the live run: it runs while the run trains, and stands while it is paused, stopped or idle. */
+  readonly wall: WallClock;
   /** Cancel of long work (an evaluation, a big file's parse), read where the work reports progress. */
   cancelRequested: boolean;
   /** The warm start in progress (also while paused). */
@@ -155,7 +154,34 @@ export function heldoutOf(state: ServiceState, run: LiveRun): unknown[] {
 }
 
 /** Milliseconds of the live run so far. */
-export const wallNow = (state: ServiceState) => state.wallOffset + performance.now() - state.wallStart;
+export const wallNow = (state: ServiceState) => state.wall.now();
+
+/**
+ * A run's wall time, what its charts' time axis and its time budget read: it runs while the run
+ * trains (or takes a single step) and stands still otherwise, so that a pause, an evaluation
+ * while paused, or an idle page between two Train presses adds nothing.
+ */
+export class WallClock {
+  private before = 0;
+  private since: number | null = null;
+  constructor(private readonly clock: () => number = () => performance.now()) {}
+  now(): number {
+    return this.before + (this.since === null ? 0 : this.clock() - this.since);
+  }
+  start(): void {
+    this.since ??= this.clock();
+  }
+  stop(): void {
+    if (this.since === null) return;
+    this.before += this.clock() - this.since;
+    this.since = null;
+  }
+  /** Stopped, at `ms` (a resumed run's time so far). */
+  reset(ms = 0): void {
+    this.before = ms;
+    this.since = null;
+  }
+}
 
 /** The live run's record: the code, the backend, the data files of its task and the weights file it came from. */
 export function runProvenance(state: ServiceState): RunProvenance {

@@ -94,8 +94,9 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
     run.runner.startFromHere();
     setWeights(state, { origin: `${run.definition.name} warm start, ${warm.step} steps`, trained: true, atStep: 0 });
     run.before = (await evaluateRun(state, run, run.definition.searches[0], run.config.run.evalSamples, 'warm start')).result;
-    state.wallStart = performance.now();
+    state.wall.reset(); // RL's time starts after the warm start
     if (how === 'done' && warm.thenTrain) {
+      state.wall.start();
       state.events.setPhase('training', `warm start done after ${warm.step} steps; RL follows`);
       train();
     } else {
