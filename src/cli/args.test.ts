@@ -18,6 +18,14 @@ describe('parseArgs', () => {
     expect(parseArgs(['--require-tag', '--num-steps', '5'], []).config.digits).toMatchObject({ requireTag: true, numSteps: 5 });
     expect(() => parseArgs(['--overlap', 'maybe'], [])).toThrow(/unexpected argument "maybe"/);
   });
+
+  it('never takes a flag as the value before it, and names an unknown last flag as unknown', () => {
+    const extras = [{ name: 'quiet', doc: 'less', boolean: true }, { name: 'init-from', doc: 'weights' }];
+    expect(() => parseArgs(['--output-dir', '--quiet'], extras)).toThrow('--output-dir needs a value, got the flag --quiet');
+    expect(() => parseArgs(['--init-from', '--overwrite'], extras)).toThrow('--init-from needs a value, got the flag --overwrite');
+    expect(() => parseArgs(['--max-steps', '3', '--bogus'], extras)).toThrow('unknown flag --bogus');
+    expect(() => parseArgs(['--seed', '-1'], extras)).toThrow('--seed: Too small'); // a negative number is read as the value, and judged
+  });
 });
 
 describe('positiveFlag', () => {

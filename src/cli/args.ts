@@ -93,7 +93,11 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
     if (value === undefined && isBoolean && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) value = argv[++i];
     if (value === undefined && !isBoolean) {
       value = argv[++i];
-      if (value === undefined) throw new Error(`--${name} needs a value`);
+      // A flag is never a value (`--output-dir --quiet` forgot the folder); a negative number (-1) is.
+      if (value === undefined || value.startsWith('--')) {
+        if (!fields.has(name) && !extraByName.has(name)) throw new Error(`unknown flag --${name} (see --help)`);
+        throw new Error(`--${name} needs a value${value === undefined ? '' : `, got the flag ${value}`}`);
+      }
     }
     pairs.push([name, value]);
   }

@@ -107,6 +107,21 @@ describe('CLI', () => {
     expect(gpu.stderr).toMatch(/--backend: expected auto, wasm or cpu, got "gpu"/);
   });
 
+  it('refuses what a command would otherwise do wrongly: another task\'s checkpoint, a digit task where it has no meaning, a bad --warmup, a folder holding a run', () => {
+    const fail = (args: string[], message: RegExp) => {
+      const done = spawnSync(tsx, args, { encoding: 'utf8' });
+      expect(done.status, done.stderr).toBe(1);
+      expect(done.stderr).toMatch(message);
+    };
+    fail(['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--task', 'sum_digits', '--limit', '2'], /the checkpoint is for task kolmogorov, not sum_digits/);
+    fail(['src/cli/pretrain.ts', '--task', 'reverse_digits', '--steps', '1', '--out', join(tmpdir(), 'never.prl')], /pretrain warms up kolmogorov or functions/);
+    fail(['src/cli/pretrain.ts', '--warmup', 'abc', '--steps', '1', '--out', join(tmpdir(), 'never.prl')], /--warmup: expected a whole number of steps, at least 0, got "abc"/);
+    fail(['src/cli/digits.ts', '--task', 'sum_digits', '--init-from', '/nonexistent.prl', '--num-steps', '1'], /--init-from \/nonexistent.prl: a digit task starts from its own warm start/);
+    const held = mkdtempSync(join(tmpdir(), 'prl-held-'));
+    writeFileSync(join(held, 'run.json'), '{}');
+    fail(['src/cli/digits.ts', '--task', 'sum_digits', '--num-steps', '1', '--output-dir', held], /already holds a run: give another --output-dir, or --overwrite/);
+  });
+
   it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {
     const missing = spawnSync(tsx, ['src/cli/pretrain.ts', '--init-from', '/nonexistent.prl'], { encoding: 'utf8' });
     expect(missing.status).toBe(1);

@@ -21,13 +21,14 @@ import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
 import { newRunRecord, rerunConfig, writeRunRecord } from './runRecord';
+import { clearRun, holdsRun, lockRunDir } from './runDir';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'verbose', doc: 'print sample generations every step', boolean: true },
   { name: 'json', doc: 'print the result as one JSON object at the end', boolean: true },
   { name: 'quiet', doc: 'print no step lines, only the evaluations and the closing table', boolean: true },
-  { name: 'overwrite', doc: 'replace what --output-dir holds (a digits run always writes its output dir anew)', boolean: true },
+  { name: 'overwrite', doc: 'replace a run already in --output-dir (without it, a folder that holds a run is refused)', boolean: true },
   { name: 'rerun', doc: 'repeat the run recorded in this output dir (its run.json), into --output-dir (default DIR-rerun)' },
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
 ];
@@ -56,17 +57,27 @@ export async function digitsMain(argv: string[]): Promise<void> {
     return;
   }
   const parsed = parseArgs(argv, extras);
-  const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed) : null;
+  const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed).config : null;
   const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
+  if (config.run.initFrom) throw new Error(`--init-from ${config.run.initFrom}: a digit task starts from its own warm start on labelled examples (--warm-start-steps), not from a checkpoint`);
   const verbose = parsed.extra.verbose === true;
+  // With --json, stdout is the JSON alone: every other line goes to stderr.
+  const say = parsed.extra.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
   const outputDir = rerun || argv.some((a) => a.startsWith('--output-dir') || a.startsWith('--output_dir')) ? config.run.outputDir : undefined;
   // The digit tasks read no files: their items come from the seed, which the config holds.
   const runRecord = newRunRecord(['npm', 'run', 'digits', '--', ...argv], backend.backend, config, []);
+  let releaseLock = () => undefined as void;
   if (outputDir !== undefined) {
     checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
+    // A folder that holds a run (a digits run's, or train's) is never written over by accident.
+    if (holdsRun(outputDir)) {
+      if (!parsed.extra.overwrite) throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
+      clearRun(outputDir);
+    }
     mkdirSync(outputDir, { recursive: true });
+    releaseLock = lockRunDir(outputDir);
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
     writeFileSync(join(outputDir, 'metrics.jsonl'), '');
     writeRunRecord(outputDir, runRecord);
@@ -76,19 +87,19 @@ export async function digitsMain(argv: string[]): Promise<void> {
     if (outputDir) appendFileSync(join(outputDir, 'metrics.jsonl'), JSON.stringify({ step, name, value, wallMs: Math.round(performance.now() - started) }) + '\n');
   };
   const { model, algorithm, digits } = config;
-  console.log(`tfjs backend: ${backend.backend} (${backend.detail})`);
-  console.log(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} with ${digits.numGenerators} generator(s)`);
+  say(`tfjs backend: ${backend.backend} (${backend.detail})`);
+  say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} with ${digits.numGenerators} generator(s)`);
   const pool = createNodeGeneratorPool(digits.numGenerators);
   try {
     const result = await runDigitTask(config, pool, {
-      log: (line) => console.log(line),
+      log: say,
       evaluation: (phase, step, r) => {
-        console.log(`eval (${phase}, step ${step}) on ${r.n} held-out prompts, greedy: accuracy ${percent(r.accuracy)}  format compliance ${percent(r.formatCompliance)}`);
+        say(`eval (${phase}, step ${step}) on ${r.n} held-out prompts, greedy: accuracy ${percent(r.accuracy)}  format compliance ${percent(r.formatCompliance)}`);
         metric(step, 'eval_accuracy', r.accuracy);
         metric(step, 'eval_format_compliance', r.formatCompliance);
         if (verbose) {
           const shown = [...r.samples.filter((s) => !s.correct).slice(0, 4), ...r.samples.filter((s) => s.correct).slice(0, 2)];
-          for (const s of shown) console.log(`    ${s.question} -> ${JSON.stringify(s.text)} (${s.correct ? 'right' : `wrong, ${s.answer}`})`);
+          for (const s of shown) say(`    ${s.question} -> ${JSON.stringify(s.text)} (${s.correct ? 'right' : `wrong, ${s.answer}`})`);
         }
       },
       step: (m) => {
@@ -98,15 +109,15 @@ export async function digitsMain(argv: string[]): Promise<void> {
           const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');
           // Each algorithm reports what it has (dqn: no baseline, no generators).
           const f = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
-          console.log(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}  weights v${m.trainerVersion ?? '-'} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
+          say(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}  weights v${m.trainerVersion ?? '-'} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
         }
-        if (verbose) for (const s of m.samples) console.log(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
+        if (verbose) for (const s of m.samples) say(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
       },
     }, verbose ? 2 : 0);
-    console.log('');
-    console.log(table(result.before, result.after));
-    if (result.stoppedBy === 'time budget') console.log(`the time budget (--time-limit ${config.run.timeLimit}) ended RL at step ${result.steps} of ${digits.numSteps}`);
-    console.log(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL generations/s ${result.generationsPerSecond.toFixed(1)} with ${digits.numGenerators} generator(s)`);
+    say('');
+    say(table(result.before, result.after));
+    if (result.stoppedBy === 'time budget') say(`the time budget (--time-limit ${config.run.timeLimit}) ended RL at step ${result.steps} of ${digits.numSteps}`);
+    say(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL generations/s ${result.generationsPerSecond.toFixed(1)} with ${digits.numGenerators} generator(s)`);
     const summary = {
       task: result.task,
       n: result.after.n,
@@ -123,6 +134,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     if (parsed.extra.json) console.log(JSON.stringify(summary));
   } finally {
     pool.close();
+    releaseLock();
   }
 }
 

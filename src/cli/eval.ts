@@ -89,7 +89,7 @@ const extras: ExtraFlag[] = [
   { name: 'limit', doc: 'evaluate only the first N records' },
   { name: 'prior', doc: 'bit prior for --programs: kt or strict', defaultValue: 'kt' },
   { name: 'backend', doc: 'tfjs backend: auto, wasm or cpu', defaultValue: 'auto' },
-  { name: 'task', doc: 'kolmogorov or functions (default: the checkpoint\'s task); functions evaluates per problem, --data defaulting to datasets/functions/heldout.jsonl' },
+  { name: 'task', doc: 'the task to evaluate (default: the checkpoint\'s task; any task of the registry): functions evaluates per problem, --data defaulting to datasets/functions/heldout.jsonl' },
   { name: 'preferences', doc: 'JSONL of {prompt, chosen, rejected}: score the checkpoint\'s implicit DPO rewards against --reference on these pairs' },
   { name: 'reference', doc: 'with --preferences: the reference (warm-start) checkpoint the policy was trained from' },
   { name: 'beta', doc: 'with --preferences: the scale of the implicit reward (default: the checkpoint\'s algorithm.beta when it trained with dpo, else 0.1)' },
@@ -340,6 +340,7 @@ async function main(): Promise<void> {
     const definition = taskDefinition(task);
     const bytes = readCheckpointFile(extra.checkpoint, 'checkpoint');
     const { meta } = await decodeCheckpoint(bytes);
+    if (meta.config.task.name !== task) throw new Error(`--checkpoint ${extra.checkpoint}: the checkpoint is for task ${meta.config.task.name}, not ${task}`);
     const heldout = definition.data.kind === 'file' ? await loadItemsFile(definition, argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : definition.data.shipped.heldout) : definition.data.heldout(meta.config);
     await initTensorflow(String(extra.backend) as 'auto');
     const { runner, close } = await openAnyCheckpointRunner(bytes, heldout);

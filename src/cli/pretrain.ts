@@ -66,6 +66,9 @@ async function main(): Promise<void> {
   const { config, extra, given: flagged } = parseArgs(argv, extras);
   const [steps, evalEvery, evalLimit, threads] = (['steps', 'eval-every', 'eval-limit', 'threads'] as const).map((name) => positiveFlag(name, extra[name], true));
   const warmup = Number(extra.warmup);
+  if (!Number.isInteger(warmup) || warmup < 0) throw new Error(`--warmup: expected a whole number of steps, at least 0, got "${String(extra.warmup)}"`);
+  // The digit tasks warm up inside their own command, on their labelled examples.
+  if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--task ${config.task.name}: pretrain warms up kolmogorov or functions; a digit task warms up in \`npm run digits\` (--warm-start-steps)`);
   warnOversubscribed(threads);
   const out = String(extra.out);
   checkOutputs([{ flag: 'out', path: out, kind: 'file' }], typeof extra['init-from'] === 'string' ? [{ flag: 'init-from', path: extra['init-from'] }] : []);

@@ -98,4 +98,26 @@ describe('a run repeats from its record', () => {
     expect(record(`${run}-rerun`).steps).toBe(written.steps);
     expect(figures(`${run}-rerun`)).toEqual(figures(run));
   }, 120_000);
+  it('--resume alone continues the run as it was configured (its warm start, the KL\'s reference, and its settings), as if never stopped; --rerun repeats the command\'s own flags', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-resume-'));
+    const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--eval-samples', '3', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0', '--threads', '1'];
+    await trainCommand([...tiny, '--max-steps', '2', '--output-dir', join(dir, 'warm')]);
+    const warm = join(dir, 'warm', 'latest.prl');
+    const settings = ['--init-from', warm, '--learning-rate', '0.003', '--kl-coef', '0.05', '--eval-freq', '2', '--eval-k', '2'];
+    await trainCommand([...tiny, ...settings, '--max-steps', '4', '--output-dir', join(dir, 'whole')]);
+    const part = join(dir, 'part');
+    await trainCommand([...tiny, ...settings, '--max-steps', '2', '--output-dir', part]);
+    await trainCommand(['--resume', join(part, 'latest.prl'), '--max-steps', '4', '--quiet']);
+    const config = JSON.parse(readFileSync(join(part, 'config.json'), 'utf8')) as { algorithm: { learningRate: number; klCoef: number }; run: { initFrom: string } };
+    expect([config.algorithm.learningRate, config.algorithm.klCoef, config.run.initFrom]).toEqual([0.003, 0.05, warm]);
+    // The same figures step by step (the KL from the same reference), the held-out report aside: the interrupted part wrote one too.
+    const trained = (d: string) => figures(d).filter((line) => !/ eval_/.test(line));
+    expect(trained(part)).toEqual(trained(join(dir, 'whole')));
+    expect(JSON.parse(readFileSync(join(part, 'logs', 'best.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(join(dir, 'whole', 'logs', 'best.json'), 'utf8')));
+    // The rerun of a run repeats --eval-k (its own flag, not the config's).
+    await trainCommand(['--rerun', join(dir, 'whole'), '--quiet']);
+    expect((JSON.parse(readFileSync(join(dir, 'whole-rerun', 'logs', 'eval_results.json'), 'utf8')) as { k: number }).k).toBe(2);
+    expect(figures(join(dir, 'whole-rerun'))).toEqual(figures(join(dir, 'whole')));
+    await expect(trainCommand(['--rerun', join(dir, 'whole'), '--eval-k', '4', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop eval-k');
+  }, 180_000);
 });

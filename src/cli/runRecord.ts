@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
 import { parseConfig } from '../core/config';
-import { checkedSize, readTextChecked, writeAtomic } from './data';
+import { decodeCheckpoint } from '../core/checkpoint';
+import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
 import type { ParsedArgs } from './args';
 
 export const RECORD_FORMAT = 'program-rl-lab-run-record';
@@ -52,7 +53,16 @@ export interface RunRecordFile {
   steps: number | null;
   /** How the run ended: its step budget, its time budget, an interruption. */
   stopped: string | null;
+  /**
+   * The command's own flags that shape the run beside its config (`SHAPING_FLAGS`: the pair file,
+   * the reward model, best-of-k at evaluation, the checkpoint it resumed from), so that a rerun
+   * repeats them. A record without it came before 2026-11-27.
+   */
+  extras?: Record<string, string | boolean>;
 }
+
+/** train's own flags that change what a run computes, kept in its record for a rerun. */
+export const SHAPING_FLAGS = ['resume', 'preferences', 'use-reward-model', 'reward-model-weight', 'reward-model-alone', 'test-case-rewards-only', 'eval-k'] as const;
 
 export function sha256File(path: string): { sha256: string; bytes: number } {
   const bytes = checkedSize(path, 'file', MAX_HASHED_BYTES);
@@ -121,12 +131,20 @@ export function newRunRecord(command: string[], backend: string, config: LabConf
   return { format: RECORD_FORMAT, version: 1, command, code: codeVersion(), node: process.version, backend, threads, config, files, started: new Date().toISOString(), ended: null, steps: null, stopped: null };
 }
 
-/** The config of a run to repeat from its record (`--rerun DIR`), into a new output dir; the files it read must be as they were. */
-export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra'>): LabConfig {
-  const allowed = new Set(['run.outputDir']);
-  const others = [...parsed.given].filter((path) => !allowed.has(path));
+/**
+ * The run to repeat from its record (`--rerun DIR`): its config, into a new output dir, and the
+ * command's own flags that shaped it (a pair file, a reward model, best-of-k, a resume); the files
+ * it read must be as they were.
+ */
+export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra' | 'extraGiven'>): { config: LabConfig; extras: Record<string, string | boolean> } {
+  // --threads is refused by train itself, with the count the run had.
+  const allowed = new Set(['run.outputDir', 'rerun', 'overwrite', 'quiet', 'allow-changed', 'threads']);
+  const others = [...parsed.given, ...parsed.extraGiven].filter((path) => !allowed.has(path));
   if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
   const record = readRunRecord(dir);
+  const extras = record.extras ?? {};
+  const unkept = record.extras ? [] : SHAPING_FLAGS.filter((flag) => record.command.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
+  if (unkept.length) throw new Error(`--rerun ${dir}: its record (written before records kept them) does not keep ${unkept.map((flag) => `--${flag}`).join(', ')}: run its command again (${record.command.join(' ')})`);
   const changed = changedFiles(record);
   if (changed.length && !parsed.extra['allow-changed']) throw new Error(`--rerun ${dir}: ${changed.join('; ')} (--allow-changed goes on all the same)`);
   for (const line of changed) console.error(`--rerun ${dir}: ${line}`);
@@ -135,7 +153,22 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   // A run its time budget stopped is repeated to the step it reached: the same work, whatever this machine's speed.
   if (record.stopped === 'time budget' && record.steps) {
     console.error(`--rerun ${dir}: it stopped on its time budget at step ${record.steps}; the rerun trains to that step`);
-    return { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } };
+    return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras };
   }
-  return { ...record.config, run: { ...record.config.run, outputDir } };
+  return { config: { ...record.config, run: { ...record.config.run, outputDir } }, extras };
+}
+
+/**
+ * What a resume continues (`--resume FILE` without --rerun): the checkpoint's own config, so its
+ * warm start (the KL's reference), data, algorithm and settings come back as they were, with the
+ * config flags given on top (`--max-steps` to go further, `--output-dir` elsewhere).
+ */
+export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'given' | 'config'>): Promise<LabConfig> {
+  const { meta } = await namingCheckpoint('resume', path, () => decodeCheckpoint(readCheckpointFile(path, 'resume')), { any: true });
+  let config = parseConfig(meta.config);
+  for (const given of parsed.given) {
+    const [section, key] = given.split('.') as [keyof LabConfig, string];
+    config = { ...config, [section]: { ...config[section], [key]: (parsed.config[section] as Record<string, unknown>)[key] } };
+  }
+  return parseConfig(config);
 }

@@ -14,7 +14,7 @@
  * (reward statistics, at each checkpoint) and eval_results.json after the final evaluation: the
  * Q-language system's layout. Ctrl-C saves a checkpoint before leaving.
  */
-import { appendFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig, withVariant, type LabConfig } from '../core/config';
 import type { LoopDeps } from '../core/loop';
@@ -32,14 +32,14 @@ import { isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnO
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
-import { newRunRecord, readRunRecord, recordFile, rerunConfig, writeRunRecord, type RecordedFile } from './runRecord';
+import { newRunRecord, readRunRecord, recordFile, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord, type RecordedFile } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
-  { name: 'resume', doc: 'checkpoint file to resume from (weights, optimizer, step, RNG, data cursor)' },
+  { name: 'resume', doc: 'checkpoint file to resume from: its run goes on as it was (weights, optimizer, step, RNG, data cursor, config, warm start, threads); flags given change that (--max-steps to go further)' },
   { name: 'rerun', doc: 'repeat the run recorded in this output dir (its run.json: config, data, warm start), into --output-dir (default DIR-rerun); a file that changed since is named and refused' },
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
@@ -63,6 +63,25 @@ function numberedCheckpoints(dir: string): { step: number; file: string }[] {
       return match ? [{ step: Number(match[1]), file }] : [];
     })
     .sort((a, b) => a.step - b.step);
+}
+
+/** The threads a run in `dir` computed its updates on (its run.json), or null when it has no record. */
+function threadsOfRun(dir: string): number | null {
+  try {
+    return readRunRecord(dir).threads ?? 1;
+  } catch {
+    return null;
+  }
+}
+
+/** The best validation score a run recorded (logs/best.json), or -Infinity when it has none. */
+function readBestScore(path: string): number {
+  try {
+    const score = (JSON.parse(readFileSync(path, 'utf8')) as { score?: unknown }).score;
+    return typeof score === 'number' && Number.isFinite(score) ? score : -Infinity;
+  } catch {
+    return -Infinity;
+  }
 }
 
 function formatStep(result: StepResult, total: number, secondsPerStep: number): string {
@@ -118,12 +137,17 @@ export async function trainCommand(argv: string[]): Promise<void> {
   }
   const parsed = parseArgs(argv, extras);
   const { extra } = parsed;
-  const rerun = typeof extra.rerun === 'string' ? rerunConfig(extra.rerun, parsed) : null;
+  const repeated = typeof extra.rerun === 'string' ? rerunConfig(extra.rerun, parsed) : null;
+  // A rerun repeats the recorded run's own flags too (its pair file, reward model, best-of-k, resume).
+  if (repeated) Object.assign(extra, repeated.extras);
+  const rerun = repeated?.config ?? null;
+  // A resume continues the checkpoint's run as it was configured, with the flags given on top.
+  const resumed = !rerun && typeof extra.resume === 'string' ? await resumedConfig(extra.resume, parsed) : null;
   // --problems names the training problems (the seed's flag): it is the run's dataPath, recorded as such.
   const flagged = typeof extra.problems === 'string' ? { ...parsed.config, run: { ...parsed.config.run, dataPath: extra.problems } } : parsed.config;
-  const initPath = (rerun ?? flagged).run.initFrom;
+  const initPath = (rerun ?? resumed ?? flagged).run.initFrom;
   const initFrom = initPath ? readCheckpointFile(initPath, 'init-from') : undefined;
-  const config = rerun ?? (await adoptWarmStart(withDpoSwitches(flagged, extra, argv), parsed.given, initFrom, initPath));
+  const config = rerun ?? resumed ?? (await adoptWarmStart(withDpoSwitches(flagged, extra, argv), parsed.given, initFrom, initPath));
   // Checked before the first step, not at the first checkpoint: its config must load back.
   parseConfig(config);
   const quiet = Boolean(extra.quiet);
@@ -131,7 +155,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
   // A rerun computes its updates on as many threads as the recorded run did (a split sums in another order).
   const recordedThreads = typeof extra.rerun === 'string' ? (readRunRecord(extra.rerun).threads ?? 1) : null;
   if (recordedThreads !== null && argv.some((arg) => arg === '--threads' || arg.startsWith('--threads='))) throw new Error(`--rerun repeats the recorded run as it was: drop --threads (it ran on ${recordedThreads})`);
-  const threads = recordedThreads ?? positiveFlag('threads', extra.threads, true);
+  // A resume goes on with its run's thread count too, unless --threads says otherwise.
+  const resumedThreads = resumed && !parsed.extraGiven.has('threads') ? threadsOfRun(config.run.outputDir) : null;
+  const threads = recordedThreads ?? resumedThreads ?? positiveFlag('threads', extra.threads, true);
   warnOversubscribed(threads);
   const definition = taskDefinition(config.task.name);
   if (definition.data.kind !== 'file') throw new Error(`--task ${config.task.name}: its items are generated; use \`npm run digits\``);
@@ -234,6 +260,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
       ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
       ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
     ], shards ? threads : 1);
+    runRecord.extras = Object.fromEntries(SHAPING_FLAGS.flatMap((flag) => (parsed.extraGiven.has(flag) || repeated?.extras[flag] !== undefined ? [[flag, extra[flag]!]] : [])));
+    if (resume !== undefined) runRecord.files.push(recordFile('resumed from', resume));
     writeRunRecord(outputDir, runRecord);
 
     const algorithm = algorithmDefinition(config.algorithm.name);
@@ -256,7 +284,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
       const keep = config.run.keepCheckpoints;
       if (keep > 0) for (const { file } of numberedCheckpoints(checkpointsDir).slice(0, -keep)) rmSync(join(checkpointsDir, file), { force: true });
     };
-    let bestScore = -Infinity;
+    // The best validation score so far, kept beside best.prl so that a resume goes on comparing with it.
+    const bestPath = join(logsDir, 'best.json');
+    let bestScore = plan === 'continue' ? readBestScore(bestPath) : -Infinity;
     const search = searchOfK(definition, evalK);
     const figures = (prefix: string, result: TaskEvaluation) => Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`${prefix}_${name}`, value]));
     /** The periodic evaluation, on the validation items: best.prl is the policy of the best score there, never of the held-out one's. */
@@ -265,6 +295,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       if (result.score > bestScore) {
         bestScore = result.score;
         writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
+        writeFileSync(bestPath, JSON.stringify({ step: runner!.globalStep, score: bestScore }) + '\n');
       }
       record(runner!.globalStep, figures('val', result), wallOffset + performance.now() - started);
       return result;
@@ -274,7 +305,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
     // run.timeLimit (--time-limit): a wall-clock budget, recorded in the run's config like any field.
     const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
-    while (runner.globalStep < total && !interrupted && (performance.now() - started) / 1000 < timeLimit) {
+    // The budget counts the run's time before a resume too (metrics.jsonl's wall time).
+    while (runner.globalStep < total && !interrupted && (wallOffset + performance.now() - started) / 1000 < timeLimit) {
       await new Promise((resolve) => setImmediate(resolve)); // lets a signal's handler run between steps
       const result = await runner.step({ shouldStop: () => interrupted });
       const wallMs = wallOffset + performance.now() - started;
