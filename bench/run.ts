@@ -19,6 +19,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { decodeCheckpoint, encodeCheckpoint } from '../src/core/checkpoint';
 import { defaultConfig } from '../src/core/config';
 import { loadJsonl } from '../src/core/data/jsonl';
@@ -55,12 +56,26 @@ import { functionSearchFigures } from './functionSearch';
 import { bundleFigures } from './bundle';
 
 const args = process.argv.slice(2);
-// `--only=a,b` or `--only a,b` (the second form ran the whole bench before).
-const onlyAt = args.findIndex((a) => a === '--only' || a.startsWith('--only='));
-const only = onlyAt < 0 ? undefined : (args[onlyAt].includes('=') ? args[onlyAt].split('=')[1] : args[onlyAt + 1] ?? '').split(',').filter(Boolean);
-if (only && only.length === 0) throw new Error('--only: name the benchmarks to run, e.g. --only=policy,sandbox');
-const quick = args.includes('--quick');
-const runsArg = args.find((a) => a.startsWith('--runs'))?.split('=')[1];
+/** Every benchmark --only can name: the first group runs by default, the second only when named. */
+const BENCHMARKS = ['policy', 'warmstart', 'sandbox', 'jsonl', 'checkpoint', 'repair', 'split', 'soak', 'fma', 'threads', 'page', 'dqn', 'expert_iteration', 'fsearch', 'bundle'];
+// Node's own parser: `--only a,b` and `--only=a,b`, `--runs N` and `--runs=N`, and an unknown flag refused.
+function readFlags() {
+  const { values } = parseArgs({ args, strict: true, options: { only: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const only = values.only === undefined ? undefined : values.only.split(',').filter(Boolean);
+  if (only && only.length === 0) throw new Error('--only: name the benchmarks to run, e.g. --only=policy,sandbox');
+  const unknown = only?.filter((name) => !BENCHMARKS.includes(name)) ?? [];
+  if (unknown.length) throw new Error(`--only: no benchmark ${unknown.join(', ')} (there are ${BENCHMARKS.join(', ')})`);
+  if (values.runs !== undefined && !(Number.isInteger(Number(values.runs)) && Number(values.runs) >= 1)) throw new Error(`--runs: expected a whole number of runs, at least 1, got "${values.runs}"`);
+  return { only, quick: values.quick === true, runsArg: values.runs, help: values.help === true };
+}
+let flags: ReturnType<typeof readFlags>;
+try {
+  flags = readFlags();
+} catch (error) {
+  console.error(`error: ${(error as Error).message} (npm run bench -- --help)`);
+  process.exit(1);
+}
+const { only, quick, runsArg } = flags;
 const wanted = (name: string) => !only || only.includes(name);
 /** Figures that run only when --only names them. */
 const wantedExplicitly = (name: string) => only?.includes(name) ?? false;
@@ -469,7 +484,7 @@ function help(): string {
 }
 
 async function main(): Promise<void> {
-  if (args.includes('--help') || args.includes('-h')) return void console.log(help());
+  if (flags.help) return void console.log(help());
   const backend = await initTensorflow('auto');
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
   const runs = Number(runsArg ?? (quick ? 3 : 10));

@@ -132,6 +132,14 @@ test('a link with an invalid value says so and starts as no link does, from the 
   await page.goto('/#d-model=abc');
   await expect(page.getByTestId('errors')).toContainText("the link's configuration is invalid", { timeout: 60_000 });
   await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint', { timeout: 60_000 });
+  expect(new URL(page.url()).hash).toBe(''); // a reload does not say it again
+  // Fields that disagree, or a field given twice, are invalid links too: the page still gets its run.
+  for (const link of ['/#heads=3', '/#learning-rate=0.001&learning-rate=0.01']) {
+    await page.goto('about:blank');
+    await page.goto(link);
+    await expect(page.getByTestId('errors')).toContainText("the link's configuration is invalid", { timeout: 60_000 });
+    await expect(page.getByTestId('checkpoint-note')).toContainText('loaded pretrained checkpoint', { timeout: 60_000 });
+  }
 });
 
 test('the configuration applies what its fields show: Enter in a field applies the typed value, and a bad field stays a problem until fixed', async ({ page }) => {

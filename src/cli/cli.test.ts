@@ -40,7 +40,8 @@ describe('CLI', () => {
 
     const json = execFileSync(tsx, ['src/cli/eval.ts', '--checkpoint', join(out, 'latest.prl'), '--data', 'datasets/heldout.jsonl', '--limit', '4', '--json'], { encoding: 'utf8' });
     const result = JSON.parse(json.trim().split('\n').at(-1)!);
-    expect(Object.keys(result)).toEqual(['n', 'accuracy', 'acc_at_prefix', 'compression_rate', 'precision', 'gzip_rate', 'lzma_rate', 'by_length']);
+    expect(Object.keys(result)).toEqual(['n', 'accuracy', 'acc_at_prefix', 'compression_rate', 'precision', 'gzip_rate', 'lzma_rate', 'by_length', 'evaluated']);
+    expect(result.evaluated).toMatchObject({ checkpoint: join(out, 'latest.prl'), data: 'datasets/heldout.jsonl', k: 1, repair: 0, split: 0, limit: 4 });
     expect(result.n).toBe(4);
     expect(result.by_length.reduce((sum: number, b: { n: number }) => sum + b.n, 0)).toBe(4);
     expect(result.gzip_rate).toBeGreaterThan(0);
@@ -120,6 +121,9 @@ describe('CLI', () => {
     const held = mkdtempSync(join(tmpdir(), 'prl-held-'));
     writeFileSync(join(held, 'run.json'), '{}');
     fail(['src/cli/digits.ts', '--task', 'sum_digits', '--num-steps', '1', '--output-dir', held], /already holds a run: give another --output-dir, or --overwrite/);
+    fail(['bench/run.ts', '--only=foo'], /--only: no benchmark foo/);
+    fail(['bench/run.ts', '--bogus'], /Unknown option '--bogus'/);
+    fail(['bench/run.ts', '--only', 'jsonl', '--runs', 'abc'], /--runs: expected a whole number of runs/);
   });
 
   it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {

@@ -329,7 +329,7 @@ async function main(): Promise<void> {
     const samplings: readonly Sampling[] = ['independent', 'distinct'];
     if (!samplings.includes(extra.sampling as Sampling)) throw new Error(`--sampling: expected independent or distinct, got "${String(extra.sampling)}"`);
     const search = extra.search ? { selection: extra.select as Selection, sampling: extra.sampling as Sampling, enough: positiveFlag('enough', extra.enough, true), batch: positiveFlag('batch', extra.batch, true) } : undefined;
-    const result = await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature: search ? givenTemperature : temperature, limit, search }, String(extra.backend));
+    const result = { ...(await evaluateFunctionsCheckpoint(extra.checkpoint, data, { k, temperature: search ? givenTemperature : temperature, limit, search }, String(extra.backend))), evaluated: { checkpoint: extra.checkpoint, data, k, limit, ...(search ?? {}) } };
     if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(result, null, 2) + '\n');
     console.log(extra.json ? JSON.stringify(result) : formatFunctionsTable(result));
     return;
@@ -365,7 +365,9 @@ async function main(): Promise<void> {
   } else {
     throw new Error('give --checkpoint FILE (with --data FILE) or --programs FILE; see --help');
   }
-  const json = metricsJson(metrics);
+  // What was scored and how, so that two results can be told apart (and compared) later.
+  const evaluated = typeof extra.programs === 'string' ? { programs: extra.programs, limit } : { checkpoint: extra.checkpoint, data: String(extra.data), k, temperature, repair, repair_rounds: repairRounds, split, bridge_above: bridgeAbove, limit };
+  const json = { ...metricsJson(metrics), evaluated };
   if (typeof extra.out === 'string') writeOutputFile('out', extra.out, JSON.stringify(json, null, 2) + '\n');
   if (extra.json) console.log(JSON.stringify(json));
   else {

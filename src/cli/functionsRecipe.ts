@@ -76,7 +76,7 @@ interface FunctionScore {
 
 export async function functionsRecipe(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage('recipe -- --task functions', 'Warm start on generated problems, then RL, then the held-out and seed problems scored greedy and best-of-k.', extras, false));
+    console.log(usage('recipe', 'The functions recipe (--task functions): warm start on generated problems, then RL, then the held-out and seed problems scored greedy and best-of-k.', extras, false));
     return;
   }
   const { extra, extraGiven } = parseArgs(argv, extras, false);

@@ -2,7 +2,7 @@
  * The grid command: 2 algorithms x 3 seeds under a small step budget write their table, and its
  * numbers are those of the same runs made one by one with `train`. In this process, no child.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,21 @@ describe('npm run grid', () => {
     const again = await gridCommand(['--algorithms', 'reinforce,grpo', '--seeds', '1,2,3', '--output-dir', out, ...tiny]);
     expect(again.rows).toEqual(table.rows.map((r) => (r.figure === 'wall_seconds' ? again.rows.find((x) => x.algorithm === r.algorithm && x.figure === r.figure)! : r)));
   }, 300_000);
+
+  it('runs a finished cell again when a file it read changed since (the same command on another warm start)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-grid-files-'));
+    const warm = join(dir, 'warm.prl');
+    copyFileSync('public/functions.prl', warm);
+    const flags = ['--algorithms', 'reinforce', '--seeds', '1', '--output-dir', join(dir, 'grid'), ...tiny.map((arg) => (arg === 'public/functions.prl' ? warm : arg)), '--max-steps', '1'];
+    const first = await gridCommand(flags);
+    const started = () => (JSON.parse(readFileSync(join(first.cells[0].dir, 'run.json'), 'utf8')) as { started: string }).started;
+    const before = started();
+    await gridCommand(flags);
+    expect(started()).toBe(before); // unchanged files: kept
+    copyFileSync(join(first.cells[0].dir, 'latest.prl'), warm); // other weights at the same path
+    await gridCommand(flags);
+    expect(started()).not.toBe(before);
+  }, 120_000);
 
   it('refuses what it sets per run, and unknown algorithms', async () => {
     await expect(gridCommand(['--algorithms', 'reinforce', '--seed', '3'])).rejects.toThrow('--seed: the grid sets it for each run');

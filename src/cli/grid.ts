@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { algorithmNames } from '../core/registry';
 import { isEntry, runMain } from './args';
 import { trainCommand } from './train';
+import { changedFiles, type RunRecordFile } from './runRecord';
 
 export interface GridCell {
   algorithm: string;
@@ -96,8 +97,14 @@ function list(flag: string, text: string): string[] {
 function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm' | 'seed' | 'dir'> | null {
   const recordPath = join(dir, 'run.json');
   if (!existsSync(recordPath)) return null;
-  const record = JSON.parse(readFileSync(recordPath, 'utf8')) as { command: string[]; started: string; ended: string | null; steps: number | null; stopped: string | null };
+  const record = JSON.parse(readFileSync(recordPath, 'utf8')) as RunRecordFile;
   if (record.ended === null || record.stopped === 'interrupted' || JSON.stringify(record.command.slice(4).filter((arg) => arg !== '--overwrite')) !== JSON.stringify(command)) return null;
+  // The same command on other files (a warm start or data rewritten in place) is another run.
+  const changed = changedFiles(record);
+  if (changed.length) {
+    console.error(`grid: the run in ${dir} is run again: ${changed.join('; ')}`);
+    return null;
+  }
   const figures: Record<string, number> = {};
   const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
   const entries = lines.map((line) => JSON.parse(line) as { step: number; name: string; value: number });

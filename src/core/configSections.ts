@@ -70,7 +70,7 @@ export const runFields = {
   keepCheckpoints: int(0, 1_000_000).default(5).describe('Numbered checkpoints kept in the output dir, newest first (0: all); latest.prl and best.prl always stay.'),
   timeLimit: z.number().min(0).max(1e7).default(0).describe('Stop after this many seconds of training (at a step boundary), as if maxSteps were reached: a wall-clock budget for comparisons (0: none).'),
   evalFreq: int(0, 1_000_000).default(0).describe('Evaluate every N steps (0: never during training): npm run train scores the validation items and keeps the best policy there as best.prl; the page and npm run digits score the held-out items.'),
-  evalSamples: int(1, 100_000).default(200).describe('Items a periodic evaluation (evalFreq) scores.'),
+  evalSamples: int(1, 100_000).default(200).describe('Items an evaluation scores: each periodic one (evalFreq), and the held-out report at the end of a CLI run.'),
   backend: z.enum(['auto', 'webgpu', 'webgl', 'wasm', 'cpu']).default('auto').describe('tfjs backend; auto picks the fastest that works.'),
 };
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { configFromSearchParams, defaultConfig } from '../core/config';
+import { configFromSearchParams, configProblem, defaultConfig } from '../core/config';
 import { Charts } from './components/Charts';
 import { ConfigPanel } from './components/ConfigPanel';
 import { Controls, loadCheckpointFile } from './components/Controls';
@@ -15,10 +15,20 @@ import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
 
 /** The link's configuration, and whether it is one (an invalid link is the defaults, as no link is: the shipped policy loads). */
 function configFromHash(): { config: ReturnType<typeof defaultConfig>; fromLink: boolean } {
+  const text = window.location.hash.slice(1);
   try {
-    return { config: configFromSearchParams(window.location.hash.slice(1)), fromLink: window.location.hash.length > 1 };
+    const keys = [...new URLSearchParams(text).keys()];
+    const twice = keys.find((key, i) => keys.indexOf(key) !== i);
+    if (twice) throw new Error(`${twice} is given twice`);
+    const config = configFromSearchParams(text);
+    // Fields that disagree (heads must divide d_model) would leave the page with no run.
+    const problem = configProblem(config);
+    if (problem) throw new Error(problem);
+    return { config, fromLink: text.length > 0 };
   } catch (error) {
     reportError(`the link's configuration is invalid (${(error as Error).message}); using the defaults`);
+    // The address no longer holds it, so a reload does not say it again.
+    window.history.replaceState(null, '', window.location.pathname + window.location.search);
     return { config: defaultConfig(), fromLink: false };
   }
 }

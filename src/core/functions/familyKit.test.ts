@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../rng';
-import { elaborate, elaborationSentences } from './familyKit';
+import { elaborate, elaborationSentences, vary } from './familyKit';
 import { generateProblems } from './generator';
 
 describe('sentences added around a generated docstring', () => {
@@ -55,5 +55,17 @@ describe('sentences added around a generated docstring', () => {
       expect(tests).toContain(`${example[1]} gives ${example[2]}`);
     }
     expect(examples).toBeGreaterThan(10);
+  });
+});
+
+describe('a docstring said a little differently', () => {
+  it('opens with "Given a list of integers" only when the first argument is a list', () => {
+    const rng = new Rng(3);
+    const said = (listFirst: boolean) => Array.from({ length: 400 }, () => vary(rng, 'Return true if n is a prime number.', listFirst));
+    expect(said(true).some((doc) => doc.startsWith('Given a list of integers'))).toBe(true);
+    expect(said(false).filter((doc) => doc.startsWith('Given a list of integers'))).toEqual([]);
+    for (const { problem } of generateProblems(400, 5)) {
+      if (problem.docstring.startsWith('Given a list of integers')) expect(problem.signature.params[0], problem.docstring).toBe('list');
+    }
   });
 });

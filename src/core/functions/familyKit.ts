@@ -193,7 +193,7 @@ const tails = [' if there is none', ' if the list has none', ' when there is no 
  * or a small word dropped. A policy that learns the generator's phrasings word for word reads
  * a person's docstring poorly (measured on handwritten_dev: the family was there, the words not).
  */
-export function vary(rng: Rng, doc: string): string {
+export function vary(rng: Rng, doc: string, listFirst = true): string {
   if (!rng.chance(0.5)) return doc;
   let out = doc;
   for (const group of interchangeable) {
@@ -201,7 +201,8 @@ export function vary(rng: Rng, doc: string): string {
   }
   if (rng.chance(0.3) && /^Return (?!true|whether)/.test(out)) out = out.replace(/^Return/, rng.pick(['Give', 'Compute', 'Find', 'Output']));
   out = out.replace(/ if there is none/g, () => rng.pick(tails));
-  if (rng.chance(0.15) && /^(Return|Count|Keep|Find) /.test(out)) out = `Given a list of integers, ${out.charAt(0).toLowerCase()}${out.slice(1)}`;
+  // Said only of a function whose first argument is a list ("Given a list of integers, return true if n is prime" was not).
+  if (rng.chance(0.15) && /^(Return|Count|Keep|Find) /.test(out) && listFirst) out = `Given a list of integers, ${out.charAt(0).toLowerCase()}${out.slice(1)}`;
   if (rng.chance(0.2)) {
     const small = [...out.matchAll(/\b(the|a|an|all|only|that) /g)];
     if (small.length) {

@@ -235,7 +235,7 @@ function withTests(rng: Rng, spec: Spec, program: number[], options: GeneratorOp
   if (outputs.size === 1) return null; // a constant says nothing the tests can check
   const problem: FunctionProblem = {
     functionName: spec.name,
-    docstring: spec.name === 'compute' ? rng.pick(spec.docs) : elaborate(rng, vary(rng, rng.pick(spec.docs)), elaborationSentences(rng, spec.sig, cases.slice(0, shown), cases.slice(shown), spec.params)),
+    docstring: spec.name === 'compute' ? rng.pick(spec.docs) : elaborate(rng, vary(rng, rng.pick(spec.docs), spec.sig.params[0] === 'list'), elaborationSentences(rng, spec.sig, cases.slice(0, shown), cases.slice(shown), spec.params)),
     tests: cases.slice(0, shown),
     hiddenTests: cases.slice(shown),
     starterCode: '',

@@ -102,14 +102,22 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
       <td>{bestText(run.best)}{run.bestSearch ? <small> ({run.bestSearch})</small> : null}</td>
       <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
       <td className="run-actions">
-        <button onClick={() => void resumeRun(run.id)} disabled={busy}>Open</button>
+        <button onClick={() => void openRun(run)} disabled={busy || live}>Open</button>
         <button onClick={() => setEditing(run.id)}>Rename</button>
         <button onClick={() => void downloadRun(run.id)}>Download</button>
-        <button onClick={() => window.confirm(`Delete ${run.name} and its checkpoint?`) && void deleteRun(run.id)}>Delete</button>
+        {/* The live run is being saved: deleting its record would only see it written again. */}
+        <button onClick={() => window.confirm(`Delete ${run.name} and its checkpoint?`) && void deleteRun(run.id)} disabled={live} title={live ? 'the live run is saved as it trains: apply a new run or open another to delete this one' : undefined}>Delete</button>
       </td>
     </tr>
   );
 });
+
+/** Opens a saved run in place of the live one; with saving off, a live run with steps is not kept anywhere, so the page asks first. */
+function openRun(run: RunRecord): void {
+  const { autosave, step } = useLab.getState();
+  if (!autosave && step > 0 && !window.confirm(`Saving is off, so the live run (step ${step}) is kept nowhere: opening ${run.name} replaces it. Download its checkpoint first to keep it. Open anyway?`)) return;
+  void resumeRun(run.id);
+}
 
 /** The row of a stored run that cannot be drawn: what went wrong, and its Delete. */
 function BrokenRunRow({ id, error }: { id: string; error: Error }) {
