@@ -60,13 +60,13 @@ const args = process.argv.slice(2);
 const BENCHMARKS = ['policy', 'warmstart', 'sandbox', 'jsonl', 'checkpoint', 'repair', 'split', 'soak', 'fma', 'threads', 'page', 'dqn', 'expert_iteration', 'fsearch', 'bundle'];
 // Node's own parser: `--only a,b` and `--only=a,b`, `--runs N` and `--runs=N`, and an unknown flag refused.
 function readFlags() {
-  const { values } = parseArgs({ args, strict: true, options: { only: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args, strict: true, options: { only: { type: 'string' }, runs: { type: 'string' }, quick: { type: 'boolean' }, checkpoint: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   const only = values.only === undefined ? undefined : values.only.split(',').filter(Boolean);
   if (only && only.length === 0) throw new Error('--only: name the benchmarks to run, e.g. --only=policy,sandbox');
   const unknown = only?.filter((name) => !BENCHMARKS.includes(name)) ?? [];
   if (unknown.length) throw new Error(`--only: no benchmark ${unknown.join(', ')} (there are ${BENCHMARKS.join(', ')})`);
   if (values.runs !== undefined && !(Number.isInteger(Number(values.runs)) && Number(values.runs) >= 1)) throw new Error(`--runs: expected a whole number of runs, at least 1, got "${values.runs}"`);
-  return { only, quick: values.quick === true, runsArg: values.runs, help: values.help === true };
+  return { only, quick: values.quick === true, runsArg: values.runs, checkpoint: values.checkpoint, help: values.help === true };
 }
 let flags: ReturnType<typeof readFlags>;
 try {
@@ -502,7 +502,7 @@ async function main(): Promise<void> {
   if (wanted('soak')) await soakFigures(quick ? 200 : 1000, report);
   if (wantedExplicitly('expert_iteration')) await expertIterationFigures(quick ? 3 : 10, report);
   if (wantedExplicitly('dqn')) await dqnFigures(quick ? 5 : 20, report);
-  if (wantedExplicitly('fsearch')) await functionSearchFigures(args.find((a) => a.startsWith('--checkpoint='))?.split('=')[1] ?? 'public/functions.prl', report);
+  if (wantedExplicitly('fsearch')) await functionSearchFigures(flags.checkpoint ?? 'public/functions.prl', report);
   if (wantedExplicitly('fma')) await fmaFigures(quick ? 4 : Number(runsArg ?? 8));
   if (wantedExplicitly('threads')) await productThreadFigures(quick ? 4 : Number(runsArg ?? 8));
   if (wantedExplicitly('bundle')) await bundleFigures(report);

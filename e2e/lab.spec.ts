@@ -241,6 +241,8 @@ test('a digit task (sum_digits) trains from the link with generator workers; acc
   // Both generators (nested Web Workers) sampled with synced weights.
   expect(await lab.points('generator_1_version')).toBeGreaterThan(0);
   await expect(lab.chart('compression rate (lower is better)')).toHaveCount(0);
+  // Generated questions never come again: no table of the best program per item.
+  await expect(page.getByTestId('samples').getByRole('heading', { name: /Best program per/ })).toHaveCount(0);
   await lab.button('Pause').click();
   await expect(page.getByTestId('phase')).toHaveText('paused');
   await lab.button('Evaluate held-out').click();

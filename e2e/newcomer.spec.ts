@@ -156,7 +156,10 @@ test('the configuration applies what its fields show: Enter in a field applies t
   await lab.setField('seed', '2');
   await expect(page.getByTestId('config-panel').getByRole('alert')).toBeVisible();
   await expect(lab.button('Apply (new run)')).toBeDisabled();
-  await lab.setField('learning-rate', '0.0002');
+  // Enter on the fixed field applies it, though Apply was disabled while the field was bad.
+  await page.getByTestId('field-learning-rate').fill('0.0002');
+  await page.getByTestId('field-learning-rate').press('Enter');
+  await expect.poll(() => page.url()).toContain('learning-rate=0.0002');
   await expect(page.getByTestId('config-panel').getByRole('alert')).toHaveCount(0);
 });
 

@@ -60,6 +60,7 @@ test('a held-out file of another task asks before it switches the task; "no" lea
   expect(await declined).toMatch(/heldout\.jsonl holds functions problems/);
   await expect(page.getByTestId('dataset-summary-heldout')).toHaveText(before!);
   expect(await lab.state<string>('config.task.name')).toBe('kolmogorov');
+  await expect(page.getByTestId('status-message')).toHaveText('heldout.jsonl was not used: the lab stays on kolmogorov with its data');
 });
 
 test('a checkpoint of an earlier step cuts the charts back to it', async ({ page }) => {

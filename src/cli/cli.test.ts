@@ -124,6 +124,7 @@ describe('CLI', () => {
     fail(['bench/run.ts', '--only=foo'], /--only: no benchmark foo/);
     fail(['bench/run.ts', '--bogus'], /Unknown option '--bogus'/);
     fail(['bench/run.ts', '--only', 'jsonl', '--runs', 'abc'], /--runs: expected a whole number of runs/);
+    expect(spawnSync(tsx, ['bench/run.ts', '--only=fsearch', '--checkpoint=public/functions.prl', '--help'], { encoding: 'utf8' }).status).toBe(0); // its documented flag
   });
 
   it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {

@@ -71,13 +71,17 @@ export async function digitsMain(argv: string[]): Promise<void> {
   let releaseLock = () => undefined as void;
   if (outputDir !== undefined) {
     checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
-    // A folder that holds a run (a digits run's, or train's) is never written over by accident.
-    if (holdsRun(outputDir)) {
-      if (!parsed.extra.overwrite) throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
-      clearRun(outputDir);
-    }
+    // A folder that holds a run (a digits run's, or train's) is never written over by accident,
+    // and one process at a time writes it: the lock first, then the check and the clearing.
     mkdirSync(outputDir, { recursive: true });
     releaseLock = lockRunDir(outputDir);
+    if (holdsRun(outputDir)) {
+      if (!parsed.extra.overwrite) {
+        releaseLock();
+        throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
+      }
+      clearRun(outputDir);
+    }
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
     writeFileSync(join(outputDir, 'metrics.jsonl'), '');
     writeRunRecord(outputDir, runRecord);

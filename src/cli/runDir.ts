@@ -23,7 +23,7 @@ export const LOCK_FILE = '.lock';
 const RUN_FILES: Record<string, RegExp> = {
   '.': /^(config\.json|config\.yaml|metrics\.jsonl|latest\.prl|best\.prl)(\.tmp)?$/,
   checkpoints: /^checkpoint-\d+\.prl(\.tmp)?$/,
-  logs: /^(training_log\.txt|rewards\.json|eval_results\.json)$/,
+  logs: /^(training_log\.txt|rewards\.json|eval_results\.json|unsolved\.json|best\.json)$/,
 };
 
 /** Largest metrics.jsonl read back on a resume (a string past this cannot be made in V8 anyway). */

@@ -110,6 +110,8 @@ describe('a run repeats from its record', () => {
     await trainCommand(['--resume', join(part, 'latest.prl'), '--max-steps', '4', '--quiet']);
     const config = JSON.parse(readFileSync(join(part, 'config.json'), 'utf8')) as { algorithm: { learningRate: number; klCoef: number }; run: { initFrom: string } };
     expect([config.algorithm.learningRate, config.algorithm.klCoef, config.run.initFrom]).toEqual([0.003, 0.05, warm]);
+    // train's own flags come back from the run's record, and the resumed run's record keeps them.
+    expect((JSON.parse(readFileSync(join(part, 'run.json'), 'utf8')) as { extras: Record<string, unknown> }).extras).toMatchObject({ 'eval-k': '2', resume: join(part, 'latest.prl') });
     // The same figures step by step (the KL from the same reference), the held-out report aside: the interrupted part wrote one too.
     const trained = (d: string) => figures(d).filter((line) => !/ eval_/.test(line));
     expect(trained(part)).toEqual(trained(join(dir, 'whole')));

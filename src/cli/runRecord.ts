@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
 import { parseConfig } from '../core/config';
@@ -159,6 +159,19 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
 }
 
 /**
+ * The record of the run a checkpoint belongs to (run.json beside it, or beside its checkpoints/
+ * folder), or null when there is none (a checkpoint copied elsewhere, or the page's).
+ */
+export function recordOfCheckpoint(path: string): RunRecordFile | null {
+  const dir = dirname(path);
+  try {
+    return readRunRecord(basename(dir) === 'checkpoints' ? dirname(dir) : dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * What a resume continues (`--resume FILE` without --rerun): the checkpoint's own config, so its
  * warm start (the KL's reference), data, algorithm and settings come back as they were, with the
  * config flags given on top (`--max-steps` to go further, `--output-dir` elsewhere).
@@ -166,6 +179,8 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
 export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'given' | 'config'>): Promise<LabConfig> {
   const { meta } = await namingCheckpoint('resume', path, () => decodeCheckpoint(readCheckpointFile(path, 'resume')), { any: true });
   let config = parseConfig(meta.config);
+  // A checkpoint the page wrote on a GPU backend: in Node the lab picks its own.
+  if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') config = { ...config, run: { ...config.run, backend: 'auto' } };
   for (const given of parsed.given) {
     const [section, key] = given.split('.') as [keyof LabConfig, string];
     config = { ...config, [section]: { ...config[section], [key]: (parsed.config[section] as Record<string, unknown>)[key] } };

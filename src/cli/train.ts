@@ -32,7 +32,7 @@ import { isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnO
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
-import { newRunRecord, readRunRecord, recordFile, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord, type RecordedFile } from './runRecord';
+import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord, type RecordedFile } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -65,20 +65,11 @@ function numberedCheckpoints(dir: string): { step: number; file: string }[] {
     .sort((a, b) => a.step - b.step);
 }
 
-/** The threads a run in `dir` computed its updates on (its run.json), or null when it has no record. */
-function threadsOfRun(dir: string): number | null {
+/** The best validation score a run recorded (logs/best.json) up to `step`, or -Infinity: a resume from an earlier checkpoint drops the later steps' best. */
+function readBestScore(path: string, step: number): number {
   try {
-    return readRunRecord(dir).threads ?? 1;
-  } catch {
-    return null;
-  }
-}
-
-/** The best validation score a run recorded (logs/best.json), or -Infinity when it has none. */
-function readBestScore(path: string): number {
-  try {
-    const score = (JSON.parse(readFileSync(path, 'utf8')) as { score?: unknown }).score;
-    return typeof score === 'number' && Number.isFinite(score) ? score : -Infinity;
+    const best = JSON.parse(readFileSync(path, 'utf8')) as { score?: unknown; step?: unknown };
+    return typeof best.score === 'number' && Number.isFinite(best.score) && typeof best.step === 'number' && best.step <= step ? best.score : -Infinity;
   } catch {
     return -Infinity;
   }
@@ -141,8 +132,12 @@ export async function trainCommand(argv: string[]): Promise<void> {
   // A rerun repeats the recorded run's own flags too (its pair file, reward model, best-of-k, resume).
   if (repeated) Object.assign(extra, repeated.extras);
   const rerun = repeated?.config ?? null;
-  // A resume continues the checkpoint's run as it was configured, with the flags given on top.
+  // A resume continues the checkpoint's run as it was configured, with the flags given on top:
+  // its config from the checkpoint, its own flags and thread count from its record.
   const resumed = !rerun && typeof extra.resume === 'string' ? await resumedConfig(extra.resume, parsed) : null;
+  const resumedRecord = resumed ? recordOfCheckpoint(extra.resume as string) : null;
+  const restored = Object.entries(resumedRecord?.extras ?? {}).filter(([flag]) => flag !== 'resume' && !parsed.extraGiven.has(flag));
+  for (const [flag, value] of restored) extra[flag] = value;
   // --problems names the training problems (the seed's flag): it is the run's dataPath, recorded as such.
   const flagged = typeof extra.problems === 'string' ? { ...parsed.config, run: { ...parsed.config.run, dataPath: extra.problems } } : parsed.config;
   const initPath = (rerun ?? resumed ?? flagged).run.initFrom;
@@ -156,7 +151,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const recordedThreads = typeof extra.rerun === 'string' ? (readRunRecord(extra.rerun).threads ?? 1) : null;
   if (recordedThreads !== null && argv.some((arg) => arg === '--threads' || arg.startsWith('--threads='))) throw new Error(`--rerun repeats the recorded run as it was: drop --threads (it ran on ${recordedThreads})`);
   // A resume goes on with its run's thread count too, unless --threads says otherwise.
-  const resumedThreads = resumed && !parsed.extraGiven.has('threads') ? threadsOfRun(config.run.outputDir) : null;
+  const resumedThreads = resumedRecord && !parsed.extraGiven.has('threads') ? (resumedRecord.threads ?? 1) : null;
   const threads = recordedThreads ?? resumedThreads ?? positiveFlag('threads', extra.threads, true);
   warnOversubscribed(threads);
   const definition = taskDefinition(config.task.name);
@@ -260,7 +255,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
       ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
       ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
     ], shards ? threads : 1);
-    runRecord.extras = Object.fromEntries(SHAPING_FLAGS.flatMap((flag) => (parsed.extraGiven.has(flag) || repeated?.extras[flag] !== undefined ? [[flag, extra[flag]!]] : [])));
+    const shaping = new Set([...parsed.extraGiven, ...Object.keys(repeated?.extras ?? {}), ...restored.map(([flag]) => flag)]);
+    runRecord.extras = Object.fromEntries(SHAPING_FLAGS.flatMap((flag) => (shaping.has(flag) ? [[flag, extra[flag]!]] : [])));
     if (resume !== undefined) runRecord.files.push(recordFile('resumed from', resume));
     writeRunRecord(outputDir, runRecord);
 
@@ -286,7 +282,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     };
     // The best validation score so far, kept beside best.prl so that a resume goes on comparing with it.
     const bestPath = join(logsDir, 'best.json');
-    let bestScore = plan === 'continue' ? readBestScore(bestPath) : -Infinity;
+    let bestScore = plan === 'continue' ? readBestScore(bestPath, runner.globalStep) : -Infinity;
     const search = searchOfK(definition, evalK);
     const figures = (prefix: string, result: TaskEvaluation) => Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`${prefix}_${name}`, value]));
     /** The periodic evaluation, on the validation items: best.prl is the policy of the best score there, never of the held-out one's. */

@@ -84,7 +84,8 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   // Trained weights give way to the other task's only once the user agrees, as Apply asks. The
   // worker keeps each task's items apart, so a "no" leaves the run with its own data.
   if (!(await resetAgreed(switched, `${name} holds ${summary.task} ${summary.itemName}, and switching to that task resets the weights`, 'Switch anyway?'))) {
-    useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
+    // The status said the file loaded: it is not used, and the run keeps its own data.
+    useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous }, message: `${name} was not used: the lab stays on ${config.task.name} with its data` }));
     return;
   }
   // The link says the task, as Apply's does: a reload opens the task the file switched to. A

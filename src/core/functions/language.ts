@@ -221,16 +221,29 @@ const operatorWords: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * A docstring's pieces: integers, words, and operators. A minus sign right after an operand
- * ("x-1", "n-1") is the operator, not the sign of a number; elsewhere ("-3", "by -1") it is.
+ * A docstring's pieces: integers, words, and operators. A hyphen is minus only between operands of
+ * a formula: after a number, a bracket or a one-letter name ("x-1", "n-k", "len(xs)-1", "2-x"),
+ * never in a compound ("0-based", "top-3", "24-hour", "k-th", "non-empty"); a minus before a
+ * number anywhere else ("-3", "by -1") is its sign.
  */
 function docstringPieces(text: string): string[] {
   const pieces: string[] = [];
+  const wordBefore = (at: number) => /[a-z_]*$/.exec(text.slice(0, at))![0];
+  const wordAfter = (at: number) => /^[a-z_]*/.exec(text.slice(at))![0];
   for (const match of text.matchAll(/(-?)(\d+)|[a-z_](?:[a-z_-]*[a-z_])?|\*\*|\/\/|[<>!=]==?|->|=>|[-+*/%^<>=×]/g)) {
     const [piece, sign, digits] = match;
-    const before = match.index > 0 ? text[match.index - 1] : ' ';
-    if (sign && /[a-z0-9_)\]]/.test(before)) pieces.push('-', digits);
-    else pieces.push(piece);
+    const at = match.index;
+    const before = at > 0 ? text[at - 1] : ' ';
+    if (sign) {
+      // "-3" after an operand is minus 3, unless the operand is a word of its own ("top-3").
+      if (/[a-z0-9_)\]]/.test(before)) pieces.push(...(wordBefore(at).length > 1 ? [] : ['-']), digits);
+      else pieces.push(piece);
+    } else if (piece === '-' && /\S/.test(before) && /[a-z_]/.test(text[at + 1] ?? '') && wordAfter(at + 1).length > 1) {
+      // "0-based", "(k-1)-th": a hyphen before a word.
+    } else if (/^[a-z_]-[a-z_](-[a-z_])*$/.test(piece)) {
+      // "n-k", "x-y": one-letter names with minus between them.
+      pieces.push(...piece.split('-').flatMap((name, i) => (i ? ['-', name] : [name])));
+    } else pieces.push(piece);
   }
   return pieces;
 }

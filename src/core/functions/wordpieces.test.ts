@@ -60,5 +60,9 @@ describe('word pieces for docstring words outside the vocabulary', () => {
     expect(text('Return n-1, then x-3, then -3.', ['n'])).toBe('return P0 minus 1 after x minus 3 after -3');
     expect(text('Is a != b? Is a < b? x // 2, x ** 2', ['a', 'b'])).toBe('is a not equal P1 is a less than P1 x divided 2 x power 2');
     expect(text('non-empty, zero-based')).toBe('not empty zero'); // a hyphen inside a word is not an operator
+    // A hyphen in a compound is not minus either; between one-letter names it is.
+    expect(text('a 0-based index, 1-indexed')).toBe(text('a 0 based index, 1 indexed'));
+    expect(text('the top-3 values')).toBe(text('the top 3 values'));
+    expect(text('Return n-k, or 2-x, or len(xs)-1.', ['xs', 'n', 'k'])).toBe('return P1 minus P2 or 2 minus x or length P0 minus 1');
   });
 });

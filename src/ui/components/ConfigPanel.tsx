@@ -38,7 +38,18 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
       ) : field.kind === 'boolean' ? (
         <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} />
       ) : (
-        <input defaultValue={String(value)} onBlur={(e) => onChange(e.target.value)} data-testid={testId} data-flag={field.flag} />
+        <input
+          defaultValue={String(value)}
+          onBlur={(e) => onChange(e.target.value)}
+          // Enter submits even while Apply is disabled by this field's problem: the submit reads the fixed value.
+          onKeyDown={(e) => {
+            if (e.key !== 'Enter') return;
+            e.preventDefault();
+            e.currentTarget.form?.requestSubmit();
+          }}
+          data-testid={testId}
+          data-flag={field.flag}
+        />
       )}
     </label>
   );
@@ -61,7 +72,8 @@ function ConfigForm({ config }: { config: LabConfig }) {
       const { [flag]: _, ...rest } = now;
       return message === null ? rest : { ...rest, [flag]: message };
     });
-  const fieldProblem = Object.values(fieldProblems)[0] ?? null;
+  // A field the form no longer shows (dpo's beta after switching to reinforce) holds nothing back.
+  const fieldProblem = Object.entries(fieldProblems).find(([flag]) => pageFields.some((f) => f.flag === flag && fieldApplies(f, draft)))?.[1] ?? null;
   const [start, setStart] = useState<RunStart>('carry');
   const importInput = useRef<HTMLInputElement>(null);
   // A field out of its range, or fields that disagree (heads must divide d_model): Apply waits.

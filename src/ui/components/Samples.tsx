@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { EvaluatedItem, EvaluationRow } from '../../worker/protocol';
 import { useLab } from '../store';
+import { taskDefinition } from '../../core/registry';
 
 const SHOWN_VALUES = 24;
 
@@ -93,12 +94,15 @@ export function SampleInspector() {
   const samples = useLab((s) => s.samples);
   const best = useLab((s) => s.best);
   const itemName = useLab((s) => s.datasets.train?.itemName ?? 'item');
+  // A task whose items are generated anew (the digit tasks) never meets an item again: no best per item.
+  const fixedItems = useLab((s) => taskDefinition(s.config.task.name).data.kind === 'file');
   // Columns the samples have: a label (a problem, a question), a target to mark outputs against, bits (Kolmogorov's prior).
   const labelled = samples.some((s) => s.label !== undefined);
   const withBits = samples.some((s) => s.bits > 0);
   const detailed = samples.some((s) => s.detail !== undefined && s.label === undefined);
   // Sorted again only when a best program changed, not on every batch of samples.
   const bestList = useMemo(() => Object.values(best).sort((a, b) => a.itemIndex - b.itemIndex).slice(0, 20), [best]);
+  const bestBits = bestList.some((b) => b.bits > 0); // Kolmogorov's prior; other tasks have no bits
   return (
     <section className="panel samples" data-testid="samples">
       <h2>Latest programs</h2>
@@ -120,11 +124,11 @@ export function SampleInspector() {
         </tbody>
       </table>
       <Completions />
-      <h2>Best program per {itemName.replace(/s$/, '')}</h2>
-      {bestList.length === 0 ? <p className="hint">No correct program yet.</p> : (
-        <table>
-          <thead><tr><th>item</th><th>program</th><th>bits</th><th>step</th></tr></thead>
-          <tbody>{bestList.map((b) => <tr key={b.itemIndex}><td>{b.itemIndex}</td><td><pre>{b.program}</pre></td><td>{b.bits.toFixed(1)}</td><td>{b.step}</td></tr>)}</tbody>
+      {fixedItems && <h2>Best program per {itemName.replace(/s$/, '')}</h2>}
+      {!fixedItems ? null : bestList.length === 0 ? <p className="hint">No correct program yet.</p> : (
+        <table data-testid="best-table">
+          <thead><tr><th>item</th><th>program</th>{bestBits && <th>bits</th>}<th>step</th></tr></thead>
+          <tbody>{bestList.map((b) => <tr key={b.itemIndex}><td>{b.itemIndex}</td><td><pre>{b.program}</pre></td>{bestBits && <td>{b.bits.toFixed(1)}</td>}<td>{b.step}</td></tr>)}</tbody>
         </table>
       )}
     </section>

@@ -14,6 +14,12 @@ import { installCheckpoint, rebuild, setWeights } from './runs';
 import { requireRun, serial, type ServiceState } from './state';
 import { dropWarmStart } from './warmStart';
 
+/** The run's wall time when its checkpoint was saved (0 for a file without one). */
+export function checkpointWallMs(meta: { extra?: unknown }): number {
+  const wallMs = (meta.extra as { wallMs?: unknown } | undefined)?.wallMs;
+  return typeof wallMs === 'number' && Number.isFinite(wallMs) && wallMs >= 0 ? wallMs : 0;
+}
+
 export function getCheckpoint(state: ServiceState): Promise<Uint8Array> {
   return serial(state, async () => {
     const { runner } = requireRun(state);
@@ -69,12 +75,11 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     // warm start when it is one of this model, else the checkpoint's own weights, and said which.
     const known = state.weights.reference && state.weights.referenceOrigin && live && !modelDifference(live.config, meta.config);
     const reference = known ? state.weights.reference! : bytes;
-    const referenceOrigin = known ? state.weights.referenceOrigin! : origin;
+    // Named only when it is a warm start; the checkpoint's own weights are a stand-in, never called one.
+    const referenceOrigin = known ? state.weights.referenceOrigin! : undefined;
     await installCheckpoint(state, meta.config, bytes, { reference }); // validated aside: a bad file leaves the live run be
     dropWarmStart(state);
-    // Wall time goes on from the checkpoint's.
-    const wallMs = (meta.extra as { wallMs?: unknown } | undefined)?.wallMs;
-    state.wall.reset(typeof wallMs === 'number' && Number.isFinite(wallMs) && wallMs >= 0 ? wallMs : 0);
+    state.wall.reset(checkpointWallMs(meta)); // wall time goes on from the checkpoint's
     setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin });
     state.files.weights = file;
     const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? `the warm start (${referenceOrigin})` : 'these weights (a checkpoint does not carry the warm start it began from)'}` : '';
@@ -101,7 +106,8 @@ export function resumeRun(state: ServiceState, id: string): Promise<ResumedRun> 
     savedRuns.adopt(stored);
     // Wall time goes on from the last saved event's.
     state.wall.reset(stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0));
-    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}`, trained: true, atStep: meta.step, reference });
+    // The reference came back with the run: it is the warm start the run began from.
+    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}`, trained: true, atStep: meta.step, reference, referenceOrigin: reference ? `the warm start of saved run "${stored.run.name}"` : undefined });
     events.setPhase('idle', `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
     const evaluations = stored.evaluations.map((row) => evaluationRow(row, meta.config.task.name));
     return { run: stored.run, step: meta.step, config: meta.config, events: stored.events, evaluations, samples: stored.samples };

@@ -112,18 +112,20 @@ function budgetSpent(state: ServiceState, run: LiveRun): 'steps' | 'time' | null
  */
 async function startAgain(state: ServiceState, run: LiveRun, spent: 'steps' | 'time'): Promise<string> {
   const { reference, referenceOrigin } = state.weights;
-  const from = reference && referenceOrigin ? referenceOrigin : null;
-  await rebuild(state, run.config, from ? reference : undefined, from ? reference : undefined);
+  // The reference is the weights the run drifted from: where it began, whether or not it has a name.
+  const from = reference ? (referenceOrigin ?? 'the weights the run began from') : null;
+  await rebuild(state, run.config, reference, reference);
   state.events.send({ type: 'newRun' }, true);
-  if (from) {
-    setWeights(state, { origin: from, trained: true, atStep: 0, reference, referenceOrigin });
+  if (reference) {
+    setWeights(state, { origin: from!, trained: true, atStep: 0, reference, referenceOrigin });
     requireRun(state).warmStarted = true;
   } else {
     state.files.weights = null;
     setWeights(state, { origin: `random (seed ${run.config.run.seed})`, trained: false, atStep: 0 });
   }
   const what = spent === 'steps' ? `its ${stepLimit(run)} steps` : `its time budget of ${run.config.run.timeLimit} s`;
-  return `the last run had spent ${what} (Saved runs keeps it): a new run from ${from ?? 'the same initial weights'}`;
+  const kept = state.savedRuns.autosave ? ' (Saved runs keeps it)' : '';
+  return `the last run had spent ${what}${kept}: a new run from ${from ?? `fresh weights of seed ${run.config.run.seed}`}`;
 }
 
 export async function train(state: ServiceState): Promise<void> {
@@ -142,7 +144,7 @@ export async function train(state: ServiceState): Promise<void> {
   }
   if (!run.warmStarted) {
     state.warmStart = startWarmStart(state, run, null, true);
-    events.setPhase('pretraining', `warm start ${state.warmStart.options.steps} steps, then RL`);
+    events.setPhase('pretraining', `warm start ${state.warmStart.options.steps} steps, then RL${again ? `; ${again}` : ''}`);
     void warmStartLoop(state, () => void trainLoop(state));
     return;
   }
@@ -179,6 +181,12 @@ export async function pause(state: ServiceState): Promise<void> {
 export async function resume(state: ServiceState): Promise<void> {
   const { events } = state;
   if (events.phase !== 'paused') return;
+  // Paused during its last step: the run has spent its budget, and Resume says so rather than train past it.
+  const spent = state.pausedFrom === 'training' && state.run ? budgetSpent(state, state.run) : null;
+  if (spent) {
+    events.setPhase('stopped', spent === 'steps' ? finishedMessage(state.run!, stepLimit(state.run)) : `reached its time budget of ${state.run!.config.run.timeLimit} s at step ${state.run!.runner.globalStep}`);
+    return;
+  }
   if (state.pausedFrom === 'pretraining' && state.warmStart) {
     events.setPhase('pretraining', `pretraining from step ${state.warmStart.step}`);
     void warmStartLoop(state, () => void trainLoop(state));

@@ -4,6 +4,8 @@
  * AUTOSAVE_EVERY steps on a GPU backend). The page drops the metric events of the steps lost, so
  * no figure of the dead device stays on a chart; Resume goes on from the checkpoint.
  */
+import { decodeCheckpoint } from '../../core/checkpoint';
+import { checkpointWallMs } from './checkpoints';
 import { buildRun, install, installCheckpoint } from './runs';
 import { serial, type ServiceState } from './state';
 import { dropWarmStart } from './warmStart';
@@ -29,6 +31,8 @@ export async function recoverFromLostDevice(state: ServiceState, reason: string)
       if (saved) await installCheckpoint(state, config, saved.bytes, { reference, newRun: false });
       else await install(state, await buildRun(state, config, reference, reference), false);
       const step = saved?.step ?? 0;
+      // The steps after the checkpoint are gone, and so is their time.
+      state.wall.reset(saved ? checkpointWallMs((await decodeCheckpoint(saved.bytes)).meta) : 0);
       state.savedRuns.rollback(step);
       events.send({ type: 'rollback', step }, true);
       events.send({ type: 'step', step, stepsPerSecond: 0 }, true);

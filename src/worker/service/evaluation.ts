@@ -22,6 +22,8 @@ export async function asEvaluation<T>(state: ServiceState, message: string, tota
     if ((error as Error).message === CANCELLED) ended = 'evaluation cancelled';
     throw error;
   } finally {
+    // An evaluation asked for while training (the API allows it) leaves the run paused, its clock stopped.
+    if (previous === 'training') state.wall.stop();
     state.events.setPhase(previous === 'training' ? 'paused' : previous, ended);
   }
 }
