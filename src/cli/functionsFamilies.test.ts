@@ -35,7 +35,8 @@ describe('the wider generator families', () => {
   const made = draw(1500, 41);
 
   it('draws every kind the issue names: edits by position, relative indexing and counting, conditional transforms', () => {
-    const names = new Set(made.map(({ problem }) => problem.functionName));
+    // The rarest families come about twice in a thousand draws: a wide sample (generation alone is cheap), not the sandboxed one.
+    const names = new Set(draw(8000, 41).map(({ problem }) => problem.functionName));
     const kinds = {
       'first or last k': ['take_first', 'take_last', 'drop_first', 'drop_last'],
       slices: ['slice', 'slice_inclusive'],

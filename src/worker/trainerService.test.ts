@@ -283,9 +283,10 @@ describe('trainer protocol', () => {
     expect(evaluatedAt).toBeGreaterThanOrEqual(lastWall);
     expect(evaluatedAt).toBeLessThan(lastWall + 300);
     events.length = 0;
-    await api.train();
+    await Promise.all([api.train(), api.train()]); // a double click makes one new run, not two
     await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1), { timeout: 30_000 }).toBe(true);
     await api.stop();
+    expect(events.filter((e) => e.type === 'newRun')).toHaveLength(1);
     const newRun = events.findIndex((e) => e.type === 'newRun');
     expect(newRun).toBeGreaterThanOrEqual(0);
     expect(events.findIndex((e) => e.type === 'step')).toBeGreaterThan(newRun);

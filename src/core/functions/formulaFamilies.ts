@@ -96,7 +96,8 @@ export function formulaFamily(rng: Rng): Spec | null {
       inputs: (r) => names.map(() => r.int(-10, 20)),
     };
   }
-  const x = rng.pick(['x', 'x', 'v', 'e']);
+  // The element is x: a word the reader knows (v and e would read as <unk>); the index is i, which it does not.
+  const x = 'x';
   const vars = [{ tokens: ['X'], name: x }, ...(withParam ? [{ tokens: ['P1'], name: k }] : [])];
   const params = [xs, ...(withParam ? [k] : [])];
   const signature = (ret: 'list' | 'int' | 'bool') => sig(withParam ? ['list', 'int'] : ['list'], ret);

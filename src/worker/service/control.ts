@@ -128,7 +128,20 @@ async function startAgain(state: ServiceState, run: LiveRun, spent: 'steps' | 't
   return `the last run had spent ${what}${kept}: a new run from ${from ?? `fresh weights of seed ${run.config.run.seed}`}`;
 }
 
+/** Services whose Train press is in progress (a spent run being made again): a second press meanwhile does nothing. */
+const starting = new WeakSet<ServiceState>();
+
 export async function train(state: ServiceState): Promise<void> {
+  if (starting.has(state)) return;
+  starting.add(state);
+  try {
+    await startTraining(state);
+  } finally {
+    starting.delete(state);
+  }
+}
+
+async function startTraining(state: ServiceState): Promise<void> {
   const { events } = state;
   if (busy(events.phase)) return;
   if (state.warmStart) throw new Error('pretraining is in progress: let it finish or stop it first');
