@@ -121,6 +121,7 @@ describe('CLI', () => {
     const held = mkdtempSync(join(tmpdir(), 'prl-held-'));
     writeFileSync(join(held, 'run.json'), '{}');
     fail(['src/cli/digits.ts', '--task', 'sum_digits', '--num-steps', '1', '--output-dir', held], /already holds a run: give another --output-dir, or --overwrite/);
+    fail(['src/cli/train.ts', '--task', 'kolmogorov', '--init-from', 'public/functions.prl', '--max-steps', '1'], /--init-from public\/functions.prl: the checkpoint is for task functions, not kolmogorov \(--task\)/);
     fail(['bench/run.ts', '--only=foo'], /--only: no benchmark foo/);
     fail(['bench/run.ts', '--bogus'], /Unknown option '--bogus'/);
     fail(['bench/run.ts', '--only', 'jsonl', '--runs', 'abc'], /--runs: expected a whole number of runs/);

@@ -415,6 +415,8 @@ async function adoptWarmStart(config: LabConfig, given: ReadonlySet<string>, ini
   const adopt = (section: 'task' | 'model', key: string) => {
     if (!given.has(`${section}.${key}`)) input[section][key] = (meta.config[section] as Record<string, unknown>)[key];
   };
+  // --task said one task and the warm start is another's: refused now, before any data loads.
+  if (given.has('task.name') && meta.config.task.name !== config.task.name) throw new Error(`--init-from ${path}: the checkpoint is for task ${meta.config.task.name}, not ${config.task.name} (--task)`);
   if (!given.has('task.name') && meta.config.task.name !== config.task.name) {
     // Another task: the run is that task's, with what was set carried over.
     return adoptWarmStart(withVariant(config, { task: meta.config.task.name }), given, initFrom, path);
