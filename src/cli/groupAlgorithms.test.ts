@@ -38,6 +38,20 @@ describe('GRPO and RLOO through the one loop', () => {
         await pool.close();
       }
     }, 60_000);
+
+    it(`${algorithm} with beta 0 has no reference, and charts no KL (its 0 was never measured)`, async () => {
+      const config = configFromSearchParams(`layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&group-size=2&workers=1&algorithm=${algorithm}&beta=0`);
+      const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
+      const runner = await createRunner(config, { train: generateDataset(3, 12), heldout: [] }, { pool });
+      try {
+        const { metrics } = await runner.step();
+        expect(Number.isFinite(metrics.policy_loss)).toBe(true);
+        expect('kl' in metrics).toBe(false);
+      } finally {
+        runner.dispose();
+        await pool.close();
+      }
+    }, 60_000);
   }
 });
 

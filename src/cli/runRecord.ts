@@ -136,13 +136,14 @@ export function newRunRecord(command: string[], backend: string, config: LabConf
  * command's own flags that shaped it (a pair file, a reward model, best-of-k, a resume); the files
  * it read must be as they were.
  */
-export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra' | 'extraGiven'>): { config: LabConfig; extras: Record<string, string | boolean> } {
+export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra' | 'extraGiven'>): { config: LabConfig; extras: Record<string, string | boolean>; threads: number } {
   // --threads is refused by train itself, with the count the run had.
   const allowed = new Set(['run.outputDir', 'rerun', 'overwrite', 'quiet', 'allow-changed', 'threads']);
   const others = [...parsed.given, ...parsed.extraGiven].filter((path) => !allowed.has(path));
   if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
   const record = readRunRecord(dir);
   const extras = record.extras ?? {};
+  const threads = record.threads ?? 1;
   const unkept = record.extras ? [] : SHAPING_FLAGS.filter((flag) => record.command.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
   if (unkept.length) throw new Error(`--rerun ${dir}: its record (written before records kept them) does not keep ${unkept.map((flag) => `--${flag}`).join(', ')}: run its command again (${record.command.join(' ')})`);
   const changed = changedFiles(record);
@@ -153,9 +154,9 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   // A run its time budget stopped is repeated to the step it reached: the same work, whatever this machine's speed.
   if (record.stopped === 'time budget' && record.steps) {
     console.error(`--rerun ${dir}: it stopped on its time budget at step ${record.steps}; the rerun trains to that step`);
-    return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras };
+    return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras, threads };
   }
-  return { config: { ...record.config, run: { ...record.config.run, outputDir } }, extras };
+  return { config: { ...record.config, run: { ...record.config.run, outputDir } }, extras, threads };
 }
 
 /**

@@ -148,8 +148,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const quiet = Boolean(extra.quiet);
   const evalK = positiveFlag('eval-k', extra['eval-k'], true);
   // A rerun computes its updates on as many threads as the recorded run did (a split sums in another order).
-  const recordedThreads = typeof extra.rerun === 'string' ? (readRunRecord(extra.rerun).threads ?? 1) : null;
-  if (recordedThreads !== null && argv.some((arg) => arg === '--threads' || arg.startsWith('--threads='))) throw new Error(`--rerun repeats the recorded run as it was: drop --threads (it ran on ${recordedThreads})`);
+  const recordedThreads = repeated?.threads ?? null;
+  if (recordedThreads !== null && parsed.extraGiven.has('threads')) throw new Error(`--rerun repeats the recorded run as it was: drop --threads (it ran on ${recordedThreads})`);
   // A resume goes on with its run's thread count too, unless --threads says otherwise.
   const resumedThreads = resumedRecord && !parsed.extraGiven.has('threads') ? (resumedRecord.threads ?? 1) : null;
   const threads = recordedThreads ?? resumedThreads ?? positiveFlag('threads', extra.threads, true);

@@ -196,6 +196,12 @@ export async function createTrainingLoop<Item, S extends Scored>(
   checkUpdateFits(task.policyConfig(config), maxTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const preferences = deps.preferences;
   const { policy, reference } = await makePolicies(config, task as Task<unknown>, deps);
+  /** An update's figures, without a KL when the run has no reference to measure one from (an algorithm reports 0 there, which a chart reads as "never moved"). */
+  const measured = (update: PolicyUpdate): PolicyUpdate => {
+    if (reference || !('kl' in update.metrics)) return update;
+    const { kl: _unmeasured, ...metrics } = update.metrics;
+    return { ...update, metrics };
+  };
   const algorithm = createAlgorithm(config, policy, grammar, reference, maxTokens, deps.onLog, deps.heldout, deps.gradientShards);
   if (preferences && !algorithm.updatePairs) throw new Error(`preference pairs are learned from by algorithm dpo, not ${config.algorithm.name}`);
   if (preferences?.length === 0) throw new Error('the preference file holds no valid pair');
@@ -292,7 +298,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   async function preferenceStep(pairs: readonly TokenPair[]): Promise<StepResult> {
     const stepStart = performance.now();
     const batch = order.next(Math.min(config.algorithm.batchSize, pairs.length)).map((index) => pairs[index]);
-    const update = await algorithm.updatePairs!(batch);
+    const update = measured(await algorithm.updatePairs!(batch));
     const updateMs = performance.now() - stepStart;
     globalStep += 1;
     reportSkip(update);
@@ -374,7 +380,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     episodes.push(...found);
     const searchMs = performance.now() - searchStart;
     const updateStart = performance.now();
-    const update: PolicyUpdate = episodes.length ? await algorithm.update(episodes) : { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no episode to learn from', metrics: {} };
+    const update: PolicyUpdate = episodes.length ? measured(await algorithm.update(episodes)) : { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no episode to learn from', metrics: {} };
     const updateMs = performance.now() - updateStart;
     globalStep += 1;
     if (generators && !update.skipped) await syncGenerators();

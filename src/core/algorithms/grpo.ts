@@ -199,7 +199,6 @@ export const grpo: AlgorithmDefinition<GrpoRun> = {
   needsReference: (config) => config.algorithm.beta > 0,
   create: ({ config, policy, grammar, reference, maxTokens }) =>
     asPolicyAlgorithm(new Grpo(policy, grammar, config.algorithm, maxTokens, reference), ({ loss, gradNorm, skipped, reason, kl, clipRatio }) => ({
-      // No KL term (beta 0): nothing was measured, so no KL is charted (a flat 0 would read as "never moved").
-      loss, gradNorm, skipped, reason, metrics: { ...(config.algorithm.beta > 0 ? { kl } : {}), clip_ratio: clipRatio },
+      loss, gradNorm, skipped, reason, metrics: { kl, clip_ratio: clipRatio },
     })),
 };

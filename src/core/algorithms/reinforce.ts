@@ -295,6 +295,6 @@ export const reinforce: AlgorithmDefinition<ReinforceRun> = {
   needsReference: (config) => config.algorithm.klCoef > 0,
   create: ({ config, policy, grammar, reference, gradientShards, log }) =>
     asPolicyAlgorithm(new Reinforce(policy, grammar, config.algorithm, reference, gradientShards, log), ({ loss, gradNorm, skipped, reason, entropy, kl, threads }) => ({
-      loss, gradNorm, skipped, reason, metrics: { entropy, ...(config.algorithm.klCoef > 0 ? { kl } : {}), update_threads: threads }, // no KL term: none measured
+      loss, gradNorm, skipped, reason, metrics: { entropy, kl, update_threads: threads },
     })),
 };

@@ -120,6 +120,6 @@ export const rloo: AlgorithmDefinition<RlooRun> = {
   needsReference: (config) => config.algorithm.beta > 0,
   create: ({ config, policy, grammar, reference }) =>
     asPolicyAlgorithm(new Rloo(policy, grammar, config.algorithm, reference), ({ loss, gradNorm, skipped, reason, kl }) => ({
-      loss, gradNorm, skipped, reason, metrics: config.algorithm.beta > 0 ? { kl } : ({} as Record<string, number>), // beta 0: no KL measured
+      loss, gradNorm, skipped, reason, metrics: { kl },
     })),
 };

@@ -87,7 +87,7 @@ export async function trainLoop(state: ServiceState): Promise<void> {
     const ended = state.run && state.events.phase === 'training' ? budgetSpent(state, state.run) : null;
     if (ended) {
       state.wall.stop();
-      state.events.setPhase('stopped', ended === 'steps' ? finishedMessage(state.run!, stepLimit(state.run)) : `reached its time budget of ${state.run!.config.run.timeLimit} s at step ${state.run!.runner.globalStep}`);
+      state.events.setPhase('stopped', spentMessage(state.run!, ended));
       await serial(state, () => keepRun(state, 'stopped'));
     }
     // Let pause/stop messages in between steps.
@@ -103,6 +103,11 @@ function budgetSpent(state: ServiceState, run: LiveRun): 'steps' | 'time' | null
   if (limit > 0 && run.runner.globalStep >= limit) return 'steps';
   const budget = run.config.run.timeLimit;
   return budget > 0 && wallNow(state) >= budget * 1000 ? 'time' : null;
+}
+
+/** What the status says when a run has spent a budget. */
+function spentMessage(run: LiveRun, spent: 'steps' | 'time'): string {
+  return spent === 'steps' ? finishedMessage(run, stepLimit(run)) : `reached its time budget of ${run.config.run.timeLimit} s at step ${run.runner.globalStep}`;
 }
 
 /**
@@ -197,7 +202,7 @@ export async function resume(state: ServiceState): Promise<void> {
   // Paused during its last step: the run has spent its budget, and Resume says so rather than train past it.
   const spent = state.pausedFrom === 'training' && state.run ? budgetSpent(state, state.run) : null;
   if (spent) {
-    events.setPhase('stopped', spent === 'steps' ? finishedMessage(state.run!, stepLimit(state.run)) : `reached its time budget of ${state.run!.config.run.timeLimit} s at step ${state.run!.runner.globalStep}`);
+    events.setPhase('stopped', spentMessage(state.run!, spent));
     return;
   }
   if (state.pausedFrom === 'pretraining' && state.warmStart) {
