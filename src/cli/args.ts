@@ -48,7 +48,11 @@ function helpEntry(name: string, doc: string): string[] {
   return [name.padEnd(DOC_COLUMN) + (wrapped[0] ?? ''), ...wrapped.slice(1).map((text) => indent + text)];
 }
 
-export function usage(command: string, summary: string, extras: ExtraFlag[], withConfig = true): string {
+/**
+ * The help of a command: its own flags, then every config field by section. `present` lets a
+ * command leave out fields it never reads (null) or describe one its own way.
+ */
+export function usage(command: string, summary: string, extras: ExtraFlag[], withConfig = true, present: (field: ConfigField) => ConfigField | null = (field) => field): string {
   const lines = [`usage: npm run ${command} -- [flags]`, '', summary, ''];
   for (const flag of extras) {
     lines.push(...helpEntry(`  --${flag.name}${flag.boolean ? '' : ' VALUE'}`, flag.doc + (flag.defaultValue ? ` (default ${flag.defaultValue})` : '')));
@@ -58,13 +62,14 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
     let section = '';
     // A command's own flag of the same name is the one it reads: the field is not listed twice.
     const own = new Set(extras.map((flag) => flag.name));
-    for (const field of configFields().filter((f) => !own.has(f.flag))) {
+    for (const field of configFields().filter((f) => !own.has(f.flag)).flatMap((f) => present(f) ?? [])) {
       if (field.section !== section) {
         section = field.section;
         lines.push('', `  ${section}:`);
       }
       const kind = field.kind === 'enum' ? field.options!.join('|') : field.kind === 'boolean' ? '' : field.kind.toUpperCase();
-      lines.push(...helpEntry(`  --${field.flag} ${kind}`.trimEnd(), `${field.doc} (default ${field.defaultValue === '' ? 'none' : String(field.defaultValue)})`));
+      const fallback = field.defaultValue === undefined ? 'required' : `default ${field.defaultValue === '' ? 'none' : String(field.defaultValue)}`;
+      lines.push(...helpEntry(`  --${field.flag} ${kind}`.trimEnd(), `${field.doc} (${fallback})`));
     }
   }
   return lines.join('\n');
@@ -158,6 +163,42 @@ export function warnOversubscribed(threads: number): void {
 export function isEntry(moduleUrl: string): boolean {
   const entry = process.argv[1];
   return entry !== undefined && moduleUrl === pathToFileURL(entry).href;
+}
+
+export interface Interrupt {
+  /** The signal that asked the command to stop, or null. */
+  readonly signal: NodeJS.Signals | null;
+  /** Removes the handlers (the command has finished). */
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C (SIGINT) and a kill (SIGTERM) ask the command to stop where it can save its work:
+ * `say(signal)` tells the user what happens now. A second signal quits at once, but not one
+ * within a second of the first: npm forwards a signal its process group also delivered, and
+ * that is the same request.
+ */
+export function catchInterrupt(say: (signal: NodeJS.Signals) => string): Interrupt {
+  let signal: NodeJS.Signals | null = null;
+  let at = 0;
+  const onSignal = (received: NodeJS.Signals) => {
+    if (signal && performance.now() - at > 1000) process.exit(received === 'SIGTERM' ? 143 : 130);
+    if (signal) return;
+    signal = received;
+    at = performance.now();
+    console.error(`\n${received}: ${say(received)} (again to quit at once)`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    get signal() {
+      return signal;
+    },
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 /**

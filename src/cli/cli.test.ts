@@ -128,6 +128,15 @@ describe('CLI', () => {
     expect(spawnSync(tsx, ['bench/run.ts', '--only=fsearch', '--checkpoint=public/functions.prl', '--help'], { encoding: 'utf8' }).status).toBe(0); // its documented flag
   });
 
+  it('the digits help lists what a digit run reads: its two tasks (one must be given), no other task\'s fields, no files', () => {
+    const help = execFileSync(tsx, ['src/cli/digits.ts', '--help'], { encoding: 'utf8' });
+    expect(help).toMatch(/--task sum_digits\|reverse_digits\s+Which digit task the policy learns\. \(required\)/);
+    for (const flag of ['--prior', '--max-sequence-length', '--data-path', '--init-from', '--checkpoint-freq']) expect(help).not.toContain(`${flag} `);
+    for (const flag of ['--num-generators', '--warm-start-steps', '--learning-rate', '--output-dir', '--algorithm']) expect(help).toContain(`${flag} `);
+    // train's help still lists every task's fields.
+    expect(execFileSync(tsx, ['src/cli/train.ts', '--help'], { encoding: 'utf8' })).toMatch(/--task kolmogorov\|functions\|sum_digits\|reverse_digits[\s\S]*--prior /);
+  });
+
   it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {
     const missing = spawnSync(tsx, ['src/cli/pretrain.ts', '--init-from', '/nonexistent.prl'], { encoding: 'utf8' });
     expect(missing.status).toBe(1);

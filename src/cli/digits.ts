@@ -15,9 +15,11 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
-import { isDigitTask } from '../core/digits/tasks';
+import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
+import type { ConfigField } from '../core/config';
+import { fieldOwners } from '../core/registry';
 import { checkOutputs } from './outputs';
-import { parseArgs, runMain, usage, type ExtraFlag } from './args';
+import { catchInterrupt, parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
 import { newRunRecord, rerunConfig, writeRunRecord } from './runRecord';
@@ -32,6 +34,14 @@ const extras: ExtraFlag[] = [
   { name: 'rerun', doc: 'repeat the run recorded in this output dir (its run.json), into --output-dir (default DIR-rerun)' },
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
 ];
+
+/** The help lists the fields a digit run reads: no other task's, no files (it reads none, writes no checkpoint), and --task as the two it takes. */
+function digitField(field: ConfigField): ConfigField | null {
+  if (field.flag === 'task') return { ...field, options: digitTaskNames, defaultValue: undefined, doc: 'Which digit task the policy learns.' };
+  if (field.cliOnly && field.flag !== 'output-dir') return null;
+  const tasks = fieldOwners().get(`${field.section}.${field.key}`)?.tasks;
+  return !tasks || tasks.some(isDigitTask) ? field : null;
+}
 
 function percent(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
@@ -53,7 +63,7 @@ function explicitFlags(argv: readonly string[]): Set<string> {
 export async function digitsMain(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     const recipe = Object.entries(digitRecipeDefaults).map(([task, flags]) => `  ${task}: ${Object.entries(flags).map(([flag, value]) => `--${flag} ${value}`).join(' ')}`).join('\n');
-    console.log(usage('digits', `REINFORCE on sum_digits or reverse_digits with parallel generators.\nFields not set on the command line take the digit recipe's values:\n${recipe}`, extras));
+    console.log(usage('digits', `RL on sum_digits or reverse_digits with parallel generators (reinforce_monarch unless --algorithm says another).\nFields not set on the command line take the digit recipe's values:\n${recipe}`, extras, true, digitField));
     return;
   }
   const parsed = parseArgs(argv, extras);
@@ -94,9 +104,12 @@ export async function digitsMain(argv: string[]): Promise<void> {
   say(`tfjs backend: ${backend.backend} (${backend.detail})`);
   say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} with ${digits.numGenerators} generator(s)`);
   const pool = createNodeGeneratorPool(digits.numGenerators);
+  // Ctrl-C and a kill end RL at the next step; the run is evaluated as it stands and its record ends.
+  const interrupt = catchInterrupt(() => 'ending RL after the current step, then the closing evaluation');
   try {
     const result = await runDigitTask(config, pool, {
       log: say,
+      shouldStop: () => interrupt.signal !== null,
       evaluation: (phase, step, r) => {
         say(`eval (${phase}, step ${step}) on ${r.n} held-out prompts, greedy: accuracy ${percent(r.accuracy)}  format compliance ${percent(r.formatCompliance)}`);
         metric(step, 'eval_accuracy', r.accuracy);
@@ -120,6 +133,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     }, verbose ? 2 : 0);
     say('');
     say(table(result.before, result.after));
+    if (result.stoppedBy === 'interrupted') say(`${interrupt.signal} ended RL at step ${result.steps} of ${digits.numSteps}`);
     if (result.stoppedBy === 'time budget') say(`the time budget (--time-limit ${config.run.timeLimit}) ended RL at step ${result.steps} of ${digits.numSteps}`);
     say(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL generations/s ${result.generationsPerSecond.toFixed(1)} with ${digits.numGenerators} generator(s)`);
     const summary = {
@@ -137,6 +151,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     }
     if (parsed.extra.json) console.log(JSON.stringify(summary));
   } finally {
+    interrupt.dispose();
     pool.close();
     releaseLock();
   }

@@ -35,7 +35,7 @@ import { createKolmogorovRunner } from '../core/kolmogorov/runner';
 import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { checkOutputs } from './outputs';
-import { parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
+import { catchInterrupt, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
 import { functionsProtectedProblems, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards } from './gradientHost';
@@ -104,14 +104,7 @@ async function main(): Promise<void> {
   };
 
   // Ctrl-C and a kill save the weights so far (the next step boundary), as train does.
-  let interrupted: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupted) process.exit(signal === 'SIGTERM' ? 143 : 130);
-    interrupted = signal;
-    console.error(`\n${signal}: finishing the current step and saving ${out} (again to quit at once)`);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupt = catchInterrupt(() => `finishing the current step and saving ${out}`);
   const save = async () => {
     const bytes = await runner.saveCheckpoint();
     writeFileSync(`${out}.tmp`, bytes);
@@ -119,7 +112,7 @@ async function main(): Promise<void> {
   };
   try {
     let tokens = 0;
-    for (let step = 1; step <= steps && !interrupted; step++) {
+    for (let step = 1; step <= steps && !interrupt.signal; step++) {
       // A turn of the event loop per step: an update that never leaves the microtask queue would
       // never let a signal's handler run (one thread, no worker messages to wait for).
       await new Promise((resolve) => setImmediate(resolve));
@@ -144,13 +137,12 @@ async function main(): Promise<void> {
         await save();
       }
     }
-    if (interrupted) await save();
+    if (interrupt.signal) await save();
     const dropped = setup.dropped();
     if (dropped) console.error(dropped);
     console.error(`wrote ${out}`);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
     runner.dispose();
     await Promise.all([pool.close(), gradientHost?.close()]);
   }

@@ -151,9 +151,9 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   for (const line of changed) console.error(`--rerun ${dir}: ${line}`);
   const outputDir = parsed.given.has('run.outputDir') ? parsed.config.run.outputDir : `${dir.replace(/\/+$/, '')}-rerun`;
   console.error(`rerun of ${dir} (${record.command.join(' ')}; code ${record.code.version}${record.code.commit ? ` at ${record.code.commit.slice(0, 12)}` : ''}) into ${outputDir}`);
-  // A run its time budget stopped is repeated to the step it reached: the same work, whatever this machine's speed.
-  if (record.stopped === 'time budget' && record.steps) {
-    console.error(`--rerun ${dir}: it stopped on its time budget at step ${record.steps}; the rerun trains to that step`);
+  // A run its time budget or a signal stopped is repeated to the step it reached: the same work, whatever this machine's speed.
+  if ((record.stopped === 'time budget' || record.stopped === 'interrupted') && record.steps) {
+    console.error(`--rerun ${dir}: it stopped (${record.stopped === 'interrupted' ? 'interrupted' : 'on its time budget'}) at step ${record.steps}; the rerun trains to that step`);
     return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras, threads };
   }
   return { config: { ...record.config, run: { ...record.config.run, outputDir } }, extras, threads };

@@ -23,12 +23,12 @@ import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import { configToYaml } from '../core/configFile';
 import { isSafetensors } from '../core/safetensors';
 import { algorithmDefinition, taskDefinition, taskNames } from '../core/registry';
-import type { SearchSpec, TaskDefinition, TaskEvaluation } from '../core/task';
+import { SearchStopped, type SearchSpec, type TaskDefinition, type TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
 import type { GradientShards } from '../core/gradientShards';
 import { createNodeGradientShards } from './gradientHost';
 import type { StepResult } from '../core/runnerTypes';
-import { isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
+import { catchInterrupt, isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
@@ -204,19 +204,11 @@ export async function trainCommand(argv: string[]): Promise<void> {
   let shards: GradientShards | undefined;
   /** Wall time already in metrics.jsonl before a resume, so that wallMs keeps growing. */
   let wallOffset = 0;
-  let interrupted = false;
-  let interruptedAt = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    // npm forwards a signal its process group also delivered: one within a second is the same request.
-    if (interrupted && performance.now() - interruptedAt > 1000) process.exit(signal === 'SIGTERM' ? 143 : 130);
-    if (interrupted) return;
-    interrupted = true;
-    interruptedAt = performance.now();
-    console.error(`\n${signal}: finishing the current step and saving a checkpoint (again to quit at once)`);
-  };
-  // Ctrl-C and a kill both end the run at the next step boundary with a checkpoint.
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  /** Whether the held-out report runs (the run is saved by then): a signal ends the report. */
+  let reporting = false;
+  // Ctrl-C and a kill end the run at the next step boundary with a checkpoint, or end the report.
+  const interrupt = catchInterrupt(() => (reporting ? 'ending the held-out report; the run and its checkpoint are saved' : 'finishing the current step and saving a checkpoint'));
+  const stopAsked = () => interrupt.signal !== null;
 
   try {
     const rewardModel = typeof extra['use-reward-model'] === 'string' ? await openRewardModel(extra['use-reward-model'], config, extra) : undefined;
@@ -286,8 +278,15 @@ export async function trainCommand(argv: string[]): Promise<void> {
     const search = searchOfK(definition, evalK);
     const figures = (prefix: string, result: TaskEvaluation) => Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`${prefix}_${name}`, value]));
     /** The periodic evaluation, on the validation items: best.prl is the policy of the best score there, never of the held-out one's. */
-    const validate = async (): Promise<TaskEvaluation> => {
-      const result = await opened.evaluate(data.validation, { limit: config.run.evalSamples, search });
+    /** An evaluation a signal may end (between items, and inside a long search): undefined when it did. */
+    const stoppable = (items: readonly unknown[]) =>
+      opened.evaluate(items, { limit: config.run.evalSamples, search, shouldStop: stopAsked }).catch((error: unknown) => {
+        if (error instanceof SearchStopped) return undefined;
+        throw error;
+      });
+    const validate = async (): Promise<TaskEvaluation | undefined> => {
+      const result = await stoppable(data.validation);
+      if (!result) return undefined;
       if (result.score > bestScore) {
         bestScore = result.score;
         writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
@@ -302,9 +301,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // run.timeLimit (--time-limit): a wall-clock budget, recorded in the run's config like any field.
     const timeLimit = config.run.timeLimit > 0 ? config.run.timeLimit : Infinity;
     // The budget counts the run's time before a resume too (metrics.jsonl's wall time).
-    while (runner.globalStep < total && !interrupted && (wallOffset + performance.now() - started) / 1000 < timeLimit) {
+    while (runner.globalStep < total && !stopAsked() && (wallOffset + performance.now() - started) / 1000 < timeLimit) {
       await new Promise((resolve) => setImmediate(resolve)); // lets a signal's handler run between steps
-      const result = await runner.step({ shouldStop: () => interrupted });
+      const result = await runner.step({ shouldStop: stopAsked });
       const wallMs = wallOffset + performance.now() - started;
       record(result.step, result.metrics, wallMs);
       for (const sample of result.samples) {
@@ -317,9 +316,11 @@ export async function trainCommand(argv: string[]): Promise<void> {
       say(formatStep(result, total, secondsPerStep), true);
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
-        say(`validation @${runner.globalStep} (${data.validationName}): ${(await validate()).summary}`);
+        const result = await validate();
+        say(`validation @${runner.globalStep} (${data.validationName}): ${result?.summary ?? 'stopped'}`);
       }
     }
+    const interrupted = stopAsked();
     await saveCheckpoint(interrupted ? 'interrupted' : 'final');
     const steps = runner.globalStep - startStep;
     const seconds = (performance.now() - started) / 1000;
@@ -338,7 +339,12 @@ export async function trainCommand(argv: string[]): Promise<void> {
     if (!interrupted) {
       // The report: the held-out items, scored once at the end; nothing was chosen on them.
       say(`held-out report: ${Math.min(config.run.evalSamples, data.heldout.length)} ${definition.data.itemName} of ${config.run.evalDataPath} (${search.name}), never trained or chosen on...`);
-      const result = await opened.evaluate(data.heldout, { limit: config.run.evalSamples, search });
+      reporting = true;
+      const result = await stoppable(data.heldout);
+      if (!result) {
+        say(`held-out report stopped: no figures written (the run and latest.prl are saved; \`npm run eval -- --checkpoint ${join(outputDir, 'latest.prl')} --data ${config.run.evalDataPath}\` scores it later)`);
+        return;
+      }
       record(runner.globalStep, figures('eval', result), wallOffset + performance.now() - started);
       writeFileSync(join(logsDir, 'eval_results.json'), JSON.stringify({ step: runner.globalStep, k: evalK, search: search.name, data: config.run.evalDataPath, ...result.json }, null, 2) + '\n');
       const table = evaluationTable(result, `held-out ${definition.data.itemName} (report), ${search.name}, policy step ${runner.globalStep}`);
@@ -346,8 +352,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       console.log(table);
     }
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
     runner?.dispose();
     await Promise.all([pool.close(), shards?.close()]);
     releaseLock();

@@ -94,14 +94,46 @@ describe('a signal saves the run', () => {
     });
   }
 
-  it('npm run pretrain saves its weights so far on SIGTERM', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'prl-signal-pretrain-'));
-    const out = join(dir, 'p.prl');
-    const metrics = join(dir, 'pretrain-metrics.jsonl');
-    const started = () => existsSync(metrics) && readFileSync(metrics, 'utf8').split('\n').filter(Boolean).length >= 6;
-    await interruptRun('pretrain', ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--steps', '100000', '--eval-every', '100000', '--threads', '1', '--out', out], started, 'SIGTERM');
-    expect(existsSync(out)).toBe(true);
+  it('a signal during the held-out report ends the report at once; the run stays saved and the report writes nothing', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-signal-report-'));
+    const log = join(out, 'logs', 'training_log.txt');
+    const reporting = () => existsSync(log) && readFileSync(log, 'utf8').includes('held-out report:');
+    // Best-of-64 on 490 sequences: about half a minute of report after one step.
+    const signalled = Date.now();
+    await interruptRun('train', [...tiny, '--max-steps', '1', '--eval-samples', '490', '--eval-k', '64', '--output-dir', out], reporting, 'SIGINT');
+    expect(readFileSync(log, 'utf8')).toContain('held-out report stopped: no figures written');
+    expect(existsSync(join(out, 'logs', 'eval_results.json'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'))).toMatchObject({ steps: 1, stopped: 'step budget' });
+    expect(existsSync(join(out, 'latest.prl'))).toBe(true);
+    expect(Date.now() - signalled).toBeLessThan(60_000);
   });
+
+  // Ctrl-C as well as a kill.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`npm run pretrain saves its weights so far on ${signal}`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'prl-signal-pretrain-'));
+      const out = join(dir, 'p.prl');
+      const metrics = join(dir, 'pretrain-metrics.jsonl');
+      const started = () => existsSync(metrics) && readFileSync(metrics, 'utf8').split('\n').filter(Boolean).length >= 6;
+      await interruptRun('pretrain', ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--steps', '100000', '--eval-every', '100000', '--threads', '1', '--out', out], started, signal);
+      expect(existsSync(out)).toBe(true);
+    });
+  }
+
+  it('npm run digits ends RL on SIGINT, evaluates, ends its record as interrupted, and the rerun trains to the step it reached', async () => {
+    const run = join(mkdtempSync(join(tmpdir(), 'prl-signal-digits-')), 'run');
+    const flags = ['--task', 'sum_digits', '--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '8', '--num-generators', '1', '--warm-start-examples', '64', '--warm-start-steps', '20', '--eval-samples', '8', '--backend', 'cpu', '--seed', '7', '--quiet'];
+    const stepped = () => existsSync(join(run, 'metrics.jsonl')) && events(run).filter((e) => e.name === 'reward').length >= 3;
+    await interruptRun('digits', [...flags, '--num-steps', '100000', '--output-dir', run], stepped, 'SIGINT');
+    const written = JSON.parse(readFileSync(join(run, 'run.json'), 'utf8')) as { steps: number; stopped: string; ended: string | null };
+    expect(written.stopped).toBe('interrupted');
+    expect(written.ended).not.toBeNull();
+    expect(written.steps).toBeGreaterThanOrEqual(3);
+    expect(written.steps).toBeLessThan(100000);
+    expect(existsSync(join(run, 'eval_results.json'))).toBe(true);
+    await trainCommand(['--rerun', run]);
+    expect(JSON.parse(readFileSync(join(`${run}-rerun`, 'run.json'), 'utf8')).steps).toBe(written.steps);
+  }, 120_000);
 });
 
 describe('checkpoints on disk', () => {

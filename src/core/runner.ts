@@ -7,7 +7,7 @@ import type { LabConfig } from './config';
 import { createTrainingLoop, type LoopDeps, type TrainingLoop } from './loop';
 import { allTasks, taskDefinition } from './registry';
 import type { Prelude } from './sandbox/prelude';
-import type { Scored, SearchSpec, Task, TaskDefinition, TaskEvaluation } from './task';
+import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskDefinition, type TaskEvaluation } from './task';
 
 export type RunnerDeps = LoopDeps;
 
@@ -24,6 +24,8 @@ export interface EvaluateRequest {
   /** The task's search by name (definition.searches), or given whole; greedy by default. */
   search?: string | SearchSpec;
   onProgress?: (done: number, total: number) => void;
+  /** Asked between the items and inside a long search: true ends the evaluation by throwing SearchStopped. */
+  shouldStop?: () => boolean;
 }
 
 export interface Runner extends TrainingLoop {
@@ -54,8 +56,15 @@ export function searchOf(definition: TaskDefinition, search: string | SearchSpec
 export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
   const definition = taskDefinition(config.task.name);
   const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), data.train, { heldout: data.heldout, ...deps });
-  return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) =>
-    definition.evaluate({ policy: loop.policy, config, pool: deps.pool, onProgress: request.onProgress }, items, { limit: request.limit, search: searchOf(definition, request.search) }));
+  return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) => {
+    const { shouldStop } = request;
+    // Every task reports progress between its chunks of items, and may be stopped there; a long search also asks inside.
+    const onProgress = (done: number, total: number) => {
+      if (shouldStop?.()) throw new SearchStopped();
+      request.onProgress?.(done, total);
+    };
+    return definition.evaluate({ policy: loop.policy, config, pool: deps.pool, onProgress, shouldStop }, items, { limit: request.limit, search: searchOf(definition, request.search) });
+  });
 }
 
 /** A loop with its task's evaluation beside it (the loop's step count stays live). */

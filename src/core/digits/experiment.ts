@@ -113,13 +113,15 @@ export interface DigitRunEvents {
   log(line: string): void;
   step?(metrics: DigitStepMetrics): void;
   evaluation?(phase: 'warm start' | 'after RL' | 'during RL', step: number, result: DigitEvalResult): void;
+  /** Asked before every RL step: true ends RL there (a Ctrl-C), and the run is evaluated as it stands. */
+  shouldStop?(): boolean;
 }
 
 export interface DigitRunResult {
   task: DigitTaskName;
   /** RL steps taken: numSteps, or fewer when run.maxSteps is below it or the time budget (run.timeLimit) ended the run. */
   steps: number;
-  stoppedBy: 'step budget' | 'time budget';
+  stoppedBy: 'step budget' | 'time budget' | 'interrupted';
   before: DigitEvalResult;
   after: DigitEvalResult;
   warmStartSeconds: number;
@@ -197,7 +199,12 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     const stepBudget = config.run.maxSteps > 0 ? Math.min(config.run.maxSteps, d.numSteps) : d.numSteps;
     let steps = 0;
     const ownCharts = (algorithmDefinition(config.algorithm.name).charts ?? []).map((chart) => chart.name);
+    let interrupted = false;
     for (let step = 1; step <= stepBudget && (performance.now() - rlStarted) / 1000 < timeLimit; step++) {
+      if (events.shouldStop?.()) {
+        interrupted = true;
+        break;
+      }
       steps = step;
       const stepStarted = performance.now();
       if (d.lrDecay) loop.setLearningRate(scheduledRate(config.algorithm.learningRate, step, d.numSteps, 0));
@@ -229,7 +236,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
     const rlSeconds = (performance.now() - rlStarted) / 1000;
     const after = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
     events.evaluation?.('after RL', steps, after);
-    return { task, before, after, steps, stoppedBy: steps < stepBudget ? 'time budget' : 'step budget', warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
+    return { task, before, after, steps, stoppedBy: interrupted ? 'interrupted' : steps < stepBudget ? 'time budget' : 'step budget', warmStartSeconds, rlSeconds, generationsPerSecond: loopSeconds ? generations / loopSeconds : 0, totalSeconds: (performance.now() - started) / 1000 };
   } finally {
     loop.dispose();
   }

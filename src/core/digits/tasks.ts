@@ -12,11 +12,12 @@
  */
 import type { Rng } from '../rng';
 
-export type DigitTaskName = 'sum_digits' | 'reverse_digits';
+export const digitTaskNames = ['sum_digits', 'reverse_digits'] as const;
+export type DigitTaskName = (typeof digitTaskNames)[number];
 
 /** Whether a task name is one of the digit tasks (the page and the engine both ask). */
 export function isDigitTask(name: string): name is DigitTaskName {
-  return name === 'sum_digits' || name === 'reverse_digits';
+  return (digitTaskNames as readonly string[]).includes(name);
 }
 
 export interface DigitItem {
