@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +125,23 @@ describe('the reward model from the CLI', () => {
     expect(result.n).toBe(10);
     expect(result.accuracy).toBeGreaterThanOrEqual(0.9);
     expect(JSON.parse(readFileSync(join(rmDir, 'eval_results.json'), 'utf8'))).toEqual(result);
+    // Its record says what it was made from, by hash; a second one into the same folder is refused, or replaces it when asked.
+    const record = JSON.parse(readFileSync(join(rmDir, 'run.json'), 'utf8')) as { files: { role: string; path: string }[]; steps: number; ended: string | null };
+    expect(record.files.map((f) => [f.role, f.path])).toEqual([['init-from', join(warm, 'latest.prl')], ['data-path', trainPairs], ['eval-data-path', heldoutPairs]]);
+    expect([record.steps, record.ended === null]).toEqual([40, false]);
+    const again = ['src/cli/trainRewardModel.ts', '--init-from', join(warm, 'latest.prl'), '--data-path', trainPairs, '--steps', '2', '--output-dir', rmDir];
+    const refusedAgain = tsx(again);
+    expect(refusedAgain.status).toBe(1);
+    expect(refusedAgain.stderr).toContain(`--output-dir ${rmDir} already holds a reward model or a run`);
+    expect(JSON.parse(readFileSync(join(rmDir, 'eval_results.json'), 'utf8'))).toEqual(result);
+    // A reward model given where a policy goes says what it is.
+    const asPolicy = tsx(['src/cli/eval.ts', '--checkpoint', join(rmDir, 'reward_model.prl'), '--limit', '1']);
+    expect(asPolicy.status).toBe(1);
+    expect(asPolicy.stderr).toContain('a reward model\'s weights');
+    const replaced = tsx([...again, '--overwrite']);
+    expect(replaced.status, replaced.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(rmDir, 'run.json'), 'utf8')).steps).toBe(2);
+    expect(existsSync(join(rmDir, 'eval_results.json'))).toBe(true);
 
     const rl = tsx(['src/cli/train.ts', ...model, '--init-from', join(warm, 'latest.prl'), '--use-reward-model', join(rmDir, 'reward_model.prl'), '--reward-model-weight', '0.5', '--max-steps', '2', '--batch-size', '4', '--group-size', '2', '--output-dir', join(dir, 'rl')]);
     expect(rl.status, rl.stderr).toBe(0);

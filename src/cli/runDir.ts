@@ -21,7 +21,7 @@ export const LOCK_FILE = '.lock';
 
 /** The files a run writes, by folder: what --overwrite removes (nothing else in the directory is touched). */
 const RUN_FILES: Record<string, RegExp> = {
-  '.': /^(config\.json|config\.yaml|metrics\.jsonl|latest\.prl|best\.prl)(\.tmp)?$/,
+  '.': /^(config\.json|config\.yaml|metrics\.jsonl|latest\.prl|best\.prl|run\.json|eval_results\.json|reward_model\.prl)(\.tmp)?$/,
   checkpoints: /^checkpoint-\d+\.prl(\.tmp)?$/,
   logs: /^(training_log\.txt|rewards\.json|eval_results\.json|unsolved\.json|best\.json)$/,
 };

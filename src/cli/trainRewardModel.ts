@@ -31,6 +31,8 @@ import { sandboxLimits } from './report';
 import { samplePairs } from './rollouts';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
+import { clearRun, holdsRun, lockRunDir } from './runDir';
+import { newRunRecord, recordFile, writeRunRecord } from './runRecord';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -50,6 +52,7 @@ const extras: ExtraFlag[] = [
   { name: 'center-rewards-coefficient', doc: 'weight of (r_chosen + r_rejected)^2, keeping rewards near 0 (TRL\'s center_rewards_coefficient)', defaultValue: '0' },
   { name: 'eval-every', doc: 'held-out accuracy every N updates (0: at the end only)', defaultValue: '50' },
   { name: 'seed', doc: 'seed of the pair order', defaultValue: '1' },
+  { name: 'overwrite', doc: 'replace a reward model (or a run) already in --output-dir (without it, such a folder is refused)', boolean: true },
 ];
 
 async function main(): Promise<void> {
@@ -74,9 +77,34 @@ async function main(): Promise<void> {
   const evalEvery = Number(extra['eval-every']);
   if (!Number.isInteger(evalEvery) || evalEvery < 0) throw new Error(`--eval-every: expected a whole number, got "${String(extra['eval-every'])}"`);
 
+  // The folder first: one process at a time, and a reward model already there is replaced only when asked.
+  const out = String(extra['output-dir']);
+  checkOutputs([{ flag: 'output-dir', path: out, kind: 'folder' }]);
+  mkdirSync(out, { recursive: true });
+  const releaseLock = lockRunDir(out);
+  try {
+    if (holdsRun(out)) {
+      if (!extra.overwrite) throw new Error(`--output-dir ${out} already holds a reward model or a run: give another --output-dir, or --overwrite to replace it`);
+      clearRun(out);
+    }
+    await trainInto(out, argv, extra, { steps, batchSize, settings, evalEvery });
+  } finally {
+    releaseLock();
+  }
+}
+
+interface Schedule {
+  steps: number;
+  batchSize: number;
+  settings: typeof defaultRewardModelSettings;
+  evalEvery: number;
+}
+
+/** Makes or reads the pairs, trains the reward model into `out` (locked, cleared) and writes its record. */
+async function trainInto(out: string, argv: readonly string[], extra: Record<string, string | boolean | undefined>, { steps, batchSize, settings, evalEvery }: Schedule): Promise<void> {
   const backend = await initTensorflow();
   console.error(`tfjs backend: ${backend.backend}`);
-  const initFrom = extra['init-from'];
+  const initFrom = String(extra['init-from']);
   const { meta, tensors } = await namingCheckpoint('init-from', initFrom, () => decodeCheckpoint(readCheckpointFile(initFrom, 'init-from')));
   const config = meta.config;
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--init-from: a ${config.task.name} checkpoint; reward models are trained for kolmogorov and functions`);
@@ -91,9 +119,10 @@ async function main(): Promise<void> {
     [train, heldout] = [made.train, made.heldout];
   }
   if (train.length === 0) throw new Error('no training pair: every item\'s samples earned the same reward (try more --samples or a higher --temperature)');
-  const out = String(extra['output-dir']);
-  checkOutputs([{ flag: 'output-dir', path: out, kind: 'folder' }]);
-  mkdirSync(out, { recursive: true });
+  // What the model was made from, as train's run.json says it (the files by hash).
+  const read = (['init-from', 'data-path', 'eval-data-path', 'data', 'eval-data'] as const).flatMap((flag) => (typeof extra[flag] === 'string' ? [recordFile(flag, extra[flag])] : []));
+  const record = newRunRecord(['npm', 'run', 'train-reward-model', '--', ...argv], backend.backend, config, read);
+  writeRunRecord(out, record);
   const metricsPath = join(out, 'metrics.jsonl');
   const events: string[] = [];
   const log = (step: number, values: Record<string, number>) => events.push(...Object.entries(values).map(([name, value]) => JSON.stringify({ step, name, value })));
@@ -131,6 +160,7 @@ async function main(): Promise<void> {
     writeAtomic(join(out, 'reward_model.prl'), await model.save({ config, step: steps, vocab: task.vocab, extra: { trainedOn: extra['data-path'] ?? extra.data, pairs: train.length } }));
     const result = { n_train: train.length, steps, ...(after ? { n: after.n, accuracy: after.accuracy, margin: after.margin, accuracy_before: before!.accuracy } : {}) };
     writeFileSync(join(out, 'eval_results.json'), JSON.stringify(result, null, 2) + '\n');
+    writeRunRecord(out, { ...record, ended: new Date().toISOString(), steps, stopped: 'step budget' });
     console.error(`wrote ${join(out, 'reward_model.prl')}`);
     console.log(JSON.stringify(result));
   } finally {

@@ -6,7 +6,7 @@ import { defaultConfig } from '../config';
 import { TOY } from '../model/testGrammar';
 import { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
-import { encodeCheckpoint } from '../checkpoint';
+import { decodeCheckpoint, encodeCheckpoint, tensorArrays } from '../checkpoint';
 import type { TokenPair } from './dpo';
 import { RewardModel, bradleyTerryLoss, defaultRewardModelSettings } from './rewardModel';
 
@@ -65,6 +65,9 @@ describe('reward model', () => {
     const policy = new TransformerPolicy(config, 4);
     const policyFile = await encodeCheckpoint({ ...meta, rngState: new Rng(1).state() }, policy.getWeights().map((w) => ({ ...w, group: 'weights', dtype: 'float32' })));
     await expect(RewardModel.load(policyFile, () => config)).rejects.toThrow(/a policy, not a reward model/);
+    // And the other way: a reward model's weights given to a policy say what they are.
+    const { tensors } = await decodeCheckpoint(bytes);
+    expect(() => policy.setWeights(tensorArrays(tensors, 'weights'))).toThrow(/a reward model's weights .* not a policy's/);
     [model, loaded, policy].forEach((m) => m.dispose());
   });
 });

@@ -383,6 +383,8 @@ export class TransformerPolicy {
   /** Sets every weight; names and shapes must match exactly, and are checked before any is written (WeightsMismatchError). */
   setWeights(weights: readonly WeightArray[]): void {
     const byName = new Map(weights.map((w) => [w.name, w]));
+    // A reward model is the policy's trunk with a scalar head (algorithms/rewardModel.ts): said as such, not as a count of tensors.
+    if ([...byName.keys()].some((name) => name.startsWith('rm/'))) throw new WeightsMismatchError('these are a reward model\'s weights (a scalar head on the trunk), not a policy\'s: a reward model scores programs for a run (--use-reward-model), it does not write them');
     for (const variable of this.variables) {
       const name = this.shortName(variable);
       const weight = byName.get(name);
