@@ -82,7 +82,7 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   await page.getByTestId('run-import').setInputFiles({ name: 'saved.run.json', mimeType: 'application/json', buffer: readFileSync(run.path) });
   // What the page said of it, the note and any error together, so that a failure here shows why (it failed once in CI, unexplained).
   const text = (id: string) => page.getByTestId(id).textContent({ timeout: 100 }).catch(() => '');
-  await expect.poll(async () => `${await text('checkpoint-note')} | errors: ${await text('errors')}`, { timeout: 30_000 }).toContain('imported saved.run.json');
+  await expect.poll(async () => `${await text('status-message')} | errors: ${await text('errors')}`, { timeout: 30_000 }).toContain('imported saved.run.json');
   await expect(savedRuns(page)).toContainText('Saved runs (2)', { timeout: 30_000 });
   await expect(page.getByTestId('run-list')).toContainText(`${run.run.name} (imported)`);
 });

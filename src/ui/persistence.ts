@@ -84,7 +84,7 @@ export async function downloadRun(id: string): Promise<void> {
 /** A downloaded run file (`.run.json`) stored back as a run of this browser, stopped, to open or compare. */
 export async function importRunFile(file: Blob, name: string): Promise<void> {
   const run = await attempt(`importing ${name}`, () => trainer().importRun(file, name));
-  if (run) useLab.setState({ checkpointNote: `imported ${name} as the saved run "${run.name}", step ${run.step}` });
+  if (run) useLab.setState({ message: `imported ${name} as the saved run "${run.name}", step ${run.step}: Open it from Saved runs` });
 }
 
 /** Draws a stored run's curves beside the live run's on every chart (or takes them away). */

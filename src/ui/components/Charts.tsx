@@ -87,7 +87,10 @@ function ReferenceValue(props: { y: number; color: string; label: string; below?
   );
 }
 
-const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma }: ChartProps) {
+/** Series of at most this many drawn points get a marker at each. */
+const MARKED_POINTS = 24;
+
+export const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma }: ChartProps) {
   const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN], others), [points, others, x, gzip, lzma]);
   // The point under the pointer (its index in the drawn data), for the hover read-out.
   const [hover, setHover] = useState<number | null>(null);
@@ -117,6 +120,9 @@ const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzm
           <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={tickLabel} />
           {overlays.map((points, index) => points.length > 1 && <Curve key={index} type="linear" points={points} stroke={compareColor(index)} strokeWidth={1.2} strokeDasharray="5 2" fill="none" className="compared" />)}
           {line.length > 1 && <Curve type="linear" points={line} stroke={LIVE_COLOR} strokeWidth={1.5} fill="none" className="series" />}
+          {/* A few points (held-out evaluations, a run's first steps) are marked too: one point is no line. */}
+          {overlays.map((points, index) => points.length <= MARKED_POINTS && points.map((p, i) => <circle key={`${index}-${i}`} className="marker compared" cx={p.x} cy={p.y} r={2} fill={compareColor(index)} />))}
+          {line.length <= MARKED_POINTS && line.map((p, i) => <circle key={i} className="marker" cx={p.x} cy={p.y} r={2.5} fill={LIVE_COLOR} />)}
           {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
           {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
           {shown !== null && <circle cx={line[shown].x} cy={line[shown].y} r={3} fill={LIVE_COLOR} />}
