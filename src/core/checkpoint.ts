@@ -84,6 +84,11 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
 }
 
+/** The sha256 of some bytes, as hex (Web Crypto: in workers and in Node alike): how a run names the warm start it began from. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return [...(await sha256(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 export async function encodeCheckpoint(meta: CheckpointMeta, tensors: NamedTensor[]): Promise<Uint8Array> {
   // What the decoder would refuse is never written: a run whose config went past the schema (a
   // mapping set after validation) would otherwise train and leave checkpoints nothing can load.

@@ -22,7 +22,7 @@
  */
 import type { Episode, PolicyAlgorithm, PolicyUpdate, TokenPair } from './algorithm';
 import type { RewardModel } from './algorithms/rewardModel';
-import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, MAX_WEIGHT, tensorArrays, type NamedTensor } from './checkpoint';
+import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, MAX_WEIGHT, sha256Hex, tensorArrays, type NamedTensor } from './checkpoint';
 import { configProblem, type LabConfig } from './config';
 import type { GeneratorPool } from './generators';
 import { ItemOrder } from './itemOrder';
@@ -196,6 +196,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
   checkUpdateFits(task.policyConfig(config), maxTokens, Math.ceil(config.algorithm.batchSize / config.algorithm.gradientAccumulationSteps));
   const preferences = deps.preferences;
   const { policy, reference } = await makePolicies(config, task as Task<unknown>, deps);
+  // The warm start the run drifts from, named by its hash in every checkpoint: a resume or a page that loads one then knows whether it has that warm start (its KL's reference), not guesses.
+  const warmStart = deps.referenceFrom ?? deps.initFrom;
+  let warmStartSha256 = warmStart ? await sha256Hex(warmStart) : undefined;
   /** An update's figures, without a KL when the run has no reference to measure one from (an algorithm reports 0 there, which a chart reads as "never moved"). */
   const measured = (update: PolicyUpdate): PolicyUpdate => {
     if (reference || !('kl' in update.metrics)) return update;
@@ -428,6 +431,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
           ...(order.curriculum ? { curriculumPool: order.pool } : {}),
           ...(task.sampleItems ? { itemRng: itemRng.state() } : {}),
           ...(algorithm.state ? { algorithm: algorithm.state() } : {}),
+          ...(warmStartSha256 ? { warmStartSha256 } : {}),
         },
       },
       tensors,
@@ -473,6 +477,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     },
     startFromHere() {
       reference?.setWeights(policy.getWeights());
+      warmStartSha256 = undefined; // weights of no file: a checkpoint says nothing of them
       algorithm.rebase?.();
     },
     saveCheckpoint,

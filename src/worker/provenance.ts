@@ -5,6 +5,7 @@
  * training and held-out data, the warm start's checkpoint). It travels in the stored run and so
  * in a downloaded run file.
  */
+import { sha256Hex as bytesSha256Hex } from '../core/checkpoint';
 
 declare const __BUILD_ID__: string | undefined;
 declare const __PACKAGE_VERSION__: string | undefined;
@@ -35,7 +36,5 @@ export function codeOfThisBuild(): RunProvenance['code'] {
 
 /** The sha256 of some bytes, as hex (Web Crypto: in workers and in Node alike). */
 export async function sha256Hex(data: Blob | Uint8Array): Promise<string> {
-  const bytes = data instanceof Uint8Array ? data : new Uint8Array(await data.arrayBuffer());
-  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return bytesSha256Hex(data instanceof Uint8Array ? data : new Uint8Array(await data.arrayBuffer()));
 }

@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { MessageChannel } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeCheckpoint, encodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint, sha256Hex } from '../core/checkpoint';
 import { configFromSearchParams } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
 import { createNodeSandboxPool } from '../cli/sandboxHost';
@@ -70,6 +70,25 @@ describe('trainer protocol', () => {
     expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(0);
     await expect.poll(() => events.some((e) => e.type === 'phase' && /^loaded pretrained checkpoint, step 1; Train starts RL at step 0/.test(e.message))).toBe(true);
     await api.loadCheckpoint(bytes); // back to step 1 for the tests below
+  });
+
+  it('a checkpoint names the warm start it began from by hash: loaded by hand, its KL is measured from that warm start only when the session has it', async () => {
+    const back = await api.getCheckpoint();
+    const first = await api.getCheckpoint();
+    await api.loadCheckpoint(first, { source: 'first.prl', warmStart: true });
+    await api.step();
+    const trained = await api.getCheckpoint();
+    expect((await decodeCheckpoint(trained)).meta.extra).toMatchObject({ warmStartSha256: await sha256Hex(first) });
+    await api.step();
+    // Another warm start of the same model: not the one the checkpoint began from.
+    await api.loadCheckpoint(await api.getCheckpoint(), { source: 'second.prl', warmStart: true });
+    const said = (pattern: RegExp) => expect.poll(() => events.some((e) => e.type === 'phase' && pattern.test(e.message))).toBe(true);
+    await api.loadCheckpoint(trained, { source: 'trained.prl' });
+    await said(/^loaded trained\.prl, step \d+; its KL is measured from these weights \(it began from a warm start this session has not loaded\)/);
+    await api.loadCheckpoint(first, { source: 'first.prl', warmStart: true });
+    await api.loadCheckpoint(trained, { source: 'trained.prl' });
+    await said(/^loaded trained\.prl, step \d+; its KL is measured from the warm start \(first\.prl, step \d+\), the one it began from/);
+    await api.loadCheckpoint(back); // as it was for the tests below
   });
 
   it('a checkpoint that decodes but fails later leaves the live run as it was (its step and learning rate)', async () => {

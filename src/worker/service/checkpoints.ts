@@ -71,10 +71,14 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
       done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
       return { step: 0, checkpointStep: meta.step, config: meta.config };
     }
-    // The file does not say which weights the run drifted from (its KL's reference): the session's
-    // warm start when it is one of this model, else the checkpoint's own weights, and said which.
-    const known = state.weights.reference && state.weights.referenceOrigin && live && !modelDifference(live.config, meta.config);
-    const reference = known ? state.weights.reference! : bytes;
+    // The run's KL is measured from the warm start it drifted from. A checkpoint names it by hash
+    // (warmStartSha256): the session's warm start when it is that one, else the checkpoint's own
+    // weights, and said which. An older checkpoint names none: the session's warm start of the
+    // same model is taken then, a guess the message says.
+    const named = (meta.extra as { warmStartSha256?: unknown } | undefined)?.warmStartSha256;
+    const sessionWarmStart = state.weights.reference && state.weights.referenceOrigin && live && !modelDifference(live.config, meta.config) ? state.weights.reference : undefined;
+    const known = sessionWarmStart !== undefined && (typeof named !== 'string' || named === (await sha256Hex(sessionWarmStart)));
+    const reference = known ? sessionWarmStart : bytes;
     // Named only when it is a warm start; the checkpoint's own weights are a stand-in, never called one.
     const referenceOrigin = known ? state.weights.referenceOrigin! : undefined;
     await installCheckpoint(state, meta.config, bytes, { reference }); // validated aside: a bad file leaves the live run be
@@ -82,7 +86,9 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     state.wall.reset(checkpointWallMs(meta)); // wall time goes on from the checkpoint's
     setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin });
     state.files.weights = file;
-    const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? `the warm start (${referenceOrigin})` : 'these weights (a checkpoint does not carry the warm start it began from)'}` : '';
+    const elsewhere = typeof named === 'string' ? 'it began from a warm start this session has not loaded' : 'the checkpoint does not name the warm start it began from';
+    const taken = typeof named === 'string' ? `the warm start (${referenceOrigin}), the one it began from` : `the session's warm start (${referenceOrigin}); the checkpoint does not name the one it began from`;
+    const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? taken : `these weights (${elsewhere})`}` : '';
     done(`loaded ${source}, step ${meta.step}${switched}${measured}`);
     return { step: meta.step, checkpointStep: meta.step, config: meta.config };
   });
