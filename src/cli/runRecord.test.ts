@@ -122,4 +122,18 @@ describe('a run repeats from its record', () => {
     expect(figures(join(dir, 'whole-rerun'))).toEqual(figures(join(dir, 'whole')));
     await expect(trainCommand(['--rerun', join(dir, 'whole'), '--eval-k', '4', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop eval-k');
   }, 180_000);
+  it('--resume refuses a warm start that is not the one the run began from (its KL\'s reference), and another task\'s checkpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-warm-'));
+    const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--eval-samples', '2', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0', '--threads', '1'];
+    await trainCommand([...tiny, '--max-steps', '1', '--output-dir', join(dir, 'warm')]);
+    const warm = join(dir, 'warm.prl');
+    copyFileSync(join(dir, 'warm', 'latest.prl'), warm);
+    await trainCommand([...tiny, '--init-from', warm, '--kl-coef', '0.05', '--max-steps', '1', '--output-dir', join(dir, 'run')]);
+    // The same weights at the path: the resume goes on.
+    await trainCommand(['--resume', join(dir, 'run', 'latest.prl'), '--max-steps', '2', '--quiet']);
+    // Other weights at the path (the warm start retrained, say): refused, naming both.
+    copyFileSync(join(dir, 'run', 'latest.prl'), warm);
+    await expect(trainCommand(['--resume', join(dir, 'run', 'latest.prl'), '--max-steps', '3', '--quiet'])).rejects.toThrow(new RegExp(`the run began from a warm start with sha256 [0-9a-f]{12}\\.\\.\\., and ${warm} \\(its --init-from\\) has [0-9a-f]{12}\\.\\.\\. now`));
+    await expect(trainCommand(['--task', 'kolmogorov', '--resume', 'public/functions.prl', '--max-steps', '1', '--output-dir', join(dir, 'other')])).rejects.toThrow('--resume public/functions.prl: the checkpoint is for task functions, not kolmogorov (--task)');
+  }, 120_000);
 });

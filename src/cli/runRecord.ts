@@ -182,9 +182,17 @@ export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'give
   let config = parseConfig(meta.config);
   // A checkpoint the page wrote on a GPU backend: in Node the lab picks its own.
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') config = { ...config, run: { ...config.run, backend: 'auto' } };
+  if (parsed.given.has('task.name') && parsed.config.task.name !== config.task.name) throw new Error(`--resume ${path}: the checkpoint is for task ${config.task.name}, not ${parsed.config.task.name} (--task)`);
   for (const given of parsed.given) {
     const [section, key] = given.split('.') as [keyof LabConfig, string];
     config = { ...config, [section]: { ...config[section], [key]: (parsed.config[section] as Record<string, unknown>)[key] } };
+  }
+  // The run's KL is measured from its warm start, which the checkpoint names by hash: a file at that path with other bytes is not it.
+  const named = (meta.extra as { warmStartSha256?: unknown } | undefined)?.warmStartSha256;
+  const warmStart = config.run.initFrom;
+  if (typeof named === 'string' && warmStart) {
+    const now = sha256File(warmStart).sha256;
+    if (now !== named) throw new Error(`--resume ${path}: the run began from a warm start with sha256 ${named.slice(0, 12)}..., and ${warmStart} (its --init-from) has ${now.slice(0, 12)}... now: its KL would be measured from other weights (put that warm start back, or start a new run from the checkpoint: --init-from ${path})`);
   }
   return parseConfig(config);
 }
