@@ -36,6 +36,18 @@ describe('KT metrics', () => {
     expect(m.accAtPrefix).toEqual({ '16': 1, '32': 1, '64': 0, '128': 0 });
   });
 
+  it('does not count an output longer than a short sequence as right on a prefix', () => {
+    // [5, 5, 5, 5] answered with eight fives: wrong, and wrong on its first 16 values too (8 values, not 4).
+    const short = [5, 5, 5, 5];
+    const m = ktMetrics([{ sequence: short, output: [...short, ...short], correct: false, bits: 0 }]);
+    expect(m.accAtPrefix).toEqual({ '16': 0, '32': 0, '64': 0, '128': 0 });
+    // Longer than k on both sides: only the first k values count.
+    const long = Array.from({ length: 40 }, (_, i) => i);
+    expect(ktMetrics([{ sequence: long, output: [...long.slice(0, 20), 99], correct: false, bits: 0 }]).accAtPrefix).toEqual({ '16': 1, '32': 0, '64': 0, '128': 0 });
+    // A short output of a short sequence: right when equal.
+    expect(ktMetrics([{ sequence: short, output: short, correct: true, bits: 9 }]).accAtPrefix['16']).toBe(1);
+  });
+
   it('gives the gzip and LZMA baselines of the whole dataset', () => {
     const samples: ScoredSample[] = [{ sequence: seqA, output: null, correct: false, bits: 0 }];
     const m = ktMetrics(samples);

@@ -58,9 +58,11 @@ export function prefixShare(output: readonly number[] | null | undefined, target
   return commonPrefixLength(output, target) / target.length;
 }
 
-function prefixEqual(output: readonly number[] | null | undefined, target: readonly number[], k: number): boolean {
+/** Whether the first k values of the output are the first k of the target: as many, and equal (an output longer than a short target is not its prefix). */
+export function prefixEqual(output: readonly number[] | null | undefined, target: readonly number[], k: number): boolean {
   if (!output) return false;
-  return commonPrefixLength(output, target) >= Math.min(k, target.length);
+  const wanted = Math.min(k, target.length);
+  return Math.min(k, output.length) === wanted && commonPrefixLength(output, target) >= wanted;
 }
 
 export function ktMetrics(samples: readonly ScoredSample[]): KtMetrics {
