@@ -161,5 +161,19 @@ describe('CLI', () => {
     expect(grown.status, grown.stderr).toBe(0);
     expect(grown.stderr).toContain(`policy initialised from ${first}, deepened from 1 to 3 layers`);
     expect((await decodeCheckpoint(new Uint8Array(readFileSync(deeper)))).meta.config.model.layers).toBe(3);
+    // Each checkpoint keeps its own metrics beside it.
+    for (const name of ['first', 'next', 'deeper']) expect(readFileSync(join(dirname(out), `${name}-metrics.jsonl`), 'utf8')).toContain('pretrain_loss');
+
+    // Nothing is written over unless asked: not an existing file, never the file it reads.
+    const kept = spawnSync(tsx, ['src/cli/pretrain.ts', ...tiny, '--out', first], { encoding: 'utf8' });
+    expect(kept.status).toBe(1);
+    expect(kept.stderr).toContain(`--out ${first} already exists: give another --out, or --overwrite to replace it`);
+    expect(spawnSync(tsx, ['src/cli/pretrain.ts', ...tiny, '--out', first, '--overwrite'], { encoding: 'utf8' }).status).toBe(0);
+    const pairs = join(dirname(out), 'pairs.jsonl');
+    writeFileSync(pairs, readFileSync('datasets/train.jsonl', 'utf8').split('\n').slice(0, 50).join('\n') + '\n');
+    const own = spawnSync(tsx, ['src/cli/pretrain.ts', ...tiny, '--source', pairs, '--out', pairs, '--overwrite'], { encoding: 'utf8' });
+    expect(own.status).toBe(1);
+    expect(own.stderr).toContain(`--out ${pairs} is also --source`);
+    expect(readFileSync(pairs, 'utf8').startsWith('{')).toBe(true);
   }, 120_000);
 });

@@ -111,7 +111,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
-    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm]);
+    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...modelFlags, ...rlFlags, '--learning-rate', String(extra['rl-lr']), '--seed', String(extra.seed), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, Record<string, FunctionScore>> = {};

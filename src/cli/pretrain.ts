@@ -12,8 +12,8 @@
  * appends them to metrics.jsonl. The result is a checkpoint that `npm run train --
  * --init-from FILE` starts RL from.
  */
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { SupervisedTrainer } from '../core/algorithms/supervised';
 import { KolmogorovGrammar } from '../core/kolmogorov/grammar';
 import { PairStream, sequenceKey, toPair, type Pair } from '../core/kolmogorov/pairs';
@@ -54,7 +54,8 @@ const extras: ExtraFlag[] = [
   { name: 'eval-every', doc: 'held-out loss and accuracy every N steps', defaultValue: '200' },
   { name: 'eval-limit', doc: 'held-out sequences used for the periodic accuracy', defaultValue: '100' },
   { name: 'init-from', doc: 'checkpoint whose weights training continues from (e.g. a second stage on longer sequences); a .prl with fewer layers than --layers grows: the new blocks go on top and start as the identity' },
-  { name: 'out', doc: 'checkpoint to write', defaultValue: 'runs/pretrain/pretrained.prl' },
+  { name: 'out', doc: 'checkpoint to write; its metrics go beside it (NAME-metrics.jsonl)', defaultValue: 'runs/pretrain/pretrained.prl' },
+  { name: 'overwrite', doc: 'replace --out (and its metrics) when it exists (without it, an existing file is refused)', boolean: true },
 ];
 
 async function main(): Promise<void> {
@@ -71,7 +72,16 @@ async function main(): Promise<void> {
   if (config.task.name !== 'kolmogorov' && config.task.name !== 'functions') throw new Error(`--task ${config.task.name}: pretrain warms up kolmogorov or functions; a digit task warms up in \`npm run digits\` (--warm-start-steps)`);
   warnOversubscribed(threads);
   const out = String(extra.out);
-  checkOutputs([{ flag: 'out', path: out, kind: 'file' }], typeof extra['init-from'] === 'string' ? [{ flag: 'init-from', path: extra['init-from'] }] : []);
+  const metricsPath = join(dirname(out), `${basename(out).replace(/\.prl$/, '')}-metrics.jsonl`);
+  // Nothing the command reads is written over, and nothing that exists unless asked.
+  const inputs = [
+    { flag: 'init-from', path: typeof extra['init-from'] === 'string' ? extra['init-from'] : '' },
+    { flag: 'source', path: extra.source === 'generator' ? '' : String(extra.source) },
+    { flag: 'data-path', path: config.run.dataPath },
+    { flag: 'eval-data-path', path: config.run.evalDataPath },
+  ];
+  checkOutputs([{ flag: 'out', path: out, kind: 'file' }, { flag: 'out (its metrics)', path: metricsPath, kind: 'file' }], inputs);
+  if (!extra.overwrite && existsSync(out)) throw new Error(`--out ${out} already exists: give another --out, or --overwrite to replace it`);
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : (config.run.backend as 'wasm' | 'cpu'));
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
 
@@ -93,9 +103,7 @@ async function main(): Promise<void> {
   );
   trainer.useShards(gradientHost?.shards ?? [], (message) => console.error(shardFailureNote(message)));
   console.error(`training threads: ${threads}${threads > 1 ? ` (this one and ${threads - 1} gradient worker${threads > 2 ? 's' : ''})` : ''}`);
-  const outDir = dirname(out);
-  mkdirSync(outDir, { recursive: true });
-  const metricsPath = join(outDir, 'pretrain-metrics.jsonl');
+  mkdirSync(dirname(out), { recursive: true });
   writeFileSync(metricsPath, '');
   const started = performance.now();
   const log = (step: number, values: Record<string, number>) => {

@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
-    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm]);
+    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, EvalJson> = {};

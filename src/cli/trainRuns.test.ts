@@ -113,7 +113,7 @@ describe('a signal saves the run', () => {
     it(`npm run pretrain saves its weights so far on ${signal}`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'prl-signal-pretrain-'));
       const out = join(dir, 'p.prl');
-      const metrics = join(dir, 'pretrain-metrics.jsonl');
+      const metrics = join(dir, 'p-metrics.jsonl');
       const started = () => existsSync(metrics) && readFileSync(metrics, 'utf8').split('\n').filter(Boolean).length >= 6;
       await interruptRun('pretrain', ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--steps', '100000', '--eval-every', '100000', '--threads', '1', '--out', out], started, signal);
       expect(existsSync(out)).toBe(true);
