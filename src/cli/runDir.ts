@@ -145,7 +145,9 @@ export function runDirPlan(dir: string, options: { resume?: string; overwrite: b
   }
   if (!held) return 'fresh';
   if (options.overwrite) return 'replace';
-  throw new Error(`--output-dir ${dir} already holds a run: give another --output-dir, --resume ${join(dir, 'latest.prl')} to continue it, or --overwrite to replace it`);
+  const latest = join(dir, 'latest.prl');
+  const resumable = existsSync(latest) ? `, --resume ${latest} to continue it,` : '';
+  throw new Error(`--output-dir ${dir} already holds a run${resumable ? '' : ' (or other files)'}: give another --output-dir${resumable || ','} or --overwrite to replace it`);
 }
 
 /** The per-step figures logs/rewards.json keeps. */

@@ -193,9 +193,12 @@ export async function trainCommand(argv: string[]): Promise<void> {
   mkdirSync(logsDir, { recursive: true });
   const metricsPath = join(outputDir, 'metrics.jsonl');
   const logPath = join(logsDir, 'training_log.txt');
+  /** Lines said before the run is sure to start: a run refused at its start leaves no log behind (a log is a run, to the next one). */
+  let unlogged: string[] | null = [];
   /** A line for the user (stderr, unless it is step detail under --quiet) and for logs/training_log.txt. */
   const say = (line: string, detail = false) => {
-    appendFileSync(logPath, line + '\n');
+    if (unlogged) unlogged.push(line);
+    else appendFileSync(logPath, line + '\n');
     if (!(detail && quiet)) console.error(line);
   };
 
@@ -223,6 +226,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
     if (plan === 'replace') clearRun(outputDir);
     if (plan !== 'continue') writeFileSync(logPath, '');
+    appendFileSync(logPath, unlogged.map((line) => line + '\n').join(''));
+    unlogged = null;
     if (initFrom) say(`policy initialised from ${initPath}`);
     if (data.note) say(data.note);
     if (resume !== undefined) {

@@ -36,6 +36,14 @@ describe('train runs on disk', () => {
     await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out, '--overwrite']);
   });
 
+  it('a run refused at its start leaves nothing that a later run would take for a run', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-refused-'));
+    await expect(trainCommand([...tiny, '--init-from', 'public/pretrained.prl', '--d-model', '32', '--max-steps', '1', '--output-dir', out])).rejects.toThrow(/architecture differs/);
+    expect(existsSync(join(out, 'logs', 'training_log.txt'))).toBe(false);
+    await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out]);
+    expect(readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8')).toMatch(/^update threads: /);
+  });
+
   it('a resumed run has each step once in metrics.jsonl and its wall time keeps growing; a refused --resume keeps the config', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-resume-'));
     await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out]);
