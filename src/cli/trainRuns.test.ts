@@ -44,6 +44,19 @@ describe('train runs on disk', () => {
     expect(readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8')).toMatch(/^update threads: /);
   });
 
+  it('never trains on a held-out item: the same file for both is refused, shared items are left out of training and said', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-heldout-'));
+    const lines = readFileSync('datasets/train.jsonl', 'utf8').split('\n').filter(Boolean);
+    const both = join(dir, 'both.jsonl');
+    writeFileSync(both, lines.slice(0, 6).join('\n') + '\n');
+    await expect(trainCommand([...tiny, '--data-path', both, '--eval-data-path', both, '--max-steps', '1', '--output-dir', join(dir, 'same')])).rejects.toThrow('every training item is also a held-out item (the same sequences)');
+    // Two of the held-out sequences are in the training file too (under another id).
+    const heldout = join(dir, 'heldout.jsonl');
+    writeFileSync(heldout, [lines[0], lines[1], lines[40]].map((line) => JSON.stringify({ ...JSON.parse(line), id: 'held' })).join('\n') + '\n');
+    await trainCommand([...tiny, '--data-path', both, '--eval-data-path', heldout, '--max-steps', '1', '--output-dir', join(dir, 'shared')]);
+    expect(readFileSync(join(dir, 'shared', 'logs', 'training_log.txt'), 'utf8')).toContain('2 of the 6 training sequences are also held-out sequences: left out of training');
+  });
+
   it('a resumed run has each step once in metrics.jsonl and its wall time keeps growing; a refused --resume keeps the config', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-resume-'));
     await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--output-dir', out]);

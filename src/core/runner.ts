@@ -52,10 +52,27 @@ export function searchOf(definition: TaskDefinition, search: string | SearchSpec
   return found;
 }
 
+/**
+ * The training items that are not held-out items: held-out data is never trained on, whatever
+ * files a user gives (the same file twice, or files that share items). Said when any is left out;
+ * refused when none is left.
+ */
+export function withoutHeldOut(definition: TaskDefinition, train: readonly unknown[], heldout: readonly unknown[], log?: (text: string) => void): readonly unknown[] {
+  if (!train.length || !heldout.length || definition.data.kind !== 'file') return train;
+  const identity = (definition.data.identity ?? JSON.stringify) as (item: unknown) => string;
+  const held = new Set(heldout.map(identity));
+  const kept = train.filter((item) => !held.has(identity(item)));
+  const { itemName } = definition.data;
+  if (!kept.length) throw new Error(`every training item is also a held-out item (the same ${itemName}): give training data apart from the held-out data, which is never trained on`);
+  if (kept.length < train.length) log?.(`${train.length - kept.length} of the ${train.length} training ${itemName} are also held-out ${itemName}: left out of training (held-out data is never trained on)`);
+  return kept;
+}
+
 /** A run of `config`'s task: the loop, and the task's evaluation of its policy. */
 export async function createRunner(config: LabConfig, data: RunnerData, deps: RunnerDeps): Promise<Runner> {
   const definition = taskDefinition(config.task.name);
-  const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), data.train, { heldout: data.heldout, ...deps });
+  const train = withoutHeldOut(definition, data.train, data.heldout, deps.onLog);
+  const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), train, { heldout: data.heldout, ...deps });
   return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) => {
     const { shouldStop } = request;
     // Every task reports progress between its chunks of items, and may be stopped there; a long search also asks inside.

@@ -154,6 +154,8 @@ export type ItemSource<Item> =
       shipped: { train: string; heldout: string };
       /** A short preview of an item for the page's dataset panel. */
       preview(item: Item): { label: string; detail: string };
+      /** What makes two items the same item (a training item that is also a held-out one is never trained on); the whole record by default. */
+      identity?(item: Item): string;
       /** Figures of a loaded set the charts draw beside the run's (Kolmogorov: gzip and LZMA rates). */
       references?(items: readonly Item[]): Record<string, number>;
     }

@@ -80,6 +80,8 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     parseRecord: parseKolmogorovRecord,
     shipped: { train: 'datasets/train.jsonl', heldout: 'datasets/heldout.jsonl' },
     preview: (record) => ({ label: `${record.sequence.length} values`, detail: record.sequence.slice(0, 24).join(' ') }),
+    // The sequence is the item: its id and program are not.
+    identity: (record) => record.sequence.join(','),
     references: referenceRates,
   },
   searches: [
