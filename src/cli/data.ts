@@ -8,7 +8,7 @@ import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSyn
 import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { WeightsMismatchError } from '../core/model/transformer';
 import { SafetensorsError } from '../core/safetensors';
-import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { MAX_DATASET_BYTES, decodeTextFile, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { Task, TaskDefinition } from '../core/task';
@@ -27,10 +27,10 @@ export function loadProblemsFile(path: string, options: { quiet?: boolean; maxEr
  * for a report that lists them: each is also written to stderr (the first `maxErrorsShown`).
  */
 export function loadProblemsReport(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): { problems: FunctionProblem[]; errors: ProblemError[] } {
-  const text = readTextChecked(path, 'problems file', MAX_PROBLEMS_BYTES);
+  const bytes = new Uint8Array(readFileChecked(path, 'problems file', MAX_PROBLEMS_BYTES));
   let parsed: ReturnType<typeof parseProblemsText>;
   try {
-    parsed = parseProblemsText(text);
+    parsed = parseProblemsText(decodeTextFile(bytes));
   } catch (error) {
     throw new Error(`problems ${path}: ${(error as Error).message}`);
   }
@@ -219,7 +219,7 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
   checkedSize(path, `${data.itemName} file`, MAX_PROBLEMS_BYTES);
   let parsed: ReturnType<NonNullable<typeof data.parseText>>;
   try {
-    parsed = data.parseText!(readFileSync(path, 'utf8'));
+    parsed = data.parseText!(decodeTextFile(new Uint8Array(readFileSync(path))));
   } catch (error) {
     throw new Error(`${data.itemName} ${path}: ${(error as Error).message}`);
   }

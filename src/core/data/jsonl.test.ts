@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonlFileError, loadJsonl, summarizeLoad } from './jsonl';
+import { JsonlFileError, decodeTextFile, loadJsonl, summarizeLoad } from './jsonl';
 import { parseKolmogorovRecord } from './records';
 
 const encoder = new TextEncoder();
@@ -102,5 +102,12 @@ describe('JSONL loading', () => {
     const result = await loadJsonl(many(), parseKolmogorovRecord, { onProgress: (bytes) => (progress = bytes) });
     expect(result.records).toHaveLength(100_000);
     expect(progress).toBe(line.length * 100_000);
+  });
+
+  it('decodes a whole text file as the loaders read it: UTF-8 BOM dropped, UTF-16 refused, invalid bytes as U+FFFD', () => {
+    expect(decodeTextFile(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe('{}');
+    expect(() => decodeTextFile(new Uint8Array([0xff, 0xfe, 0x7b, 0x00]))).toThrow('the file is UTF-16 encoded; save it as UTF-8');
+    expect(() => decodeTextFile(new Uint8Array([0xfe, 0xff, 0x00, 0x7b]))).toThrow(/UTF-16/);
+    expect(decodeTextFile(new Uint8Array([0x61, 0xff, 0x62]))).toBe('a\uFFFDb');
   });
 });

@@ -84,6 +84,16 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
   return out;
 }
 
+/**
+ * A whole text file's bytes as text, as both the CLI and the page read a file that is not
+ * streamed: a UTF-8 BOM dropped, UTF-16 refused (by its BOM) as the JSONL loader refuses it,
+ * invalid UTF-8 bytes as U+FFFD, for the parser to reject the line that holds them.
+ */
+export function decodeTextFile(bytes: Uint8Array): string {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) throw new JsonlFileError('the file is UTF-16 encoded; save it as UTF-8');
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
 export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown) => T, options: JsonlOptions = {}): Promise<JsonlResult<T>> {
   const maxLineBytes = options.maxLineBytes ?? 1 << 20;
   const maxBytes = options.maxBytes ?? MAX_DATASET_BYTES;
@@ -97,7 +107,8 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
 
   const fail = (byteOffset: number, reason: string, snippet: string) => {
     result.errorCount += 1;
-    if (result.errors.length < maxErrors) result.errors.push({ line: result.lines, byteOffset, reason, snippet: printable(snippet) });
+    // The reason may quote the line (JSON.parse's message does): printable too.
+    if (result.errors.length < maxErrors) result.errors.push({ line: result.lines, byteOffset, reason: printable(reason, 240), snippet: printable(snippet) });
   };
 
   const finishLine = () => {

@@ -59,6 +59,27 @@ describe('parseProblemsText', () => {
     expect(() => parseProblemsText('[1, 2')).toThrow(/not valid JSON/);
   });
 
+  it('reads what a user\'s disk holds: a broken first line, a problem over several lines, bytes that were not UTF-8, escapes in names', () => {
+    const good = JSON.stringify({ ...base, test_cases: [[1, 2]] });
+    // A JSONL file whose first line is broken (and starts with "["): the other lines still load.
+    const broken = parseProblemsText(`[garbage\n${good}\n${good}\n`);
+    expect(broken.problems).toHaveLength(2);
+    expect(broken.errors.map((e) => [e.index, e.where])).toEqual([[1, 'line']]);
+    expect(broken.errors[0].reason).toMatch(/^not valid JSON/);
+    // A JSON array with a syntax error says where.
+    expect(() => parseProblemsText(`[\n  ${good},\n  {"function_name": "g",,}\n]`)).toThrow(/not valid JSON at line 3, column \d+/);
+    expect(() => parseProblemsText('{"a": 1}'.replace('}', ''))).toThrow(/one problem object per line/);
+    // One pretty-printed problem is read as one problem.
+    expect(parseProblemsText(JSON.stringify({ ...base, test_cases: [[1, 2]] }, null, 2)).problems).toHaveLength(1);
+    // Invalid UTF-8 (decoded as U+FFFD) rejects its problem, not the file.
+    const bad = parseProblemsText(`${good}\n${good.replace('Do it.', 'Do \uFFFD it.')}\n`);
+    expect([bad.problems.length, bad.errors[0]?.index, bad.errors[0]?.reason]).toEqual([1, 2, 'invalid UTF-8 bytes (or a U+FFFD character)']);
+    // Terminal escapes in a name or a reason are shown, not sent to the terminal.
+    const escaped = parseProblemsText(`${JSON.stringify({ function_name: 'f\u001b[31m', docstring: 'd', test_cases: [] })}\ngarbage \u001b[35mX\n`);
+    expect(escaped.errors.every((e) => !`${e.name ?? ''}${e.reason}`.includes('\u001b'))).toBe(true);
+    expect(escaped.errors.map((e) => e.name ?? e.reason).join(' ')).toContain('\\u001b');
+  });
+
   it('writes a problem back in the seed format that reads the same', () => {
     const problem = parseFunctionProblem({ ...base, test_cases: [[[[1, 2]], 3], [[[5]], 5]], hidden_test_cases: [[[[0]], 0]] });
     expect(parseFunctionProblem(problemToJson(problem))).toEqual(problem);

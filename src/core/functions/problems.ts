@@ -12,6 +12,7 @@
  */
 import type { Signature } from './grammar';
 import { MAX_PARAMS, type Value, type ValueType } from './language';
+import { printable } from '../data/jsonl';
 
 export interface TestCase {
   args: Value[];
@@ -174,35 +175,73 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
   const body = text.replace(/^\uFEFF/, '');
   const problems: FunctionProblem[] = [];
   const errors: ProblemError[] = [];
+  /** One problem, or why not: a reason and a name may quote the file, so both are made printable. */
+  const take = (item: unknown, index: number, where: ProblemError['where']) => {
+    try {
+      // Bytes that were not UTF-8 reach here as U+FFFD: the problem they sit in is not read as if they were text.
+      if (JSON.stringify(item).includes('\uFFFD')) throw new Error('invalid UTF-8 bytes (or a U+FFFD character)');
+      problems.push(parseFunctionProblem(item));
+    } catch (error) {
+      const name = nameOf(item);
+      errors.push({ index, where, reason: printable((error as Error).message, 240), ...(name ? { name: printable(name) } : {}) });
+    }
+  };
+  const lines = body.split(/\r?\n/);
   if (body.trimStart().startsWith('[')) {
     let items: unknown;
     try {
       items = JSON.parse(body);
     } catch (error) {
-      throw new Error(`not valid JSON: ${(error as Error).message}`);
+      // A JSONL file whose first line is broken starts with `[` too: read line by line when a line is a problem's object.
+      if (!lines.some((line) => isObjectLine(line))) throw new Error(`not valid JSON${jsonErrorPlace(body, error as Error)}: ${printable((error as Error).message, 240)}`);
+      items = undefined;
     }
-    (items as unknown[]).forEach((item, i) => {
-      try {
-        problems.push(parseFunctionProblem(item));
-      } catch (error) {
-        const name = nameOf(item);
-        errors.push({ index: i + 1, where: 'item', reason: (error as Error).message, ...(name ? { name } : {}) });
-      }
-    });
-    return { problems, errors };
+    if (items !== undefined) {
+      if (!Array.isArray(items)) throw new Error('a JSON file of problems is an array of them ([{...}, ...]), or one problem object per line (JSONL)');
+      items.forEach((item, i) => take(item, i + 1, 'item'));
+      return { problems, errors };
+    }
   }
-  body.split(/\r?\n/).forEach((line, i) => {
+  if (body.trimStart().startsWith('{') && !lines.some((line) => isObjectLine(line))) {
+    // One problem written over several lines: no line is a whole object.
+    try {
+      take(JSON.parse(body), 1, 'item');
+      return { problems, errors };
+    } catch {
+      throw new Error('no line is a whole problem object: JSONL has one problem object per line, or give a JSON array of them ([{...}, ...])');
+    }
+  }
+  lines.forEach((line, i) => {
     if (line.trim() === '') return;
     let item: unknown;
     try {
       item = JSON.parse(line);
-      problems.push(parseFunctionProblem(item));
     } catch (error) {
-      const name = nameOf(item);
-      errors.push({ index: i + 1, where: 'line', reason: (error as Error).message, ...(name ? { name } : {}) });
+      errors.push({ index: i + 1, where: 'line', reason: `not valid JSON: ${printable((error as Error).message, 240)}` });
+      return;
     }
+    take(item, i + 1, 'line');
   });
   return { problems, errors };
+}
+
+/** Whether a line alone is a JSON object. */
+function isObjectLine(line: string): boolean {
+  const trimmed = line.trim(); // a line of a JSON array ends with a comma: not a JSONL line
+  if (!trimmed.startsWith('{')) return false;
+  try {
+    return isPlainObject(JSON.parse(trimmed));
+  } catch {
+    return false;
+  }
+}
+
+/** " at line L, column C" of a JSON.parse error that names a position, else "". */
+function jsonErrorPlace(text: string, error: Error): string {
+  const at = /position (\d+)/.exec(error.message);
+  if (!at) return '';
+  const before = text.slice(0, Number(at[1])).split('\n');
+  return ` at line ${before.length}, column ${before[before.length - 1].length + 1}`;
 }
 
 /** A problem back in the seed's format (for generated files). */

@@ -6,7 +6,7 @@
  * empty the training set), and says why.
  */
 import { sha256Hex } from '../provenance';
-import { MAX_DATASET_BYTES, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
+import { MAX_DATASET_BYTES, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
 import { allTasks, taskDefinition } from '../../core/registry';
 import type { TaskDefinition } from '../../core/task';
 import { CANCELLED, type DatasetSummary } from '../protocol';
@@ -59,7 +59,7 @@ export async function parseDataset(state: ServiceState, role: 'train' | 'heldout
     summary = { errorCount: result.errorCount, errors: result.errors.slice(0, 200), lines: result.lines, summary: summarizeLoad(result) };
   } else {
     if (file.size > MAX_TEXT_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a ${data.itemName} file may have`);
-    const { items: parsed, errors } = data.parseText!(await file.text());
+    const { items: parsed, errors } = data.parseText!(decodeTextFile(new Uint8Array(await file.arrayBuffer())));
     if (parsed.length === 0) throw noItems(name, role, items[role].length, data.itemName, errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length, file.size);
     loaded = parsed;
     summary = {
