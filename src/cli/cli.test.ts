@@ -122,6 +122,9 @@ describe('CLI', () => {
     writeFileSync(join(held, 'run.json'), '{}');
     fail(['src/cli/digits.ts', '--task', 'sum_digits', '--num-steps', '1', '--output-dir', held], /already holds a run: give another --output-dir, or --overwrite/);
     fail(['src/cli/train.ts', '--task', 'kolmogorov', '--init-from', 'public/functions.prl', '--max-steps', '1'], /--init-from public\/functions.prl: the checkpoint is for task functions, not kolmogorov \(--task\)/);
+    // A data file of another task says so, beside its bad lines.
+    fail(['src/cli/eval.ts', '--checkpoint', 'public/functions.prl', '--data', 'datasets/heldout.jsonl', '--limit', '1'], /no valid problems \(the file looks like kolmogorov sequences, and this run's task is functions: check --task, or the checkpoint's task\)/);
+    fail(['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--data', 'datasets/functions/dev.jsonl', '--limit', '1'], /no valid sequences \(the file looks like functions problems/);
     fail(['bench/run.ts', '--only=foo'], /--only: no benchmark foo/);
     fail(['bench/run.ts', '--bogus'], /Unknown option '--bogus'/);
     fail(['bench/run.ts', '--only', 'jsonl', '--runs', 'abc'], /--runs: expected a whole number of runs/);

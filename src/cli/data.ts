@@ -4,7 +4,7 @@
  * kept; checkpoint bytes, with a message that names the file (and the flag that gave it); and
  * writing a file whole or not at all.
  */
-import { createReadStream, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { WeightsMismatchError } from '../core/model/transformer';
 import { SafetensorsError } from '../core/safetensors';
@@ -12,6 +12,7 @@ import { MAX_DATASET_BYTES, decodeTextFile, loadJsonl, summarizeLoad } from '../
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { Task, TaskDefinition } from '../core/task';
+import { allTasks } from '../core/registry';
 import { describeProblemError, parseProblemsText, type FunctionProblem, type ProblemError } from '../core/functions/problems';
 
 /** Largest problems file read (a JSON array is parsed whole). */
@@ -38,7 +39,7 @@ export function loadProblemsReport(path: string, options: { quiet?: boolean; max
   for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${describeProblemError(error)}`);
   if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad problems`);
   if (!options.quiet) console.error(`${path}: ${parsed.problems.length} problems${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
-  if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems`);
+  if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems${otherTaskHint('functions', path)}`);
   return parsed;
 }
 
@@ -183,7 +184,7 @@ export async function loadKolmogorovLines(path: string, options: { quiet?: boole
     throw new Error(`dataset ${path}: ${(error as Error).message}`);
   }
   reportBadLines(path, result, options);
-  if (result.records.length === 0) throw new Error(`${path}: no valid records`);
+  if (result.records.length === 0) throw new Error(`${path}: no valid sequences${otherTaskHint('kolmogorov', path)}`);
   return { records: result.records, lines: result.recordLines };
 }
 
@@ -199,6 +200,24 @@ export function writeAtomic(path: string, bytes: Uint8Array): void {
   }
 }
 
+/** When a file of no valid items looks like another task's (its definition sniffs the first bytes): said, with the flag that picks the task. */
+function otherTaskHint(task: string, path: string): string {
+  let head = '';
+  try {
+    const handle = openSync(path, 'r');
+    try {
+      const bytes = Buffer.alloc(4096);
+      head = bytes.subarray(0, readSync(handle, bytes, 0, bytes.length, 0)).toString('utf8');
+    } finally {
+      closeSync(handle);
+    }
+  } catch {
+    return '';
+  }
+  const other = allTasks().find((definition) => definition.name !== task && definition.data.kind === 'file' && definition.data.sniff(head));
+  return other && other.data.kind === 'file' ? ` (the file looks like ${other.name} ${other.data.itemName}, and this run's task is ${task}: check --task, or the checkpoint's task)` : '';
+}
+
 /** A task's items from a file, read the way its definition says (JSONL streamed, or the whole text); bad items are reported with where they are, the rest load. */
 export async function loadItemsFile(definition: TaskDefinition, path: string, options: { quiet?: boolean; maxErrorsShown?: number; counts?: { loaded: number; rejected: number } } = {}): Promise<unknown[]> {
   const data = definition.data;
@@ -212,7 +231,7 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
       throw new Error(`dataset ${path}: ${(error as Error).message}`);
     }
     reportBadLines(path, result, options);
-    if (result.records.length === 0) throw new Error(`${path}: no valid ${data.itemName}`);
+    if (result.records.length === 0) throw new Error(`${path}: no valid ${data.itemName}${otherTaskHint(definition.name, path)}`);
     if (options.counts) Object.assign(options.counts, { loaded: result.records.length, rejected: result.errorCount });
     return result.records;
   }
@@ -227,7 +246,7 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
   for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${error.where} ${error.index}: ${error.reason}`);
   if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad ${data.itemName}`);
   if (!options.quiet) console.error(`${path}: ${parsed.items.length} ${data.itemName}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
-  if (parsed.items.length === 0) throw new Error(`${path}: no valid ${data.itemName}`);
+  if (parsed.items.length === 0) throw new Error(`${path}: no valid ${data.itemName}${otherTaskHint(definition.name, path)}`);
   if (options.counts) Object.assign(options.counts, { loaded: parsed.items.length, rejected: parsed.errors.length });
   return parsed.items;
 }
