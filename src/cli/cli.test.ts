@@ -136,6 +136,10 @@ describe('CLI', () => {
     expect(help).toMatch(/--task sum_digits\|reverse_digits\s+Which digit task the policy learns\. \(required\)/);
     for (const flag of ['--prior', '--max-sequence-length', '--data-path', '--init-from', '--checkpoint-freq']) expect(help).not.toContain(`${flag} `);
     for (const flag of ['--num-generators', '--warm-start-steps', '--learning-rate', '--output-dir', '--algorithm']) expect(help).toContain(`${flag} `);
+    // The defaults a digit run has: the recipe's, per task where they differ.
+    expect(help.replace(/\s+/g, ' ')).toContain('Adam learning rate. (default sum_digits 0.0001, reverse_digits 0.0005)');
+    expect(help.replace(/\s+/g, ' ')).toMatch(/--context INTEGER Maximum tokens of prompt plus program\. \(default 40\)/);
+    expect(help.replace(/\s+/g, ' ')).toContain('only with it. (default reinforce_monarch)');
     // train's help still lists every task's fields.
     expect(execFileSync(tsx, ['src/cli/train.ts', '--help'], { encoding: 'utf8' })).toMatch(/--task kolmogorov\|functions\|sum_digits\|reverse_digits[\s\S]*--prior /);
   });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
 import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
-import type { ConfigField } from '../core/config';
+import { defaultConfig, type ConfigField, type LabConfig } from '../core/config';
 import { fieldOwners } from '../core/registry';
 import { checkOutputs } from './outputs';
 import { catchInterrupt, parseArgs, runMain, usage, type ExtraFlag } from './args';
@@ -35,12 +35,23 @@ const extras: ExtraFlag[] = [
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
 ];
 
-/** The help lists the fields a digit run reads: no other task's, no files (it reads none, writes no checkpoint), and --task as the two it takes. */
+/** Each digit task's defaults as a run of it has them: the task's own, then the digit recipe's. */
+const digitDefaults = digitTaskNames.map((task) => [task, withDigitRecipe(defaultConfig(task), new Set())] as const);
+
+/**
+ * The help lists the fields a digit run reads, with the defaults a digit run has (the recipe's,
+ * per task where they differ): no other task's fields, no files (it reads none and writes no
+ * checkpoint), and --task as the two it takes.
+ */
 function digitField(field: ConfigField): ConfigField | null {
   if (field.flag === 'task') return { ...field, options: digitTaskNames, defaultValue: undefined, doc: 'Which digit task the policy learns.' };
-  if (field.cliOnly && field.flag !== 'output-dir') return null;
+  if (field.flag === 'output-dir') return { ...field, defaultValue: 'none: nothing is written', doc: 'Where config.json, run.json, metrics.jsonl and eval_results.json go.' };
+  if (field.cliOnly) return null;
   const tasks = fieldOwners().get(`${field.section}.${field.key}`)?.tasks;
-  return !tasks || tasks.some(isDigitTask) ? field : null;
+  if (tasks && !tasks.some(isDigitTask)) return null;
+  const values = digitDefaults.map(([task, config]) => [task, String((config[field.section as keyof LabConfig] as Record<string, unknown>)[field.key])] as const);
+  const same = values.every(([, value]) => value === values[0][1]);
+  return { ...field, defaultValue: same ? values[0][1] : values.map(([task, value]) => `${task} ${value}`).join(', ') };
 }
 
 function percent(x: number): string {
