@@ -125,6 +125,7 @@ describe('CLI', () => {
     // A data file of another task says so, beside its bad lines.
     fail(['src/cli/eval.ts', '--checkpoint', 'public/functions.prl', '--data', 'datasets/heldout.jsonl', '--limit', '1'], /no valid problems \(the file looks like kolmogorov sequences, and this run's task is functions: check --task, or the checkpoint's task\)/);
     fail(['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--data', 'datasets/functions/dev.jsonl', '--limit', '1'], /no valid sequences \(the file looks like functions problems/);
+    fail(['src/cli/train.ts', '--task', 'functions', '--problems', 'datasets/functions/dev.jsonl', '--data-path', 'datasets/functions/train.jsonl', '--max-steps', '1'], /--problems is the seed's name for --data-path: give one of them/);
     fail(['bench/run.ts', '--only=foo'], /--only: no benchmark foo/);
     fail(['bench/run.ts', '--bogus'], /Unknown option '--bogus'/);
     fail(['bench/run.ts', '--only', 'jsonl', '--runs', 'abc'], /--runs: expected a whole number of runs/);

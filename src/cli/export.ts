@@ -68,6 +68,8 @@ async function main(): Promise<void> {
   const checkpoint = extra.checkpoint;
   const { meta, tensors } = await namingCheckpoint('checkpoint', checkpoint, () => decodeCheckpoint(readCheckpointFile(checkpoint, 'checkpoint')));
   const weights = tensorArrays(tensors, 'weights');
+  // modeling_prl.py builds the policy: a reward model's head has no place in it.
+  if ((meta.extra as { rewardModel?: boolean } | undefined)?.rewardModel) throw new Error(`--checkpoint ${checkpoint}: a reward model, not a policy: export writes a policy for PyTorch (modeling_prl.py)`);
   if (typeof extra.out === 'string') {
     const files = exportFiles(meta, weights, readFileSync(modelingPyPath, 'utf8'));
     writeFolderAtomic('out', extra.out, files); // whole or not at all: never new files beside old ones

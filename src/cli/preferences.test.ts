@@ -138,6 +138,10 @@ describe('the reward model from the CLI', () => {
     const asPolicy = tsx(['src/cli/eval.ts', '--checkpoint', join(rmDir, 'reward_model.prl'), '--limit', '1']);
     expect(asPolicy.status).toBe(1);
     expect(asPolicy.stderr).toContain('a reward model\'s weights');
+    const exported = tsx(['src/cli/export.ts', '--checkpoint', join(rmDir, 'reward_model.prl'), '--out', join(dir, 'exported')]);
+    expect(exported.status).toBe(1);
+    expect(exported.stderr).toContain('a reward model, not a policy: export writes a policy for PyTorch');
+    expect(existsSync(join(dir, 'exported'))).toBe(false);
     const replaced = tsx([...again, '--overwrite']);
     expect(replaced.status, replaced.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(rmDir, 'run.json'), 'utf8')).steps).toBe(2);

@@ -139,6 +139,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const restored = Object.entries(resumedRecord?.extras ?? {}).filter(([flag]) => flag !== 'resume' && !parsed.extraGiven.has(flag));
   for (const [flag, value] of restored) extra[flag] = value;
   // --problems names the training problems (the seed's flag): it is the run's dataPath, recorded as such.
+  if (typeof extra.problems === 'string' && parsed.given.has('run.dataPath')) throw new Error(`--problems is the seed's name for --data-path: give one of them (got --problems ${extra.problems} and --data-path ${parsed.config.run.dataPath})`);
   const flagged = typeof extra.problems === 'string' ? { ...parsed.config, run: { ...parsed.config.run, dataPath: extra.problems } } : parsed.config;
   const initPath = (rerun ?? resumed ?? flagged).run.initFrom;
   const initFrom = initPath ? readCheckpointFile(initPath, 'init-from') : undefined;
