@@ -29,18 +29,18 @@ export function parseKolmogorovRecord(value: unknown): KolmogorovRecord {
   if (!isPlainObject(value)) throw new Error(`expected an object {"sequence": [...]}, got ${kindOf(value)}`);
   const sequence = own(value, 'sequence');
   if (sequence === undefined) throw new Error('missing field "sequence"');
-  if (!Array.isArray(sequence)) throw new Error(`"sequence" must be a list of integers, got ${typeof sequence}`);
+  if (!Array.isArray(sequence)) throw new Error(`"sequence" must be a list of integers, got ${kindOf(sequence)}`);
   if (sequence.length === 0) throw new Error('"sequence" is empty');
   if (sequence.length > MAX_SEQUENCE_LENGTH) throw new Error(`"sequence" has ${sequence.length} values, more than ${MAX_SEQUENCE_LENGTH}`);
   const clean = sequence.map((v, i) => {
-    if (typeof v !== 'number') throw new Error(`"sequence"[${i}] must be a number, got ${typeof v}`);
+    if (typeof v !== 'number') throw new Error(`"sequence"[${i}] must be a number, got ${kindOf(v)}`);
     if (!Number.isInteger(v) || v < 0 || v > 255) throw new Error(`"sequence"[${i}] = ${v} is not an integer in 0..255`);
     return v === 0 ? 0 : v; // -0 becomes 0
   });
   const record: KolmogorovRecord = { sequence: clean };
   const program = own(value, 'program');
   if (program !== undefined) {
-    if (typeof program !== 'string') throw new Error(`"program" must be a string, got ${typeof program}`);
+    if (typeof program !== 'string') throw new Error(`"program" must be a string, got ${kindOf(program)}`);
     if (program.length > MAX_PROGRAM_CHARS) throw new Error(`"program" is longer than ${MAX_PROGRAM_CHARS} characters`);
     record.program = program;
   }
@@ -64,7 +64,7 @@ export function parsePreferenceRecord(value: unknown): PreferenceRecord {
   const field = (key: keyof PreferenceRecord): string => {
     const text = own(value, key);
     if (text === undefined) throw new Error(`missing field "${key}"`);
-    if (typeof text !== 'string') throw new Error(`"${key}" must be a string, got ${typeof text}`);
+    if (typeof text !== 'string') throw new Error(`"${key}" must be a string, got ${kindOf(text)}`);
     if (text.length > MAX_PROGRAM_CHARS) throw new Error(`"${key}" is longer than ${MAX_PROGRAM_CHARS} characters`);
     return text;
   };
