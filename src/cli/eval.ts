@@ -24,6 +24,7 @@ import type { SandboxJob } from '../core/sandbox/outcome';
 import { defaultConfig } from '../core/config';
 import { parseArgs, positiveFlag, runMain, usage, type ExtraFlag } from './args';
 import { decodeCheckpoint } from '../core/checkpoint';
+import { printable } from '../core/data/jsonl';
 import type { FunctionsConfig } from '../core/functions/config';
 import type { FunctionEvaluation } from '../core/functions/evaluate';
 import type { SearchOptions as FunctionSearchOptions, Sampling, SearchResult, Selection } from '../core/functions/search';
@@ -139,8 +140,9 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
       };
     });
     if (missing.length) console.error(`${path}: ${missing.length} record${missing.length > 1 ? 's have' : ' has'} no "program" field (line${missing.length > 1 ? 's' : ''} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}); they count as failures`);
-    const failures = parsed.filter((entry, i) => entry.error && records[i].program !== undefined).length;
-    if (failures) console.error(`${failures} programs do not parse as DSL programs; they count as failures`);
+    const failures = parsed.flatMap((entry, i) => (entry.error && records[i].program !== undefined ? [`line ${loaded.lines[i]}: ${printable(entry.error, 160)}`] : []));
+    for (const failure of failures.slice(0, 10)) console.error(`${path}: ${failure}`);
+    if (failures.length) console.error(`${path}: ${failures.length} program${failures.length > 1 ? 's do' : ' does'} not parse as DSL programs${failures.length > 10 ? ' (the first 10 above)' : ''}; they count as failures`);
     return { ...ktMetrics(samples), byLength: ktMetricsByLength(samples) };
   } finally {
     await pool.close();

@@ -51,13 +51,14 @@ describe('what a person writes is checked', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-programs-'));
     const file = join(dir, 'programs.jsonl');
     // Line 2 is bad JSON (skipped), so the record on line 3 is the second record: its line is what is named.
-    writeFileSync(file, ['{"sequence": [1, 2, 3], "program": "sequence_1 = range_func_up(1, 3)\\noutput = sequence_1"}', '{oops', '{"sequence": [5, 5]}'].join('\n') + '\n');
+    writeFileSync(file, ['{"sequence": [1, 2, 3], "program": "sequence_1 = range_func_up(1, 3)\\noutput = sequence_1"}', '{oops', '{"sequence": [5, 5]}', '{"sequence": [4], "program": "output = no_such_function(4)"}'].join('\n') + '\n');
     const scored = run('eval', ['--programs', file, '--json']);
     expect(scored.status, scored.stderr).toBe(0);
     expect(scored.stderr).toContain(`${file}: 1 record has no "program" field (line 3); they count as failures`);
+    expect(scored.stderr).toMatch(new RegExp(`${file}: line 4: .+\\n${file}: 1 program does not parse as DSL programs; they count as failures`));
     const result = JSON.parse(scored.stdout.trim().split('\n').at(-1)!);
-    expect(result.n).toBe(2);
-    expect(result.accuracy).toBe(0.5);
+    expect(result.n).toBe(3);
+    expect(result.accuracy).toBeCloseTo(1 / 3, 12);
   });
 
   it('a batch too large for the wasm heap is refused before the first step, with the batch that fits', () => {
