@@ -63,4 +63,12 @@ describe('warm-start pairs', () => {
     for (const pair of pairs) expect(pair.prompt.length - 2).toBeLessThanOrEqual(24);
     expect(stream.dropped).toBeGreaterThan(0);
   });
+
+  it('says why a file gives no pairs: no program fields, held-out sequences, nothing that fits', () => {
+    const records = generateDataset(5, 4);
+    const stream = (given: typeof records, exclude = new Set<string>(), context = limits.context) => () => new PairStream({ ...limits, context, seed: 1, exclude, poolBatches: 1, records: given });
+    expect(stream(records.map(({ program: _program, ...rest }) => rest))).toThrow('none of the 4 records has a "program" field');
+    expect(stream(records, new Set(records.map((r) => sequenceKey(r.sequence))))).toThrow('all 4 sequences are held-out ones');
+    expect(stream(records.map((r) => ({ ...r, program: 'not a program' })))).toThrow("none of the 4 records with a program fits the model's context");
+  });
 });

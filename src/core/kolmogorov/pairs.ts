@@ -78,7 +78,14 @@ export class PairStream {
       this.dropped += options.records.length - usable.length;
       this.pairs = usable.map((r) => toPair(r, options)).filter((p): p is Pair => p !== null);
       this.dropped += usable.length - this.pairs.length;
-      if (this.pairs.length === 0) throw new Error('no usable (sequence, program) pairs within the model\'s context');
+      if (this.pairs.length === 0) {
+        const withPrograms = usable.filter((r) => r.program !== undefined).length;
+        const why = options.records.length === 0 ? 'the file has no records'
+          : usable.length === 0 ? `all ${options.records.length} sequences are held-out ones`
+          : withPrograms === 0 ? `none of the ${usable.length} records has a "program" field (a warm start learns from sequences with their programs)`
+          : `none of the ${withPrograms} records with a program fits the model's context (its sequence and program tokens) or parses`;
+        throw new Error(`no usable (sequence, program) pairs: ${why}`);
+      }
       this.rng.shuffle(this.pairs);
     }
   }
