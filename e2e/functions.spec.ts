@@ -40,6 +40,6 @@ test('dropping the seed\'s problems file switches to the functions task; a bad p
   await expect.poll(() => page.url()).toContain('task=functions'); // the link, and so a reload, keeps the task
   const bad = JSON.stringify([{ function_name: 'ok', docstring: 'd', test_cases: [[1, 2]] }, { function_name: 'broken', docstring: 'd', test_cases: [[1.5, 1]] }]);
   await lab.dropFile('mine.json', bad);
-  await expect(page.getByTestId('dataset-summary-train')).toContainText('mine.json: 1 problems loaded, 1 rejected');
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('mine.json: 1 problem loaded, 1 rejected');
   await expect(page.getByTestId('bad-lines')).toContainText('item 2: "test_cases"[0] argument 1: 1.5 is not an integer');
 });

@@ -8,7 +8,7 @@ import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSy
 import { CheckpointError, DEFAULT_MAX_CHECKPOINT_BYTES } from '../core/checkpoint';
 import { WeightsMismatchError } from '../core/model/transformer';
 import { SafetensorsError } from '../core/safetensors';
-import { MAX_DATASET_BYTES, decodeTextFile, loadJsonl, summarizeLoad } from '../core/data/jsonl';
+import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } from '../core/data/jsonl';
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { Task, TaskDefinition } from '../core/task';
@@ -38,7 +38,7 @@ export function loadProblemsReport(path: string, options: { quiet?: boolean; max
   const shown = options.maxErrorsShown ?? 10;
   for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${describeProblemError(error)}`);
   if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad problems`);
-  if (!options.quiet) console.error(`${path}: ${parsed.problems.length} problems${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
+  if (!options.quiet) console.error(`${path}: ${countOf(parsed.problems.length, 'problems')}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
   if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems${otherTaskHint('functions', path)}`);
   return parsed;
 }
@@ -245,7 +245,7 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
   const shown = options.maxErrorsShown ?? 10;
   for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${error.where} ${error.index}: ${error.reason}`);
   if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad ${data.itemName}`);
-  if (!options.quiet) console.error(`${path}: ${parsed.items.length} ${data.itemName}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
+  if (!options.quiet) console.error(`${path}: ${countOf(parsed.items.length, data.itemName)}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
   if (parsed.items.length === 0) throw new Error(`${path}: no valid ${data.itemName}${otherTaskHint(definition.name, path)}`);
   if (options.counts) Object.assign(options.counts, { loaded: parsed.items.length, rejected: parsed.errors.length });
   return parsed.items;

@@ -183,6 +183,11 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
 }
 
 /** A one-line summary a person can read: counts of loaded and rejected lines, or why nothing loaded. */
+/** "1 problem", "3 problems": a count with its noun, given in the plural (a task's itemName). */
+export function countOf(n: number, plural: string): string {
+  return `${n} ${n === 1 ? plural.replace(/s$/, '') : plural}`;
+}
+
 export function summarizeLoad(result: Pick<JsonlResult<unknown>, 'records' | 'errorCount' | 'lines' | 'bytes'>): string {
   if (result.bytes === 0) return 'the file is empty';
   if (result.records.length === 0 && result.errorCount === 0) return 'the file has no records (only blank lines)';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDataset } from './generator';
 import { VALUE0 } from './grammar';
 import { PairStream, sequenceKey, toPair } from './pairs';
+import type { KolmogorovRecord } from '../data/records';
 
 /** The sequence a prompt spells, as sequenceKey writes it. */
 const promptKey = (prompt: number[]) => sequenceKey(prompt.slice(1, -1).map((token) => token - VALUE0));
@@ -66,7 +67,7 @@ describe('warm-start pairs', () => {
 
   it('says why a file gives no pairs: no program fields, held-out sequences, nothing that fits', () => {
     const records = generateDataset(5, 4);
-    const stream = (given: typeof records, exclude = new Set<string>(), context = limits.context) => () => new PairStream({ ...limits, context, seed: 1, exclude, poolBatches: 1, records: given });
+    const stream = (given: readonly KolmogorovRecord[], exclude = new Set<string>()) => () => new PairStream({ ...limits, seed: 1, exclude, poolBatches: 1, records: given });
     expect(stream(records.map(({ program: _program, ...rest }) => rest))).toThrow('none of the 4 records has a "program" field');
     expect(stream(records, new Set(records.map((r) => sequenceKey(r.sequence))))).toThrow('all 4 sequences are held-out ones');
     expect(stream(records.map((r) => ({ ...r, program: 'not a program' })))).toThrow("none of the 4 records with a program fits the model's context");

@@ -6,7 +6,7 @@
  * empty the training set), and says why.
  */
 import { sha256Hex } from '../provenance';
-import { MAX_DATASET_BYTES, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
+import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
 import { allTasks, taskDefinition } from '../../core/registry';
 import type { TaskDefinition } from '../../core/task';
 import { CANCELLED, type DatasetSummary } from '../protocol';
@@ -37,7 +37,7 @@ export function progress(state: ServiceState, task: string, done: number, total:
 function noItems(name: string, role: 'train' | 'heldout', kept: number, what: string, first: string | undefined, rejected: number, bytes: number): Error {
   const why = rejected ? `${rejected} rejected${first ? `, the first: ${first}` : ''}` : bytes > 0 ? 'the file has only blank lines' : 'the file is empty';
   const set = role === 'train' ? 'training' : 'held-out';
-  return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${kept} ${what})` : ''}`);
+  return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${countOf(kept, what)})` : ''}`);
 }
 
 /** Parses a file into its task's training or held-out set, or throws leaving the set as it was. */
@@ -66,7 +66,7 @@ export async function parseDataset(state: ServiceState, role: 'train' | 'heldout
       errorCount: errors.length,
       errors: errors.slice(0, 200).map((error) => ({ line: error.index, byteOffset: 0, reason: `${error.where} ${error.index}: ${error.reason}`, snippet: '' })),
       lines: parsed.length + errors.length,
-      summary: `${parsed.length} ${data.itemName} loaded${errors.length ? `, ${errors.length} rejected` : ''}`,
+      summary: `${countOf(parsed.length, data.itemName)} loaded${errors.length ? `, ${errors.length} rejected` : ''}`,
     };
   }
   items[role] = loaded;
