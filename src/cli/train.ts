@@ -313,7 +313,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       const wallMs = wallOffset + performance.now() - started;
       record(result.step, result.metrics, wallMs);
       for (const sample of result.samples) {
-        const entry = tries.get(sample.itemIndex) ?? { label: sample.label ?? `item ${sample.itemIndex}`, tries: 0, solved: false };
+        const entry = tries.get(sample.itemIndex) ?? { label: sample.label ?? itemLabel(sample.target), tries: 0, solved: false };
         entry.tries += 1;
         entry.solved ||= Boolean(sample.correct);
         tries.set(sample.itemIndex, entry);
@@ -404,6 +404,11 @@ async function openRewardModel(path: string, config: LabConfig, extra: Record<st
 }
 
 /** The search of `--eval-k K`: the task's own search of K samples, or best-of-K. */
+/** A training sequence as the never-solved list names it: its first values and its length. */
+function itemLabel(target: readonly number[]): string {
+  return `[${target.slice(0, 8).join(', ')}${target.length > 8 ? ', ...' : ''}] (${target.length} values)`;
+}
+
 function searchOfK(definition: TaskDefinition, k: number): SearchSpec {
   return definition.searches.find((search) => search.k === k && !search.options) ?? { name: k === 1 ? 'greedy' : `best-of-${k}`, k };
 }

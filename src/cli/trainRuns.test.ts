@@ -33,6 +33,9 @@ describe('train runs on disk', () => {
     await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out]);
     await expect(trainCommand([...tiny, '--max-steps', '1', '--output-dir', out])).rejects.toThrow(`--output-dir ${out} already holds a run`);
     expect(existsSync(join(out, 'latest.prl'))).toBe(true);
+    // A sequence never solved is named by its values, not by an index into the training items.
+    const unsolved = JSON.parse(readFileSync(join(out, 'logs', 'unsolved.json'), 'utf8')) as { never_solved: { label: string }[] };
+    expect(unsolved.never_solved[0].label).toMatch(/^\[\d+(, \d+)*(, \.\.\.)?\] \(\d+ values\)$/);
     await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out, '--overwrite']);
   });
 
