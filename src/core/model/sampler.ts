@@ -68,7 +68,7 @@ export function maskedSoftmax(logits: Float32Array, offset: number, mask: Uint8A
       argmax = v;
     }
   }
-  if (argmax < 0) throw new Error('the grammar allows no token here');
+  if (argmax < 0) throw new Error(mask.includes(1) ? 'the policy\'s scores of every token the grammar allows here are not finite (NaN or -Infinity)' : 'the grammar allows no token here');
   let total = 0;
   for (let v = 0; v < V; v++) if (mask[v]) total += Math.exp(logits[offset + v] / temperature - max);
   return { argmax, max, total };
