@@ -90,6 +90,9 @@ export async function digitsMain(argv: string[]): Promise<void> {
   // The digit tasks read no files: their items come from the seed, which the config holds.
   const runRecord = newRunRecord(['npm', 'run', 'digits', '--', ...argv], backend.backend, config, []);
   let releaseLock = () => undefined as void;
+  // Ctrl-C and a kill end the run at the next step (of the warm start or RL); it is evaluated as it stands and its record ends.
+  // Caught from before the run's files are written, so a signal never leaves a record without an end.
+  const interrupt = catchInterrupt(() => 'ending the run after the current step (of the warm start or RL), then the closing evaluation');
   if (outputDir !== undefined) {
     checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
     // A folder that holds a run (a digits run's, or train's) is never written over by accident,
@@ -99,6 +102,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     if (holdsRun(outputDir)) {
       if (!parsed.extra.overwrite) {
         releaseLock();
+        interrupt.dispose();
         throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
       }
       clearRun(outputDir);
@@ -115,8 +119,6 @@ export async function digitsMain(argv: string[]): Promise<void> {
   say(`tfjs backend: ${backend.backend} (${backend.detail})`);
   say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} with ${digits.numGenerators} generator(s)`);
   const pool = createNodeGeneratorPool(digits.numGenerators);
-  // Ctrl-C and a kill end RL at the next step; the run is evaluated as it stands and its record ends.
-  const interrupt = catchInterrupt(() => 'ending RL after the current step, then the closing evaluation');
   try {
     const result = await runDigitTask(config, pool, {
       log: say,

@@ -129,11 +129,16 @@ describe('a run repeats from its record', () => {
     const warm = join(dir, 'warm.prl');
     copyFileSync(join(dir, 'warm', 'latest.prl'), warm);
     await trainCommand([...tiny, '--init-from', warm, '--kl-coef', '0.05', '--max-steps', '1', '--output-dir', join(dir, 'run')]);
+    // A run that measures no KL takes everything from its checkpoint.
+    await trainCommand([...tiny, '--init-from', warm, '--kl-coef', '0', '--max-steps', '1', '--output-dir', join(dir, 'nokl')]);
     // The same weights at the path: the resume goes on.
     await trainCommand(['--resume', join(dir, 'run', 'latest.prl'), '--max-steps', '2', '--quiet']);
     // Other weights at the path (the warm start retrained, say): refused, naming both.
     copyFileSync(join(dir, 'run', 'latest.prl'), warm);
+    await trainCommand(['--resume', join(dir, 'nokl', 'latest.prl'), '--max-steps', '2', '--quiet']);
     await expect(trainCommand(['--resume', join(dir, 'run', 'latest.prl'), '--max-steps', '3', '--quiet'])).rejects.toThrow(new RegExp(`the run began from a warm start with sha256 [0-9a-f]{12}\\.\\.\\., and ${warm} \\(its --init-from\\) has [0-9a-f]{12}\\.\\.\\. now`));
+    // A checkpoint whose warm start is given by no file (a page's): refused, not measured from random weights.
+    await expect(trainCommand(['--resume', join(dir, 'run', 'latest.prl'), '--init-from', '', '--max-steps', '3', '--quiet'])).rejects.toThrow('which the checkpoint names but does not hold: give that file with --init-from');
     await expect(trainCommand(['--task', 'kolmogorov', '--resume', 'public/functions.prl', '--max-steps', '1', '--output-dir', join(dir, 'other')])).rejects.toThrow('--resume public/functions.prl: the checkpoint is for task functions, not kolmogorov (--task)');
   }, 120_000);
 });

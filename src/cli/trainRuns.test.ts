@@ -7,7 +7,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { trainCommand } from './train';
 import { decodeCheckpoint } from '../core/checkpoint';
@@ -157,6 +157,14 @@ describe('a signal saves the run', () => {
     expect(existsSync(join(run, 'eval_results.json'))).toBe(true);
     await trainCommand(['--rerun', run]);
     expect(JSON.parse(readFileSync(join(`${run}-rerun`, 'run.json'), 'utf8')).steps).toBe(written.steps);
+
+    // In its warm start too (its updates alone never let a signal's handler run): no RL step, and no rerun of nothing.
+    const warm = join(dirname(run), 'warm');
+    await interruptRun('digits', [...flags.filter((flag, i, all) => flag !== '--warm-start-steps' && all[i - 1] !== '--warm-start-steps'), '--warm-start-steps', '200000', '--num-steps', '10', '--output-dir', warm], () => existsSync(join(warm, 'run.json')), 'SIGINT');
+    const stopped = JSON.parse(readFileSync(join(warm, 'run.json'), 'utf8')) as { steps: number; stopped: string };
+    expect([stopped.steps, stopped.stopped]).toEqual([0, 'interrupted']);
+    expect(existsSync(join(warm, 'eval_results.json'))).toBe(true);
+    await expect(trainCommand(['--rerun', warm])).rejects.toThrow('before its first step: there is nothing to repeat');
   }, 120_000);
 });
 

@@ -153,13 +153,21 @@ export function digitWarmStartBatches(config: LabConfig, excluded: ReadonlySet<s
  * The digit tasks' supervised warm start on the run's policy: `warmStartSteps` batches drawn from
  * `warmStartExamples` labelled questions (never a held-out one), at the warm start's own rate.
  */
-export async function digitWarmStart(config: LabConfig, policy: TransformerPolicy, excluded: ReadonlySet<string>, log: (line: string) => void): Promise<void> {
+export async function digitWarmStart(config: LabConfig, policy: TransformerPolicy, excluded: ReadonlySet<string>, log: (line: string) => void, shouldStop?: () => boolean): Promise<void> {
   const d = config.digits;
   const batches = digitWarmStartBatches(config, excluded);
   if (!batches || !d.warmStartSteps) return;
   const trainer = new SupervisedTrainer(policy, new DigitGrammar(d.maxResponseTokens), { learningRate: d.warmStartLearningRate, gradClip: config.algorithm.gradClip });
   try {
     for (let step = 1; step <= d.warmStartSteps; step++) {
+      if (shouldStop) {
+        // A turn of the event loop a step, so that a signal's handler runs: an update alone never leaves the microtask queue.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (shouldStop()) {
+          log(`warm start stopped at step ${step - 1}/${d.warmStartSteps}`);
+          return;
+        }
+      }
       const stats = await trainer.step(batches(config.algorithm.batchSize));
       if (step % 50 === 0 || step === d.warmStartSteps) log(`warm start ${step}/${d.warmStartSteps}  loss ${stats.loss.toFixed(3)}  token acc ${stats.tokenAccuracy.toFixed(3)}`);
     }
@@ -185,7 +193,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? hostScored, generators: { pool, overlap: d.overlap } });
   // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.
   try {
-    await digitWarmStart(config, loop.policy, excluded, events.log);
+    await digitWarmStart(config, loop.policy, excluded, events.log, events.shouldStop);
     loop.startFromHere();
     const warmStartSeconds = (performance.now() - started) / 1000;
     const before = await evaluateDigits(loop.policy, evalItems, d.maxResponseTokens);
