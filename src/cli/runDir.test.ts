@@ -9,7 +9,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holdsRun, lockRunDir } from './runDir';
+import { holdsRun, lockRunDir, refuseClearingInputs } from './runDir';
+import { trainCommand } from './train';
 
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const data = ['--data-path', join(process.cwd(), 'datasets/train.jsonl'), '--eval-data-path', join(process.cwd(), 'datasets/heldout.jsonl')];
@@ -123,5 +124,19 @@ describe('the resume\'s metrics rewrite is whole or not at all', () => {
     expect(cut.stderr).toMatch(/EFBIG|file too large/i);
     expect(readFileSync(metrics, 'utf8')).toBe(before);
     expect(readdirSync(dir)).toEqual(['metrics.jsonl']);
+  });
+
+  it('--overwrite never deletes a file the run reads: a reward model or warm start kept in the run\'s folder is refused by name', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-keep-inputs-'));
+    await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out]);
+    // The run's own latest.prl as the warm start of the run that replaces it.
+    await expect(trainCommand([...tiny, '--init-from', join(out, 'latest.prl'), '--max-steps', '1', '--output-dir', out, '--overwrite'])).rejects.toThrow(`--init-from ${join(out, 'latest.prl')} is a file of the run in ${out}, which --overwrite would delete`);
+    expect(existsSync(join(out, 'latest.prl'))).toBe(true);
+    // Files of the folder that are not the run's are never cleared, so they may be read.
+    writeFileSync(join(out, 'mine.prl'), readFileSync(join(out, 'latest.prl')));
+    expect(() => refuseClearingInputs(out, [{ flag: 'init-from', path: join(out, 'mine.prl') }])).not.toThrow();
+    expect(() => refuseClearingInputs(out, [{ flag: 'use-reward-model', path: join(out, 'reward_model.prl') }])).not.toThrow(); // not there: nothing to lose
+    writeFileSync(join(out, 'reward_model.prl'), 'x');
+    expect(() => refuseClearingInputs(out, [{ flag: 'use-reward-model', path: join(out, 'reward_model.prl') }])).toThrow('--use-reward-model');
   });
 });

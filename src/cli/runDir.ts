@@ -14,7 +14,7 @@
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { readTextChecked, writeAtomic } from './data';
 
 export const LOCK_FILE = '.lock';
@@ -48,6 +48,24 @@ export function clearRun(dir: string): void {
     if (!isDirectory(path)) continue;
     for (const name of readdirSync(path)) {
       if (pattern.test(name) && lstatSync(join(path, name)).isFile()) rmSync(join(path, name));
+    }
+  }
+}
+
+/**
+ * Refuses to clear `dir` (an --overwrite) when a file the command reads is one of those the
+ * clearing removes: a reward model or warm start kept in the run's folder would be deleted by the
+ * run that uses it.
+ */
+export function refuseClearingInputs(dir: string, inputs: readonly { flag: string; path: string }[]): void {
+  const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
+  for (const input of inputs) {
+    if (!input.path || !existsSync(input.path)) continue;
+    const file = real(input.path);
+    for (const [folder, pattern] of Object.entries(RUN_FILES)) {
+      if (dirname(file) === real(join(dir, folder)) && pattern.test(basename(file))) {
+        throw new Error(`--${input.flag} ${input.path} is a file of the run in ${dir}, which --overwrite would delete before it is used: copy it out of ${dir} first, or give another --output-dir`);
+      }
     }
   }
 }

@@ -31,7 +31,7 @@ import type { StepResult } from '../core/runnerTypes';
 import { catchInterrupt, isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
 import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
-import { RewardLog, clearRun, lockRunDir, runDirPlan, truncateMetrics } from './runDir';
+import { RewardLog, clearRun, lockRunDir, refuseClearingInputs, runDirPlan, truncateMetrics } from './runDir';
 import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord, type RecordedFile } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
@@ -178,6 +178,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   // A fresh run never erases an earlier one by accident (the default output dir is the same every
   // time), a resume continues its own directory's run only, and one process writes a run.
   const plan = runDirPlan(outputDir, { resume, overwrite: Boolean(extra.overwrite) });
+  if (plan === 'replace') refuseClearingInputs(outputDir, inputs);
   // The Q-language system's layout: checkpoints/checkpoint-N.prl, logs/training_log.txt,
   // logs/rewards.json, logs/eval_results.json and config.yaml; beside them the lab's latest.prl,
   // best.prl, config.json and metrics.jsonl.

@@ -31,7 +31,7 @@ import { sandboxLimits } from './report';
 import { samplePairs } from './rollouts';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
-import { clearRun, holdsRun, lockRunDir } from './runDir';
+import { clearRun, holdsRun, lockRunDir, refuseClearingInputs } from './runDir';
 import { newRunRecord, recordFile, writeRunRecord } from './runRecord';
 
 const extras: ExtraFlag[] = [
@@ -79,12 +79,14 @@ async function main(): Promise<void> {
 
   // The folder first: one process at a time, and a reward model already there is replaced only when asked.
   const out = String(extra['output-dir']);
-  checkOutputs([{ flag: 'output-dir', path: out, kind: 'folder' }]);
+  const inputs = (['init-from', 'data-path', 'eval-data-path', 'data', 'eval-data'] as const).flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] }] : []));
+  checkOutputs([{ flag: 'output-dir', path: out, kind: 'folder' }], inputs);
   mkdirSync(out, { recursive: true });
   const releaseLock = lockRunDir(out);
   try {
     if (holdsRun(out)) {
       if (!extra.overwrite) throw new Error(`--output-dir ${out} already holds a reward model or a run: give another --output-dir, or --overwrite to replace it`);
+      refuseClearingInputs(out, inputs);
       clearRun(out);
     }
     await trainInto(out, argv, extra, { steps, batchSize, settings, evalEvery });
