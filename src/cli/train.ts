@@ -25,14 +25,15 @@ import { isSafetensors } from '../core/safetensors';
 import { algorithmDefinition, taskDefinition, taskNames } from '../core/registry';
 import { SearchStopped, type SearchSpec, type TaskDefinition, type TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
+import { taskData } from './trainData';
 import type { GradientShards } from '../core/gradientShards';
 import { createNodeGradientShards } from './gradientHost';
 import type { StepResult } from '../core/runnerTypes';
 import { catchInterrupt, isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
-import { loadItemsFile, loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
+import { loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, refuseClearingInputs, runDirPlan, truncateMetrics } from './runDir';
-import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord, type RecordedFile } from './runRecord';
+import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -404,12 +405,12 @@ async function openRewardModel(path: string, config: LabConfig, extra: Record<st
   }
 }
 
-/** The search of `--eval-k K`: the task's own search of K samples, or best-of-K. */
 /** A training sequence as the never-solved list names it: its first values and its length. */
 function itemLabel(target: readonly number[]): string {
   return `[${target.slice(0, 8).join(', ')}${target.length > 8 ? ', ...' : ''}] (${target.length} values)`;
 }
 
+/** The search of `--eval-k K`: the task's own search of K samples, or best-of-K. */
 function searchOfK(definition: TaskDefinition, k: number): SearchSpec {
   return definition.searches.find((search) => search.k === k && !search.options) ?? { name: k === 1 ? 'greedy' : `best-of-${k}`, k };
 }
@@ -445,53 +446,6 @@ async function adoptWarmStart(config: LabConfig, given: ReadonlySet<string>, ini
   const change = modelDifference(config, adopted);
   if (change) console.error(`--init-from ${path}: the model is the checkpoint's (${change})`);
   return adopted;
-}
-
-/** Items kept out of training for validation when no validation file is given: the last tenth, at most this many. */
-const VALIDATION_SPLIT_MAX = 200;
-
-interface TrainFiles {
-  train: unknown[];
-  heldout: unknown[];
-  /** What the periodic evaluations score and best.prl is chosen on. */
-  validation: unknown[];
-  validationName: string;
-  note?: string;
-  /** Every data file read, with its hash and counts, for the run's record. */
-  files: RecordedFile[];
-}
-
-/** The run's training, validation and held-out items from its files (several training files joined by commas, FILE*N for N copies). */
-async function taskData(definition: TaskDefinition, config: LabConfig): Promise<TrainFiles> {
-  let train: unknown[] = [];
-  const files: RecordedFile[] = [];
-  const load = async (role: string, path: string) => {
-    const counts = { loaded: 0, rejected: 0 };
-    const items = await loadItemsFile(definition, path, { counts });
-    files.push(recordFile(role, path, counts));
-    return items;
-  };
-  for (const entry of config.run.dataPath.split(',')) {
-    const [, path, times] = /^(.*?)(?:\*(\d+))?$/.exec(entry)!;
-    const items = await load('train', path);
-    for (let i = 0; i < Number(times ?? 1); i++) train.push(...items);
-  }
-  const heldout = await load('heldout', config.run.evalDataPath);
-  let validation: unknown[] = [];
-  let validationName = config.run.validationDataPath;
-  if (config.run.validationDataPath) validation = await load('validation', config.run.validationDataPath);
-  else if (config.run.evalFreq > 0) {
-    // No validation file: the last tenth of the training items is kept out of training to choose on.
-    const size = Math.min(VALIDATION_SPLIT_MAX, Math.max(1, Math.floor(train.length / 10)));
-    if (train.length < 2) throw new Error(`--eval-freq needs validation items: give --validation-data-path, or more than one training item to split`);
-    validation = train.slice(-size);
-    train = train.slice(0, -size);
-    validationName = `the last ${size} training items, kept out of training`;
-  }
-  const task = definition.createTask(config, heldout);
-  const used = task.trainingItems(train).length;
-  const note = used !== train.length ? `RL trains on ${used} items made from the ${train.length} training ${definition.data.itemName} (task.maxTrainLength, task.trainPieces)` : undefined;
-  return { train, heldout, validation, validationName, note, files };
 }
 
 if (isEntry(import.meta.url)) runMain(() => trainCommand(process.argv.slice(2)));

@@ -57,14 +57,15 @@ export function searchOf(definition: TaskDefinition, search: string | SearchSpec
  * files a user gives (the same file twice, or files that share items). Said when any is left out;
  * refused when none is left.
  */
-export function withoutHeldOut(definition: TaskDefinition, train: readonly unknown[], heldout: readonly unknown[], log?: (text: string) => void): readonly unknown[] {
+export function withoutHeldOut(definition: TaskDefinition, train: readonly unknown[], heldout: readonly unknown[], log?: (text: string) => void, role: 'training' | 'validation' = 'training'): readonly unknown[] {
   if (!train.length || !heldout.length || definition.data.kind !== 'file') return train;
   const identity = (definition.data.identity ?? JSON.stringify) as (item: unknown) => string;
   const held = new Set(heldout.map(identity));
   const kept = train.filter((item) => !held.has(identity(item)));
   const { itemName } = definition.data;
-  if (!kept.length) throw new Error(`every training item is also a held-out item (the same ${itemName}): give training data apart from the held-out data, which is never trained on`);
-  if (kept.length < train.length) log?.(`${train.length - kept.length} of the ${train.length} training ${itemName} are also held-out ${itemName}: left out of training (held-out data is never trained on)`);
+  const use = role === 'training' ? 'trained' : 'chosen';
+  if (!kept.length) throw new Error(`every ${role} item is also a held-out item (the same ${itemName}): give ${role} data apart from the held-out data, which is never ${use} on`);
+  if (kept.length < train.length) log?.(`${train.length - kept.length} of the ${train.length} ${role} ${itemName} are also held-out ${itemName}: left out of ${role} (held-out data is never ${use} on)`);
   return kept;
 }
 

@@ -46,6 +46,8 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
       return { items: problems, errors };
     },
     shipped: { train: 'datasets/functions/train.jsonl', heldout: 'datasets/functions/heldout.jsonl' },
+    // What the generator's own check of held-out problems uses: the docstring and the shown tests, whatever the name.
+    identity: problemKey,
     preview: (problem) => ({
       label: `${problem.functionName}(${problem.signature.params.join(', ')}) -> ${problem.signature.ret}`,
       detail: `${problem.docstring} (${problem.tests.length} shown, ${problem.hiddenTests.length} hidden tests)`,

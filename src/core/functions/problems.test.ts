@@ -68,6 +68,8 @@ describe('parseProblemsText', () => {
     expect(broken.errors[0].reason).toMatch(/^not valid JSON/);
     // A JSON array with a syntax error says where.
     expect(() => parseProblemsText(`[\n  ${good},\n  {"function_name": "g",,}\n]`)).toThrow(/not valid JSON at line 3, column \d+/);
+    // An array missing a comma has whole objects on some lines (its last item, the one before the gap): refused whole, not read in part.
+    expect(() => parseProblemsText(`[\n  ${good},\n  ${good}\n  ${good},\n  ${good}\n]`)).toThrow(/not valid JSON/);
     expect(() => parseProblemsText('{"a": 1}'.replace('}', ''))).toThrow(/one problem object per line/);
     // One pretty-printed problem is read as one problem.
     expect(parseProblemsText(JSON.stringify({ ...base, test_cases: [[1, 2]] }, null, 2)).problems).toHaveLength(1);

@@ -192,8 +192,11 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
     try {
       items = JSON.parse(body);
     } catch (error) {
-      // A JSONL file whose first line is broken starts with `[` too: read line by line when a line is a problem's object.
-      if (!lines.some((line) => isObjectLine(line))) throw new Error(`not valid JSON${jsonErrorPlace(body, error as Error)}: ${printable((error as Error).message, 240)}`);
+      // A JSONL file whose first line is broken starts with `[` too: read line by line when most
+      // lines are whole objects. In a broken JSON array a few lines are too (its last item, one
+      // missing its comma), not most: the array is refused whole, never read in part.
+      const written = lines.filter((line) => line.trim() !== '');
+      if (written.filter((line) => isObjectLine(line)).length * 2 <= written.length) throw new Error(`not valid JSON${jsonErrorPlace(body, error as Error)}: ${printable((error as Error).message, 240)}`);
       items = undefined;
     }
     if (items !== undefined) {

@@ -81,7 +81,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     shipped: { train: 'datasets/train.jsonl', heldout: 'datasets/heldout.jsonl' },
     preview: (record) => ({ label: `${record.sequence.length} values`, detail: record.sequence.slice(0, 24).join(' ') }),
     // The sequence is the item: its id and program are not.
-    identity: (record) => record.sequence.join(','),
+    identity: (record) => sequenceKey(record.sequence),
     references: referenceRates,
   },
   searches: [
