@@ -84,13 +84,16 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
   return out;
 }
 
+/** Whether bytes begin with a UTF-16 byte-order mark (little or big endian). */
+const startsUtf16 = (bytes: Uint8Array) => (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+
 /**
  * A whole text file's bytes as text, as both the CLI and the page read a file that is not
  * streamed: a UTF-8 BOM dropped, UTF-16 refused (by its BOM) as the JSONL loader refuses it,
  * invalid UTF-8 bytes as U+FFFD, for the parser to reject the line that holds them.
  */
 export function decodeTextFile(bytes: Uint8Array): string {
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) throw new JsonlFileError('the file is UTF-16 encoded; save it as UTF-8');
+  if (startsUtf16(bytes)) throw new JsonlFileError('the file is UTF-16 encoded; save it as UTF-8');
   return new TextDecoder('utf-8').decode(bytes);
 }
 
@@ -121,7 +124,7 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
     let bytes = concat(parts, partsLength);
     if (result.lines === 1) {
       // Byte-order marks, looked at on the assembled first line so chunking cannot hide them.
-      if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+      if (startsUtf16(bytes)) {
         throw new JsonlFileError('the file is UTF-16 encoded; save it as UTF-8 JSONL');
       }
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
@@ -182,12 +185,12 @@ export async function loadJsonl<T>(source: ByteSource, validate: (value: unknown
   return result;
 }
 
-/** A one-line summary a person can read: counts of loaded and rejected lines, or why nothing loaded. */
 /** "1 problem", "3 problems": a count with its noun, given in the plural (a task's itemName). */
 export function countOf(n: number, plural: string): string {
   return `${n} ${n === 1 ? plural.replace(/s$/, '') : plural}`;
 }
 
+/** A one-line summary a person can read: counts of loaded and rejected lines, or why nothing loaded. */
 export function summarizeLoad(result: Pick<JsonlResult<unknown>, 'records' | 'errorCount' | 'lines' | 'bytes'>): string {
   if (result.bytes === 0) return 'the file is empty';
   if (result.records.length === 0 && result.errorCount === 0) return 'the file has no records (only blank lines)';
