@@ -56,12 +56,20 @@ describe('the choice among programs that pass the shown tests', () => {
     expect(extra.some((test, j) => JSON.stringify(test.args) !== JSON.stringify(problem.tests[j % 3].args))).toBe(true);
   });
 
-  it('a shown test that several different programs agree against is reported with why', () => {
-    const wrongTest = problem.tests[1];
-    const against = [0, 1, 2, 3, 4].map((i) => candidate(i, `p${i}`, 10, [true, false, true], [[2, 4], [10 + 0 * i], []]));
-    expect(suspectTest(against, { ...problem, tests: [problem.tests[0], { ...wrongTest, expected: [11] }, problem.tests[2]] })).toMatchObject({ index: 1, reason: expect.stringContaining('5 different programs pass every other shown test and all return [10] here, where the test expects [11]') });
-    expect(suspectTest(against.slice(0, 4), problem)).toBeUndefined(); // four are not enough
-    expect(suspectTest([...against, ...Array.from({ length: 16 }, (_, i) => candidate(10 + i, `q${i}`, 10, [false, false, false]))], problem)).toBeUndefined(); // nor 5 of 21 drawn
+  it('a shown test that most programs passing the others agree against is reported with why; never of a true/false function', () => {
+    const wrong = { ...problem, tests: [problem.tests[0], { ...problem.tests[1], expected: [11] }, problem.tests[2]] };
+    const against = [0, 1, 2, 3].map((i) => candidate(i, `p${i}`, 10, [true, false, true], [[2, 4], [10], []]));
+    // Programs that fail another shown test too do not count: most drawn programs are wrong anyway.
+    const elsewhere = Array.from({ length: 200 }, (_, i) => candidate(10 + i, `q${i}`, 10, [false, false, true], [[1], [10], []]));
+    expect(suspectTest([...against, ...elsewhere], wrong)).toMatchObject({ index: 1, reason: '4 of the 4 different programs that pass every other shown test return [10] here, where the test expects [11]' });
+    expect(suspectTest(against.slice(0, 3), wrong)).toBeUndefined(); // three are not enough
+    // Nor four of nine that pass the others: the other five disagree with them.
+    const scattered = [4, 5, 6, 7, 8].map((i) => candidate(i, `r${i}`, 10, [true, false, true], [[2, 4], [i], []]));
+    expect(suspectTest([...against, ...scattered], wrong)).toBeUndefined();
+    expect(suspectTest([...against, ...scattered.slice(0, 4)], wrong)).toMatchObject({ index: 1 }); // four of eight: half
+    // A function of true or false: half of all programs agree on either value, so no hint.
+    const [isEven] = parseProblemsText(JSON.stringify({ function_name: 'is_even', docstring: 'Whether n is even.', test_cases: [[4, true], [3, true], [0, true]], starter_code: '' })).problems;
+    expect(suspectTest([0, 1, 2, 3].map((i) => candidate(i, `b${i}`, 10, [true, false, true], [true, false, true])), isEven)).toBeUndefined();
   });
 });
 
@@ -92,6 +100,11 @@ describe('search with the shipped functions policy', () => {
       const [easy, hard] = distinct.per_problem;
       expect([easy.solved, easy.drawn, easy.distinct]).toEqual([true, 8, 8]);
       expect([hard.solved, hard.drawn, hard.distinct]).toEqual([false, 48, 48]);
+      // A problem the policy can write, with one shown test wrong: named, with why.
+      const sum = parseProblemsText(JSON.stringify({ function_name: 'sum_list', docstring: 'Return the sum of the list.', test_cases: [[[[2, 2]], 40], [[[1, 2, 3]], 6], [[[]], 0], [[[5]], 5], [[[4, 1]], 5]], starter_code: '' })).problems;
+      const [wrongSum] = (await searchFunctions({ policy, config, pool }, sum, { k: 64, selection: 'likely', sampling: 'distinct', batch: 16 })).per_problem;
+      expect(wrongSum.solved).toBe(false);
+      expect(wrongSum.suspect_test).toMatchObject({ index: 0, reason: expect.stringMatching(/^\d+ of the \d+ different programs that pass every other shown test return 4 here, where the test expects 40$/) });
       // `likely` keeps the most probable of the passing programs: never less probable than the first to pass, from the same draws.
       // Weak shown tests (one each), so that many programs pass and the first to pass is not always the most probable.
       const weak = [problem, ...seed.slice(0, 6)].map((p) => ({ ...p, tests: [p.tests.at(-1)!] }));
