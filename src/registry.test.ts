@@ -30,6 +30,8 @@ import { createTrainerService } from './worker/trainerService';
 
 interface Letter {
   want: 'A' | 'B';
+  /** Which item it is: two items of one letter are still two items (a held-out one is not a training one). */
+  id: number;
 }
 
 const letterToken = (want: Letter['want']) => (want === 'A' ? TOY.A : TOY.B);
@@ -69,10 +71,12 @@ const toyTask: TaskDefinition = {
     parseRecord(value) {
       const record = value as Letter;
       if (record?.want !== 'A' && record?.want !== 'B') throw new Error('"want" must be "A" or "B"');
-      return { want: record.want };
+      if (!Number.isInteger(record.id)) throw new Error('"id" must be an integer');
+      return { want: record.want, id: record.id };
     },
     shipped: { train: 'unused', heldout: 'unused' },
     preview: (item) => ({ label: (item as Letter).want, detail: '' }),
+    identity: (item) => String((item as Letter).id),
   },
   searches: [{ name: 'greedy', k: 1 }],
   async evaluate({ policy }, items, { limit }) {
@@ -120,8 +124,9 @@ const toyAlgorithm: AlgorithmDefinition = {
   },
 };
 
-const items = (n: number) => Array.from({ length: n }, (_, i): Letter => ({ want: i % 2 ? 'B' : 'A' }));
-const jsonl = (n: number) => items(n).map((item) => JSON.stringify(item)).join('\n') + '\n';
+/** n letters, A and B in turn, numbered from `first` (held-out ones apart from the training ones). */
+const items = (n: number, first = 0) => Array.from({ length: n }, (_, i): Letter => ({ want: i % 2 ? 'B' : 'A', id: first + i }));
+const jsonl = (n: number, first = 0) => items(n, first).map((item) => JSON.stringify(item)).join('\n') + '\n';
 const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 } });
 const unregister: (() => void)[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'prl-registry-'));
@@ -143,7 +148,7 @@ describe('a task and an algorithm registered from this file alone', () => {
     for (const algorithm of ['reinforce', 'toy_keep_correct']) {
       const config = configFromSearchParams(`${flags}&algorithm=${algorithm}`);
       expect(config.task.name).toBe('toy_letters');
-      const runner = await createRunner(config, { train: items(16), heldout: items(8) }, { pool });
+      const runner = await createRunner(config, { train: items(16), heldout: items(8, 100) }, { pool });
       try {
         const before = await runner.evaluate(items(8));
         let last = await runner.step();
@@ -154,7 +159,7 @@ describe('a task and an algorithm registered from this file alone', () => {
         if (algorithm === 'toy_keep_correct') expect(after.score).toBeGreaterThanOrEqual(Math.max(before.score, 0.75));
         const bytes = await runner.saveCheckpoint();
         expect((await decodeCheckpoint(bytes)).meta.config.algorithm.name).toBe(algorithm);
-        const again = await createRunner(config, { train: items(16), heldout: items(8) }, { pool });
+        const again = await createRunner(config, { train: items(16), heldout: items(8, 100) }, { pool });
         await again.loadCheckpoint(bytes);
         expect(again.globalStep).toBe(25);
         expect((await again.evaluate(items(8))).score).toBe(after.score);
@@ -175,7 +180,7 @@ describe('a task and an algorithm registered from this file alone', () => {
     await api.init((batch) => void events.push(...batch), { autosave: false });
     const train = await api.loadDataset('train', 'letters.jsonl', new Blob([jsonl(16)]));
     expect(train).toMatchObject({ task: 'toy_letters', itemName: 'letters', records: 16 });
-    await api.loadDataset('heldout', 'held.jsonl', new Blob([jsonl(6)]));
+    await api.loadDataset('heldout', 'held.jsonl', new Blob([jsonl(6, 100)]));
     await api.configure(configFromSearchParams(`${flags}&algorithm=toy_keep_correct`));
     for (let i = 0; i < 3; i++) await api.step();
     const row = await api.evaluate({ limit: 6, search: 'greedy' });
@@ -187,7 +192,7 @@ describe('a task and an algorithm registered from this file alone', () => {
 
   it('the train command writes its run: config, metrics, checkpoints and the held-out evaluation', async () => {
     writeFileSync(join(dir, 'train.jsonl'), jsonl(16));
-    writeFileSync(join(dir, 'heldout.jsonl'), jsonl(6));
+    writeFileSync(join(dir, 'heldout.jsonl'), jsonl(6, 100));
     const out = join(dir, 'run');
     await trainCommand(['--task', 'toy_letters', '--algorithm', 'toy_keep_correct', '--layers', '1', '--d-model', '16', '--heads', '2', '--context', '16', '--batch-size', '8', '--learning-rate', '0.01',
       '--data-path', join(dir, 'train.jsonl'), '--eval-data-path', join(dir, 'heldout.jsonl'), '--output-dir', out, '--max-steps', '3', '--checkpoint-freq', '0', '--quiet']);
