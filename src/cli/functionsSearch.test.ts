@@ -70,6 +70,9 @@ describe('the choice among programs that pass the shown tests', () => {
     // A function of true or false: half of all programs agree on either value, so no hint.
     const [isEven] = parseProblemsText(JSON.stringify({ function_name: 'is_even', docstring: 'Whether n is even.', test_cases: [[4, true], [3, true], [0, true]], starter_code: '' })).problems;
     expect(suspectTest([0, 1, 2, 3].map((i) => candidate(i, `b${i}`, 10, [true, false, true], [true, false, true])), isEven)).toBeUndefined();
+    // Nor with two shown tests: programs that pass the one other test say little ("return 2" passes pick(1, 2, false) = 2).
+    const [pick] = parseProblemsText(JSON.stringify({ function_name: 'pick', docstring: 'Return a if c else b.', test_cases: [[[1, 2, true], 1], [[1, 2, false], 2]], starter_code: '' })).problems;
+    expect(suspectTest([0, 1, 2, 3].map((i) => candidate(i, `c${i}`, 10, [false, true], [2, 2])), pick)).toBeUndefined();
   });
 });
 

@@ -36,6 +36,7 @@ describe('parseFunctionProblem', () => {
     expect(() => parseFunctionProblem({ ...base, test_cases: [[1, 2], [2, true]] })).toThrow(/the output has different types/);
     expect(() => parseFunctionProblem({ ...base, test_cases: [[[[1, true]], 1]] })).toThrow(/mixes integers and booleans/);
     expect(() => parseFunctionProblem({ ...base, function_name: 'a b', test_cases: [[1, 1]] })).toThrow(/not an identifier/);
+    expect(() => parseFunctionProblem({ ...base, function_name: 'return', test_cases: [[1, 1]] })).toThrow('"function_name" "return" is a JavaScript reserved word');
     expect(() => parseFunctionProblem([1])).toThrow(/got an array/);
   });
 

@@ -13,6 +13,7 @@
 import type { Signature } from './grammar';
 import { MAX_PARAMS, type Value, type ValueType } from './language';
 import { printable } from '../data/jsonl';
+import { jsReservedNames } from './program';
 
 export interface TestCase {
   args: Value[];
@@ -118,6 +119,7 @@ export function parseFunctionProblem(value: unknown): FunctionProblem {
   if (!isPlainObject(value)) throw new Error(`expected a problem object {"function_name", "docstring", "test_cases", ...}, got ${Array.isArray(value) ? 'an array' : typeof value}`);
   const functionName = text(value, 'function_name', true);
   if (!/^[A-Za-z_$][\w$]{0,63}$/.test(functionName)) throw new Error(`"function_name" ${JSON.stringify(functionName.slice(0, 40))} is not an identifier`);
+  if (jsReservedNames.has(functionName)) throw new Error(`"function_name" "${functionName}" is a JavaScript reserved word: no function can be named so`);
   const docstring = text(value, 'docstring', true);
   const starterCode = text(value, 'starter_code', false);
   if (own(value, 'test_cases') === undefined) throw new Error('missing field "test_cases"');

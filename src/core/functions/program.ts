@@ -16,13 +16,14 @@ export function signaturePrompt(sig: Signature): number[] {
 
 /** JavaScript names of the variable slots other than parameters. */
 const slotNames: Record<string, string> = { V0: 'v0', V1: 'v1', V2: 'v2', V3: 'v3', I: 'i', J: 'j', X: 'x', Y: 'y', ACC: 'acc' };
-const reserved = new Set([
-  ...Object.values(slotNames), 'p', 'q', 'Math', 'Array', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default',
+/** Names a JavaScript function cannot take in strict code, or must not shadow: a problem named one could never be solved. */
+export const jsReservedNames: ReadonlySet<string> = new Set([
+  'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default',
   'delete', 'do', 'else', 'export', 'extends', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'return', 'super',
   'switch', 'this', 'throw', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static', 'enum', 'await', 'implements',
   'package', 'protected', 'interface', 'private', 'public', 'null', 'true', 'false', 'undefined', 'NaN', 'Infinity', 'eval', 'arguments',
-  'output', 'globalThis',
 ]);
+const reserved = new Set([...Object.values(slotNames), 'p', 'q', 'Math', 'Array', ...jsReservedNames, 'output', 'globalThis']);
 
 /** Parameter names fit to print: a given name when it is a plain identifier the program does not use itself, else a, b, c, d. */
 export function parameterNames(count: number, given?: readonly string[]): string[] {

@@ -198,15 +198,16 @@ export async function policyLogProbs<S>(policy: TransformerPolicy, grammar: Gram
  * A shown test that looks wrong: among the programs that pass every other shown test, at least
  * SUSPECT_AGREEING, and at least half of them, return one same other value for it. A hint, not a
  * verdict (a policy that misreads a problem one way agrees too), and never for a function that
- * returns true or false: half of all programs agree on either value there, and on the dev files
- * every such agreement was a misreading. Measured with the k = 256 search on the three dev files,
+ * returns true or false (half of all programs agree on either value there, and on the dev files
+ * every such agreement was a misreading) or has fewer than three shown tests. Measured with the k = 256 search on the three dev files,
  * each problem's first shown test changed (docs/functions.md, "Naming a wrong shown test"): of 59
  * wrong tests in problems the search solves unchanged, the old rule (five programs and a quarter
  * of all drawn) named 1, this one 39; it names a right test in 5 of 120 unsolved problems (the
  * old rule in 2).
  */
 export function suspectTest(candidates: readonly Candidate[], problem: FunctionProblem): ProblemSearch['suspect_test'] {
-  if (problem.signature.ret === 'bool') return undefined;
+  // With one other shown test, passing it says little: "return 2" passes `f(1, 2, false) = 2`.
+  if (problem.signature.ret === 'bool' || problem.tests.length < SUSPECT_MIN_TESTS) return undefined;
   for (let t = 0; t < problem.tests.length; t++) {
     const near = candidates.filter((c) => c.passed.every((ok, u) => u === t || ok));
     const byOutput = new Map<string, number>();
@@ -224,6 +225,8 @@ export function suspectTest(candidates: readonly Candidate[], problem: FunctionP
 
 /** Different programs that must agree on another value before a shown test is called suspect. */
 const SUSPECT_AGREEING = 4;
+/** Shown tests a problem needs before one is called suspect: the others must say what the function does. */
+const SUSPECT_MIN_TESTS = 3;
 
 export async function searchFunctions(setup: { policy: TransformerPolicy; config: FunctionsConfig; pool: SandboxPool }, problems: readonly FunctionProblem[], options: SearchOptions): Promise<SearchResult> {
   const { policy, config, pool } = setup;
