@@ -106,4 +106,8 @@ test('another task and another algorithm applied together: the task\'s shipped p
   await expect.poll(() => lab.state<string>('config.algorithm.name'), { timeout: 30_000 }).toBe('grpo');
   expect(await lab.state<string>('config.task.name')).toBe('kolmogorov');
   await expect(page.getByTestId('status-message')).toContainText('kolmogorov with grpo');
+  // The link says the run made (the shipped policy's model), not the digit run's settings the form held: a reload opens the same run.
+  await expect.poll(() => page.url()).toContain('algorithm=grpo');
+  expect(await lab.state<number>('config.model.dModel')).not.toBe(16);
+  expect(page.url()).not.toMatch(/d-model=16|context=40|layers=1\b/);
 });

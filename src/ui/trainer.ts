@@ -90,7 +90,7 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   }
   // The link says the task, as Apply's does: a reload opens the task the file switched to. A
   // configuration that fails leaves the run as it was, and the panel says so.
-  if (await configure(switched)) window.location.hash = configToSearchParams(switched, { page: true });
+  if (await configure(switched)) window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
   else useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
 }
 
@@ -198,7 +198,11 @@ export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): P
   const named = checkpointTask(bytes);
   const task = named !== null && taskNames().includes(named) ? named : null;
   const { config, phase, datasets } = useLab.getState();
-  if (task === null || task === config.task.name) return void (await loadCheckpointBytes(bytes, name));
+  if (task === null || task === config.task.name) {
+    // The file's config is the run's now (its algorithm, its model): the link says so too.
+    if (await loadCheckpointBytes(bytes, name)) window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+    return;
+  }
   const what = `${name} is a checkpoint of the ${task} task`;
   if (phase === 'training' || phase === 'pretraining') return reportError(`${what}: stop training before loading it (it switches the lab from ${config.task.name} to ${task})`);
   if (!window.confirm(`${what}: loading it switches the lab from ${config.task.name} to ${task}, with ${task}'s shipped data, and replaces the current weights. Load it?`)) return;

@@ -91,6 +91,16 @@ describe('trainer protocol', () => {
     await api.loadCheckpoint(back); // as it was for the tests below
   });
 
+  it('a checkpoint of another algorithm says the run is now that algorithm', async () => {
+    const back = await api.getCheckpoint();
+    const { meta, tensors } = await decodeCheckpoint(back);
+    const grpo = await encodeCheckpoint({ ...meta, config: { ...meta.config, algorithm: { ...meta.config.algorithm, name: 'grpo' } } }, tensors);
+    events.length = 0;
+    await api.loadCheckpoint(grpo, { source: 'grpo.prl' });
+    await expect.poll(() => events.some((e) => e.type === 'phase' && /^loaded grpo\.prl, step \d+; the run is now the checkpoint's \(algorithm reinforce -> grpo\)/.test(e.message))).toBe(true);
+    await api.loadCheckpoint(back);
+  });
+
   it('a checkpoint that decodes but fails later leaves the live run as it was (its step and learning rate)', async () => {
     const bytes = await api.getCheckpoint();
     const { meta, tensors } = await decodeCheckpoint(bytes);

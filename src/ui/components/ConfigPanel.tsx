@@ -80,7 +80,8 @@ function ConfigForm({ config }: { config: LabConfig }) {
   const problem = fieldProblem ?? configProblem(draft);
   const apply = async (next: LabConfig) => {
     setDraft(next);
-    if (await applyConfig(next, start)) window.location.hash = configToSearchParams(next, { page: true });
+    // The link says the run made, which may differ from the draft: another task's shipped policy brings its own model.
+    if (await applyConfig(next, start)) window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
   };
   const importJson = async (file: File) => {
     try {

@@ -62,7 +62,8 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     const live = state.run;
     // A file of another model or task switches the run to it: said, never silently.
     const change = live ? modelDifference(live.config, meta.config) : null;
-    const switched = change ? `; the model is now the checkpoint's (${change})` : '';
+    const algorithm = live && live.config.algorithm.name !== meta.config.algorithm.name ? `algorithm ${live.config.algorithm.name} -> ${meta.config.algorithm.name}` : null;
+    const switched = change || algorithm ? `; the ${change ? 'model' : 'run'} is now the checkpoint's (${[change, algorithm].filter(Boolean).join(', ')})` : '';
     const origin = `${source}, step ${meta.step}`;
     if (warmStart) {
       await rebuild(state, meta.config, bytes);
