@@ -52,7 +52,7 @@ test('comparisons from the same start: Apply "from the warm start" after trainin
   }
   const [file] = await Promise.all([page.waitForEvent('download'), lab.button('Export CSV').click()]);
   const csv = readFileSync((await file.path())!, 'utf8').trim().split('\n');
-  expect(csv[0]).toBe('run,step,wall_ms,name,value');
+  expect(csv[0]).toBe('run,run_id,step,wall_ms,name,value');
   const runs = new Set(csv.slice(1).map((line) => line.split(',')[0]));
   expect([...runs]).toContain('live');
   expect([...runs].filter((run) => run !== 'live').length).toBe(2);

@@ -28,6 +28,16 @@ test('the functions task: its problems load from the link, Train steps with rewa
   await lab.button('Evaluate held-out').click();
   await expect(page.getByTestId('evaluations-functions')).toContainText('search-64, likely @ step', { timeout: 120_000 });
   await expect(rows).toHaveCount(40);
+  // Each table stays inside its panel (a wide one scrolls in its own box), at the desktop width and a phone's.
+  for (const width of [1280, 400]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const id of ['evaluations', 'samples']) {
+      const spill = await page.getByTestId(id).evaluate((panel) => panel.scrollWidth - panel.clientWidth);
+      expect(spill, `${id} at ${width} px`).toBeLessThanOrEqual(1);
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page.screenshot({ path: 'test-results/e2e/functions-page.png', fullPage: true });
 });
 

@@ -63,10 +63,13 @@ describe('lab store', () => {
     expect(jumps[0]).toBeCloseTo(0, 10);
     expect(jumps[1]).toBeCloseTo((0.5 * 0.5 * 0 + 0.5 * 10) / 0.75, 10);
     const series = new Map([['avg_reward', [{ step: 1, wallMs: 5, value: 0.25 }]]]);
-    expect(metricsToCsv(series)).toBe('run,step,wall_ms,name,value\nlive,1,5,avg_reward,0.25\n');
+    expect(metricsToCsv(series)).toBe('run,run_id,step,wall_ms,name,value\nlive,live,1,5,avg_reward,0.25\n');
     // Compared runs go into the same file, one column says whose row it is.
     const other = new Map([['avg_reward', [{ step: 2, value: 0.5, wallMs: 9 }]]]);
-    expect(metricsToCsv(series, [{ id: 'b', name: 'grpo, seed 2', series: other }])).toBe('run,step,wall_ms,name,value\nlive,1,5,avg_reward,0.25\n"grpo, seed 2",2,9,avg_reward,0.5\n');
+    expect(metricsToCsv(series, [{ id: 'b', name: 'grpo, seed 2', series: other }])).toBe('run,run_id,step,wall_ms,name,value\nlive,live,1,5,avg_reward,0.25\n"grpo, seed 2",b,2,9,avg_reward,0.5\n');
+    // Two saved runs of one name stay apart by their ids.
+    const twins = metricsToCsv(new Map(), [{ id: 'r1', name: 'same', series: other }, { id: 'r2', name: 'same', series: other }]);
+    expect(twins.split('\n').slice(1, 3)).toEqual(['same,r1,2,9,avg_reward,0.5', 'same,r2,2,9,avg_reward,0.5']);
     expect(JSON.parse(metricsToJsonl(series))).toEqual({ step: 1, name: 'avg_reward', value: 0.25, wallMs: 5 });
   });
 });

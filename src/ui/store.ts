@@ -247,11 +247,12 @@ export function smooth(points: readonly MetricPoint[], weight: number): MetricPo
 }
 
 /** The live run's series, and the compared runs' beside it, as one CSV: run, step, wall_ms, name, value. */
+/** The live run and the compared ones as one CSV: a run by its name and its id (two saved runs may share a name). */
 export function metricsToCsv(series: ReadonlyMap<string, MetricPoint[]>, compared: readonly ComparedRun[] = []): string {
-  const rows = ['run,step,wall_ms,name,value'];
+  const rows = ['run,run_id,step,wall_ms,name,value'];
   const quote = (text: string) => (/[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-  for (const [run, runSeries] of [['live', series] as const, ...compared.map((c) => [c.name, c.series] as const)]) {
-    for (const [name, points] of runSeries) for (const p of points) rows.push(`${quote(run)},${p.step},${p.wallMs.toFixed(0)},${quote(name)},${p.value}`);
+  for (const [run, id, runSeries] of [['live', 'live', series] as const, ...compared.map((c) => [c.name, c.id, c.series] as const)]) {
+    for (const [name, points] of runSeries) for (const p of points) rows.push(`${quote(run)},${quote(id)},${p.step},${p.wallMs.toFixed(0)},${quote(name)},${p.value}`);
   }
   return rows.join('\n') + '\n';
 }

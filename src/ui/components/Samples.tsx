@@ -106,6 +106,7 @@ export function SampleInspector() {
   return (
     <section className="panel samples" data-testid="samples">
       <h2>Latest programs</h2>
+      <div className="table-scroll">
       <table data-testid="sample-table">
         <thead><tr><th>item</th><th>target</th><th>program</th><th>output</th>{(labelled || detailed) && <th>detail</th>}<th>outcome</th><th>reward</th>{withBits && <th>bits</th>}</tr></thead>
         <tbody>
@@ -123,6 +124,7 @@ export function SampleInspector() {
           ))}
         </tbody>
       </table>
+      </div>
       <Completions />
       {fixedItems && <h2>Best program per {itemName.replace(/s$/, '')}</h2>}
       {!fixedItems ? null : bestList.length === 0 ? <p className="hint">No correct program yet.</p> : (
@@ -142,6 +144,7 @@ function TaskRows({ rows }: { rows: EvaluationRow[] }) {
   const f = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(3));
   const compressors = (['gzip_rate', 'lzma_rate'] as const).filter((name) => last.metrics[name] !== undefined);
   return (
+    <div className="table-scroll">
     <table data-testid={`evaluations-${last.task}`}>
       <thead><tr><th>method</th><th>n</th>{names.map((name) => <th key={name}>{name.replace(/_/g, ' ')}</th>)}</tr></thead>
       <tbody>
@@ -151,6 +154,7 @@ function TaskRows({ rows }: { rows: EvaluationRow[] }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 
