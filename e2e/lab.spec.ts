@@ -105,7 +105,7 @@ test('charts: smoothing, wall-time axis, gzip and LZMA reference lines; metrics 
   const [csv] = await Promise.all([page.waitForEvent('download'), lab.button('Export CSV').click()]);
   const text = readFileSync((await csv.path())!, 'utf8');
   expect(text.split('\n')[0]).toBe('run,run_id,step,wall_ms,name,value');
-  expect(text).toContain('\nlive,1,');
+  expect(text).toContain('\nlive,live,1,');
   expect(text).toContain(',avg_reward,');
   const [jsonl] = await Promise.all([page.waitForEvent('download'), lab.button('Export JSONL').click()]);
   const first = JSON.parse(readFileSync((await jsonl.path())!, 'utf8').split('\n')[0]);
