@@ -114,6 +114,15 @@ test('the functions and sum_digits tasks, as a newcomer opens them from a link',
   await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
   await expect(page.getByTestId('guide')).toContainText('sum of the digits');
   await shot(page, 'sum-digits');
+  // Picked in the form from a task that reads files: its files stay loaded, and say whose they are.
+  await page.goto('/#task=functions');
+  await page.reload();
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('functions/train.jsonl', { timeout: 60_000 });
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.getByTestId('field-task').selectOption('sum_digits');
+  await page.getByRole('button', { name: 'Apply (new run)' }).click();
+  await expect(page.getByTestId('generated-data')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('train (a functions file, not read by sum_digits): ');
   expect(problems).toEqual([]);
 });
 

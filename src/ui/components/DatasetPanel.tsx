@@ -34,7 +34,8 @@ export function DatasetPanel() {
         const summary = datasets[role];
         return (
           <p key={role} data-testid={`dataset-summary-${role}`}>
-            <b>{role}</b>: {summary ? `${summary.name}: ${summary.summary}` : 'not loaded'}
+            {/* A file of another task (kept for when the lab goes back to it) says whose it is. */}
+            <b>{role}</b>{summary && summary.task !== task ? ` (a ${summary.task} file, not read by ${task})` : ''}: {summary ? `${summary.name}: ${summary.summary}` : 'not loaded'}
             {summary?.references?.gzipRate !== undefined && (
               <span className="hint" data-testid={`dataset-reference-${role}`}>
                 {' '}(gzip {summary.references.gzipRate.toFixed(3)}, LZMA {summary.references.lzmaRate?.toFixed(3)} of the raw bits{summary.records > 1000 ? ', first 1000 sequences' : ''})
