@@ -180,7 +180,7 @@ export class ExpertIteration implements PolicyAlgorithm {
       store_added: added,
       store_improved: improved,
     };
-    if (this.store.size === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'the demonstration store is empty: no program of this round was correct, sampled or found', metrics };
+    if (this.store.size === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'the demonstration store is empty: no program of this round was correct, sampled or found', metrics, expected: true };
     if (this.config.restartEachRound && this.reference) {
       // ReST-EM: each round fits the whole store from the warm start, with a fresh optimizer.
       this.policy.setWeights(this.reference.getWeights());
