@@ -103,6 +103,9 @@ describe('search with the shipped functions policy', () => {
       const [easy, hard] = distinct.per_problem;
       expect([easy.solved, easy.drawn, easy.distinct]).toEqual([true, 8, 8]);
       expect([hard.solved, hard.drawn, hard.distinct]).toEqual([false, 48, 48]);
+      // The chosen program's tests are counted, shown and hidden, as greedy's rows count them; a problem nothing passes has none.
+      expect([easy.shown_passed, easy.hidden_passed]).toEqual([easy.shown_total, easy.hidden_total]);
+      expect([hard.shown_passed, hard.shown_total]).toEqual([undefined, 2]);
       // A problem the policy can write, with one shown test wrong: named, with why.
       const sum = parseProblemsText(JSON.stringify({ function_name: 'sum_list', docstring: 'Return the sum of the list.', test_cases: [[[[2, 2]], 40], [[[1, 2, 3]], 6], [[[]], 0], [[[5]], 5], [[[4, 1]], 5]], starter_code: '' })).problems;
       const [wrongSum] = (await searchFunctions({ policy, config, pool }, sum, { k: 64, selection: 'likely', sampling: 'distinct', batch: 16 })).per_problem;

@@ -70,7 +70,8 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
         items: result.per_problem.map((row, index) => ({
           index,
           target: row.function_name,
-          output: null,
+          // The chosen program's tests, as greedy's rows say them: a solved-looking program that fails a hidden test shows where.
+          output: row.shown_passed === undefined ? null : `shown ${row.shown_passed}/${row.shown_total}, hidden ${row.hidden_passed}/${row.hidden_total}`,
           program: row.program,
           correct: row.solved,
           detail: `${row.drawn} drawn, ${row.passing} passing the shown tests${row.suspect_test ? `; shown test ${row.suspect_test.index + 1} looks wrong: ${row.suspect_test.reason}` : ''}`,

@@ -91,6 +91,11 @@ export interface ProblemSearch {
   log_prob?: number;
   /** A shown test that looks wrong, with why (only for a problem nothing solves). */
   suspect_test?: { index: number; reason: string };
+  /** The chosen program's passed shown and hidden tests (absent when nothing passed the shown tests), of how many. */
+  shown_passed?: number;
+  hidden_passed?: number;
+  shown_total: number;
+  hidden_total: number;
 }
 
 export interface SearchResult {
@@ -323,13 +328,16 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
     }
     const firstPassing = passing.length ? passing.reduce((a, b) => (b.index < a.index ? b : a)) : null;
     const chosen = passing.length ? await choose([...passing].sort((a, b) => a.index - b.index), problem, options.selection, pool, config.run.seed) : null;
-    const scoreAll = async (candidate: Candidate | null) => {
-      if (!candidate) return false;
+    /** Which of every test (the shown ones, then the hidden ones) a program passes. */
+    const judgeAll = async (candidate: Candidate | null) => {
+      if (!candidate) return null;
       const [j] = await judgeSamples([problem], [{ tokens: candidate.tokens, logProbs: [], lineEnds: [], complete: true } as unknown as SampledSequence], allTests, { pool, seed: config.run.seed });
-      return j.passed.every(Boolean);
+      return j.passed;
     };
-    const solved = await scoreAll(chosen);
-    const firstSolves = chosen === firstPassing ? solved : await scoreAll(firstPassing);
+    const chosenPassed = await judgeAll(chosen);
+    const solved = chosenPassed?.every(Boolean) ?? false;
+    const firstSolves = chosen === firstPassing ? solved : ((await judgeAll(firstPassing))?.every(Boolean) ?? false);
+    const shownCount = problem.tests.length;
     perProblem.push({
       function_name: problem.functionName,
       solved,
@@ -340,6 +348,9 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
       first_solves: firstSolves,
       program: chosen?.text ?? '',
       ...(chosen ? { tokens: chosen.tokens, log_prob: chosen.logProb } : {}),
+      ...(chosenPassed ? { shown_passed: chosenPassed.slice(0, shownCount).filter(Boolean).length, hidden_passed: chosenPassed.slice(shownCount).filter(Boolean).length } : {}),
+      shown_total: shownCount,
+      hidden_total: problem.hiddenTests.length,
       ...(solved ? {} : { suspect_test: suspectTest(candidates, problem) }),
     });
   }
