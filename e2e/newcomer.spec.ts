@@ -105,6 +105,7 @@ test('a long evaluation shows its progress and Cancel ends it, leaving the run a
 
 test('the functions and sum_digits tasks, as a newcomer opens them from a link', async ({ page }) => {
   const problems = problemsOf(page);
+  const lab = new LabPage(page);
   await page.goto('/#task=functions');
   await expect(page.getByTestId('weights')).toContainText('weights: shipped functions policy, step 0', { timeout: 60_000 });
   await expect(page.getByTestId('guide')).toContainText('JavaScript function');
@@ -123,6 +124,9 @@ test('the functions and sum_digits tasks, as a newcomer opens them from a link',
   await page.getByRole('button', { name: 'Apply (new run)' }).click();
   await expect(page.getByTestId('generated-data')).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId('dataset-summary-train')).toContainText('train (a functions file, not read by sum_digits): ');
+  // The digit recipe's settings, as a fresh #task=sum_digits has them, not the functions task's the fields showed before.
+  expect([await lab.state<number>('config.model.context'), await lab.state<number>('config.algorithm.batchSize')]).toEqual([40, 128]);
+  expect(page.url()).not.toContain('context=192');
   expect(problems).toEqual([]);
 });
 

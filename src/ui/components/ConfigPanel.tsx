@@ -39,6 +39,9 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
         <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} />
       ) : (
         <input
+          // A value the draft takes from elsewhere (another task's defaults) is shown: the input is made again with it,
+          // or a submit would read the old text back (a switch to sum_digits applied the functions task's context).
+          key={String(value)}
           defaultValue={String(value)}
           onBlur={(e) => onChange(e.target.value)}
           // Enter submits even while Apply is disabled by this field's problem: the submit reads the fixed value.
