@@ -12,7 +12,7 @@ import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } 
 import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } from '../core/data/records';
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { Task, TaskDefinition } from '../core/task';
-import { allTasks } from '../core/registry';
+import { taskOfFileHead } from '../core/registry';
 import { describeProblemError, parseProblemsText, type FunctionProblem, type ProblemError } from '../core/functions/problems';
 
 /** Largest problems file read (a JSON array is parsed whole). */
@@ -214,7 +214,7 @@ function otherTaskHint(task: string, path: string): string {
   } catch {
     return '';
   }
-  const other = allTasks().find((definition) => definition.name !== task && definition.data.kind === 'file' && definition.data.sniff(head));
+  const other = taskOfFileHead(head, task);
   return other && other.data.kind === 'file' ? ` (the file looks like ${other.name} ${other.data.itemName}, and this run's task is ${task}: check --task, or the checkpoint's task)` : '';
 }
 

@@ -31,6 +31,9 @@ const MAX_METRICS_BYTES = 512 << 20;
 
 const isDirectory = (path: string) => existsSync(path) && statSync(path).isDirectory();
 
+/** A path with its links resolved when it exists, else made absolute: two spellings of one place compare equal. */
+const realPath = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
+
 /** Whether `dir` holds a run (or anything else): more than the lock and empty checkpoints/ and logs/ folders. */
 export function holdsRun(dir: string): boolean {
   if (!isDirectory(dir)) return false;
@@ -58,12 +61,11 @@ export function clearRun(dir: string): void {
  * run that uses it.
  */
 export function refuseClearingInputs(dir: string, inputs: readonly { flag: string; path: string }[]): void {
-  const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
   for (const input of inputs) {
     if (!input.path || !existsSync(input.path)) continue;
-    const file = real(input.path);
+    const file = realPath(input.path);
     for (const [folder, pattern] of Object.entries(RUN_FILES)) {
-      if (dirname(file) === real(join(dir, folder)) && pattern.test(basename(file))) {
+      if (dirname(file) === realPath(join(dir, folder)) && pattern.test(basename(file))) {
         throw new Error(`--${input.flag} ${input.path} is a file of the run in ${dir}, which --overwrite would delete before it is used: copy it out of ${dir} first, or give another --output-dir`);
       }
     }
@@ -72,9 +74,8 @@ export function refuseClearingInputs(dir: string, inputs: readonly { flag: strin
 
 /** Whether `checkpoint` is one of `dir`'s own: in the directory itself or in its checkpoints/. */
 export function isCheckpointOf(dir: string, checkpoint: string): boolean {
-  const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
-  const home = real(dirname(checkpoint));
-  return home === real(dir) || home === real(join(dir, 'checkpoints'));
+  const home = realPath(dirname(checkpoint));
+  return home === realPath(dir) || home === realPath(join(dir, 'checkpoints'));
 }
 
 /** The run directory that holds `checkpoint` (its folder, or the one above checkpoints/). */

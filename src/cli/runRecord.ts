@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
 import { parseConfig } from '../core/config';
 import { algorithmDefinition } from '../core/registry';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
 import type { ParsedArgs } from './args';
 
@@ -153,8 +153,9 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   const outputDir = parsed.given.has('run.outputDir') ? parsed.config.run.outputDir : `${dir.replace(/\/+$/, '')}-rerun`;
   console.error(`rerun of ${dir} (${record.command.join(' ')}; code ${record.code.version}${record.code.commit ? ` at ${record.code.commit.slice(0, 12)}` : ''}) into ${outputDir}`);
   // A run its time budget or a signal stopped is repeated to the step it reached: the same work, whatever this machine's speed.
-  if ((record.stopped === 'time budget' || record.stopped === 'interrupted') && record.steps === 0) throw new Error(`--rerun ${dir}: it stopped (${record.stopped}) before its first step: there is nothing to repeat (run its command again: ${record.command.join(' ')})`);
-  if ((record.stopped === 'time budget' || record.stopped === 'interrupted') && record.steps) {
+  const stoppedEarly = record.stopped === 'time budget' || record.stopped === 'interrupted';
+  if (stoppedEarly && record.steps === 0) throw new Error(`--rerun ${dir}: it stopped (${record.stopped}) before its first step: there is nothing to repeat (run its command again: ${record.command.join(' ')})`);
+  if (stoppedEarly && record.steps) {
     console.error(`--rerun ${dir}: it stopped (${record.stopped === 'interrupted' ? 'interrupted' : 'on its time budget'}) at step ${record.steps}; the rerun trains to that step`);
     return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras, threads };
   }
@@ -192,9 +193,9 @@ export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'give
   // A run whose algorithm measures a KL measures it from its warm start, which the checkpoint names
   // by hash: a file at that path with other bytes is not it, and no file is none (a page's
   // checkpoint names no path). A run without a reference takes everything from the checkpoint.
-  const named = (meta.extra as { warmStartSha256?: unknown } | undefined)?.warmStartSha256;
+  const named = checkpointWarmStart(meta);
   const warmStart = config.run.initFrom;
-  if (typeof named === 'string' && algorithmDefinition(config.algorithm.name).needsReference(config)) {
+  if (named !== undefined && algorithmDefinition(config.algorithm.name).needsReference(config)) {
     if (!warmStart) throw new Error(`--resume ${path}: the run measures its KL from the warm start it began from (sha256 ${named.slice(0, 12)}...), which the checkpoint names but does not hold: give that file with --init-from`);
     const now = sha256File(warmStart).sha256;
     if (now !== named) throw new Error(`--resume ${path}: the run began from a warm start with sha256 ${named.slice(0, 12)}..., and ${warmStart} (its --init-from) has ${now.slice(0, 12)}... now: its KL would be measured from other weights (put that warm start back, or start a new run from the checkpoint: --init-from ${path})`);

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       refuseClearingInputs(out, inputs);
       clearRun(out);
     }
-    await trainInto(out, argv, extra, { steps, batchSize, settings, evalEvery });
+    await trainInto(out, argv, extra, inputs, { steps, batchSize, settings, evalEvery });
   } finally {
     releaseLock();
   }
@@ -103,7 +103,7 @@ interface Schedule {
 }
 
 /** Makes or reads the pairs, trains the reward model into `out` (locked, cleared) and writes its record. */
-async function trainInto(out: string, argv: readonly string[], extra: Record<string, string | boolean | undefined>, { steps, batchSize, settings, evalEvery }: Schedule): Promise<void> {
+async function trainInto(out: string, argv: readonly string[], extra: Record<string, string | boolean | undefined>, inputs: readonly { flag: string; path: string }[], { steps, batchSize, settings, evalEvery }: Schedule): Promise<void> {
   const backend = await initTensorflow();
   console.error(`tfjs backend: ${backend.backend}`);
   const initFrom = String(extra['init-from']);
@@ -122,8 +122,7 @@ async function trainInto(out: string, argv: readonly string[], extra: Record<str
   }
   if (train.length === 0) throw new Error('no training pair: every item\'s samples earned the same reward (try more --samples or a higher --temperature)');
   // What the model was made from, as train's run.json says it (the files by hash).
-  const read = (['init-from', 'data-path', 'eval-data-path', 'data', 'eval-data'] as const).flatMap((flag) => (typeof extra[flag] === 'string' ? [recordFile(flag, extra[flag])] : []));
-  const record = newRunRecord(['npm', 'run', 'train-reward-model', '--', ...argv], backend.backend, config, read);
+  const record = newRunRecord(['npm', 'run', 'train-reward-model', '--', ...argv], backend.backend, config, inputs.map(({ flag, path }) => recordFile(flag, path)));
   writeRunRecord(out, record);
   const metricsPath = join(out, 'metrics.jsonl');
   const events: string[] = [];

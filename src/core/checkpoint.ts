@@ -84,6 +84,12 @@ async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
 }
 
+/** The warm start a checkpoint's run began from, by the sha256 the loop wrote (`extra.warmStartSha256`), or undefined when it names none. */
+export function checkpointWarmStart(meta: Pick<CheckpointMeta, 'extra'>): string | undefined {
+  const named = meta.extra?.warmStartSha256;
+  return typeof named === 'string' ? named : undefined;
+}
+
 /** The sha256 of some bytes, as hex (Web Crypto: in workers and in Node alike): how a run names the warm start it began from. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return [...(await sha256(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');

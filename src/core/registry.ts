@@ -76,6 +76,11 @@ export const algorithmDefinition = (name: string): AlgorithmDefinition => lookup
 export const taskNames = (): string[] => [...tasks.keys()];
 export const algorithmNames = (): string[] => [...algorithms.keys()];
 export const allTasks = (): TaskDefinition[] => [...tasks.values()];
+
+/** The task that reads files whose first bytes (as text) look like `head`, other than `except`: what a file holds, by its look. */
+export function taskOfFileHead(head: string, except?: string): TaskDefinition | undefined {
+  return allTasks().find((task) => task.name !== except && task.data.kind === 'file' && task.data.sniff(head));
+}
 export const allAlgorithms = (): AlgorithmDefinition[] => [...algorithms.values()];
 
 /** Adds a definition made outside registry.ts; returns what takes it out again (tests clean up after themselves). */

@@ -5,7 +5,7 @@
  * silently), and a stored run resumed with its reference.
  */
 import { sha256Hex } from '../provenance';
-import { decodeCheckpoint, modelDifference } from '../../core/checkpoint';
+import { checkpointWarmStart, decodeCheckpoint, modelDifference } from '../../core/checkpoint';
 import { isSafetensors } from '../../core/safetensors';
 import type { ResumedRun } from '../protocol';
 import { evaluationRow } from '../savedRuns';
@@ -76,9 +76,9 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     // (warmStartSha256): the session's warm start when it is that one, else the checkpoint's own
     // weights, and said which. An older checkpoint names none: the session's warm start of the
     // same model is taken then, a guess the message says.
-    const named = (meta.extra as { warmStartSha256?: unknown } | undefined)?.warmStartSha256;
+    const named = checkpointWarmStart(meta);
     const sessionWarmStart = state.weights.reference && state.weights.referenceOrigin && live && !modelDifference(live.config, meta.config) ? state.weights.reference : undefined;
-    const known = sessionWarmStart !== undefined && (typeof named !== 'string' || named === (await sha256Hex(sessionWarmStart)));
+    const known = sessionWarmStart !== undefined && (named === undefined || named === (await sha256Hex(sessionWarmStart)));
     const reference = known ? sessionWarmStart : bytes;
     // Named only when it is a warm start; the checkpoint's own weights are a stand-in, never called one.
     const referenceOrigin = known ? state.weights.referenceOrigin! : undefined;
@@ -87,8 +87,8 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     state.wall.reset(checkpointWallMs(meta)); // wall time goes on from the checkpoint's
     setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin });
     state.files.weights = file;
-    const elsewhere = typeof named === 'string' ? 'it began from a warm start this session has not loaded' : 'the checkpoint does not name the warm start it began from';
-    const taken = typeof named === 'string' ? `the warm start (${referenceOrigin}), the one it began from` : `the session's warm start (${referenceOrigin}); the checkpoint does not name the one it began from`;
+    const elsewhere = named !== undefined ? 'it began from a warm start this session has not loaded' : 'the checkpoint does not name the warm start it began from';
+    const taken = named !== undefined ? `the warm start (${referenceOrigin}), the one it began from` : `the session's warm start (${referenceOrigin}); the checkpoint does not name the one it began from`;
     const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? taken : `these weights (${elsewhere})`}` : '';
     done(`loaded ${source}, step ${meta.step}${switched}${measured}`);
     return { step: meta.step, checkpointStep: meta.step, config: meta.config };

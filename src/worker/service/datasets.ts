@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from '../provenance';
 import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
-import { allTasks, taskDefinition } from '../../core/registry';
+import { allTasks, taskDefinition, taskOfFileHead } from '../../core/registry';
 import type { TaskDefinition } from '../../core/task';
 import { CANCELLED, type DatasetSummary } from '../protocol';
 import { itemsOf, type ServiceState } from './state';
@@ -18,9 +18,9 @@ const MAX_TEXT_BYTES = 64 << 20;
 /** The task a file's items belong to: the one that recognises its first 4 KB, else the live run's (or the first with files). */
 async function taskOf(state: ServiceState, file: Blob): Promise<TaskDefinition> {
   const head = await file.slice(0, 4096).text();
-  const withFiles = allTasks().filter((task) => task.data.kind === 'file');
-  const sniffed = withFiles.find((task) => task.data.kind === 'file' && task.data.sniff(head));
+  const sniffed = taskOfFileHead(head);
   if (sniffed) return sniffed;
+  const withFiles = allTasks().filter((task) => task.data.kind === 'file');
   const live = state.run ? taskDefinition(state.run.config.task.name) : null;
   return live?.data.kind === 'file' ? live : withFiles[0];
 }
