@@ -25,6 +25,8 @@ export interface RunRecord {
   config: LabConfig;
   /** The step of the saved checkpoint (0 before the first save). */
   step: number;
+  /** Supervised steps the page's Pretrain gave its weights (a pretraining run is saved at step 0 with them). */
+  pretrainSteps?: number;
   /** The best value of the run's headline figure so far (held-out accuracy, or solved share). */
   best: number | null;
   /** The search that figure was measured with (greedy, best-of-8, ...). */
@@ -48,6 +50,8 @@ export interface RunSave {
   step: number;
   bytes: Uint8Array;
   status: RunRecord['status'];
+  /** Pretraining steps in the checkpoint's weights (kept once given). */
+  pretrainSteps?: number;
   /** Metric events since the last save. */
   events: readonly MetricEvent[];
   /** Evaluation rows since the last save. */
@@ -98,8 +102,8 @@ const isQuotaError = (error: unknown) => error instanceof DOMException && (error
 type Stores = ('runs' | 'checkpoints' | 'metrics' | 'references')[];
 const ALL: Stores = ['runs', 'checkpoints', 'metrics', 'references'];
 
-/** Whether a run was left unfinished (not stopped) with a checkpoint: a reload, a crash or a closed tab interrupted it. */
-export const isInterrupted = (run: RunRecord): boolean => run.status !== 'stopped' && run.step > 0;
+/** Whether a run was left unfinished (not stopped) with a checkpoint of some training: a reload, a crash or a closed tab interrupted it. */
+export const isInterrupted = (run: RunRecord): boolean => run.status !== 'stopped' && (run.step > 0 || (run.pretrainSteps ?? 0) > 0);
 
 /** A new run's record for `config`, not yet written (its first save writes it). */
 export function newRunRecord(config: LabConfig, name?: string): RunRecord {
@@ -171,6 +175,7 @@ export class RunStore {
         checkpointBytes: update.bytes.byteLength,
         referenceBytes: update.reference ? update.reference.byteLength : stored.referenceBytes,
         ...(update.provenance ?? stored.provenance ? { provenance: update.provenance ?? stored.provenance } : {}),
+        ...(update.pretrainSteps ?? stored.pretrainSteps ? { pretrainSteps: update.pretrainSteps ?? stored.pretrainSteps } : {}),
       };
       await tx.objectStore('checkpoints').put({ runId: run.id, step: update.step, bytes: update.bytes });
       if (update.reference) await tx.objectStore('references').put({ runId: run.id, bytes: update.reference });

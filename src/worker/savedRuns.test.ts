@@ -14,8 +14,9 @@ import { generateDataset } from '../core/kolmogorov/generator';
 import type { MetricEvent } from '../core/runnerTypes';
 import { createNodeSandboxPool } from '../cli/sandboxHost';
 import type { TrainerEvent } from './protocol';
-import { RunStore, newRunRecord } from './runStore';
+import { RunStore, isInterrupted, newRunRecord } from './runStore';
 import { AUTOSAVE_EVERY, SavedRuns, quotaCheck } from './savedRuns';
+import { PRETRAIN_SAVE_EVERY } from './service/warmStart';
 import { createTrainerService } from './trainerService';
 
 const DB = 'saved-runs-test';
@@ -87,8 +88,9 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
   it('a resumed run continues exactly as the run it was saved from (weights, optimizer, RNG, reference)', async () => {
     const [run] = latestRuns();
     const saved = run.step;
-    // The run as it goes on, never interrupted: two more steps.
+    // The run as it goes on, never interrupted: two more steps (not saved, so the store keeps the step before them).
     events.length = 0;
+    await api.setAutosave(false);
     await api.step();
     await api.step();
     const straight = metricsAfter(saved);
@@ -96,6 +98,7 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     await api.configure({ ...config, run: { ...config.run, seed: 99 } });
     await api.step();
     const resumed = await api.resumeRun(run.id);
+    await api.setAutosave(true);
     expect(resumed.step).toBe(saved);
     expect(resumed.events.filter((e) => e.name === 'avg_reward')).toHaveLength(saved);
     events.length = 0;
@@ -114,6 +117,9 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     for (let i = 0; i < AUTOSAVE_EVERY; i++) await api.step();
     await expect.poll(() => latestRuns().length, { timeout: 10_000 }).toBe(before + 1);
     const [fresh] = latestRuns();
+    // Each step is saved: the last one's write lands before the file is read.
+    const last = (await decodeCheckpoint(await api.getCheckpoint())).meta.step;
+    await expect.poll(() => latestRuns().find((r) => r.id === fresh.id)?.step, { timeout: 10_000 }).toBe(last);
     await api.renameRun(fresh.id, 'mine');
     expect(latestRuns().find((r) => r.id === fresh.id)?.name).toBe('mine');
     const file = JSON.parse(new TextDecoder().decode(await api.exportRun(fresh.id))) as { format: string; run: { step: number }; metrics: unknown[]; checkpoint: string };
@@ -181,7 +187,91 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
   });
 });
 
+/** A checkpoint's weights, as numbers (the rest, wall time among it, differs between two saves of the same weights). */
+const weightsOf = async (bytes: Uint8Array) => (await decodeCheckpoint(bytes)).tensors.filter((t) => t.group === 'weights').map((t) => [t.name, Array.from(t.data)]);
+
+describe('what the page does between training runs is kept too', () => {
+  const current = () => runsEvents().at(-1)?.current ?? null;
+  const phase = (pattern: RegExp) => events.some((e) => e.type === 'phase' && pattern.test(e.message));
+
+  it('each single step is saved, not only every AUTOSAVE_EVERY-th', async () => {
+    const store = await RunStore.open(DB);
+    await api.step();
+    if ((await decodeCheckpoint(await api.getCheckpoint())).meta.step % AUTOSAVE_EVERY === 0) await api.step();
+    const step = (await decodeCheckpoint(await api.getCheckpoint())).meta.step;
+    await expect.poll(async () => (await store.get(current()!))?.step, { timeout: 10_000 }).toBe(step);
+    expect((await store.get(current()!))?.status).toBe('paused');
+    store.close();
+  });
+
+  it('Pretrain is a run of its own, saved at step 0 as it goes and at its end; opened again, its weights are the start and the KL reference', async () => {
+    const store = await RunStore.open(DB);
+    const before = current();
+    await api.configure({ ...config, run: { ...config.run, seed: 5 } }); // a run at step 0: Pretrain saves as it goes
+    events.length = 0;
+    await api.pretrain({ steps: PRETRAIN_SAVE_EVERY + 10, evalEvery: 1000, evalLimit: 1 });
+    // Saved once PRETRAIN_SAVE_EVERY steps are done, while it still pretrains: what a reload would offer back.
+    await expect.poll(() => latestRuns().find((r) => r.id !== before && r.pretrainSteps === PRETRAIN_SAVE_EVERY), { timeout: 60_000 }).toBeTruthy();
+    const midway = latestRuns().find((r) => r.pretrainSteps === PRETRAIN_SAVE_EVERY)!;
+    expect(midway).toMatchObject({ step: 0, status: 'training' });
+    expect(isInterrupted(midway)).toBe(true);
+    await expect.poll(() => phase(/pretraining done after 60 steps/), { timeout: 60_000 }).toBe(true);
+    await expect.poll(async () => (await store.get(midway.id))?.pretrainSteps, { timeout: 10_000 }).toBe(PRETRAIN_SAVE_EVERY + 10);
+    const done = await store.load(midway.id);
+    expect(done.run).toMatchObject({ step: 0, status: 'stopped' });
+    expect(done.events).toEqual([]); // the curves count pretraining steps, not RL's: not kept
+    expect(await weightsOf(done.bytes!)).toEqual(await weightsOf(await api.getCheckpoint()));
+    expect(await weightsOf(done.reference!)).toEqual(await weightsOf(done.bytes!));
+    // RL from the pretrained weights saves into the same run.
+    for (let i = 0; i < 2; i++) await api.step();
+    await expect.poll(async () => (await store.get(midway.id))?.step, { timeout: 10_000 }).toBe(2);
+    // Another run, then the pretrained one opened: its weights, at step 0 for RL.
+    await api.configure({ ...config, run: { ...config.run, seed: 7 } });
+    const opened = await api.resumeRun(midway.id);
+    expect(opened.step).toBe(2);
+    await api.deleteRun(midway.id);
+    store.close();
+  });
+
+  it('a reload midway through Pretrain offers its run back, which opens with the weights of its last save at step 0', async () => {
+    await api.configure({ ...config, run: { ...config.run, seed: 8 } });
+    await api.pretrain({ steps: 1000, evalEvery: 1000, evalLimit: 1 });
+    await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === PRETRAIN_SAVE_EVERY), { timeout: 60_000 }).toBeTruthy();
+    await api.pause();
+    const paused = latestRuns().find((r) => (r.pretrainSteps ?? 0) >= PRETRAIN_SAVE_EVERY)!;
+    const store = await RunStore.open(DB);
+    await expect.poll(async () => (await store.get(paused.id))?.status, { timeout: 10_000 }).toBe('paused');
+    const saved = await store.load(paused.id);
+    store.close();
+    // The page opened again (a second service on the same store): the run is offered, and opens.
+    const seen: TrainerEvent[] = [];
+    const reloaded = createTrainerService({ initBackend: async () => ({ backend: 'wasm', skipped: [] }), createPool: createNodeSandboxPool, transfer: (bytes) => bytes }, { dbName: DB });
+    await reloaded.init((batch) => void seen.push(...batch), { autosave: true });
+    await expect.poll(() => seen.find((e): e is Extract<TrainerEvent, { type: 'runs' }> => e.type === 'runs' && Boolean(e.interrupted))?.interrupted?.id, { timeout: 10_000 }).toBe(paused.id);
+    const opened = await reloaded.resumeRun(paused.id);
+    expect(opened.step).toBe(0);
+    expect(await weightsOf(await reloaded.getCheckpoint())).toEqual(await weightsOf(saved.bytes!));
+    expect(seen.some((e) => e.type === 'phase' && e.message.includes(`its weights after ${saved.run.pretrainSteps} pretraining steps; Train starts RL from them`))).toBe(true);
+    await api.stop();
+    await reloaded.deleteRun(paused.id);
+  });
+});
+
 describe('the run list the page is sent', () => {
+  it('a save still in flight when the page makes a new run lands in the run it was made for', async () => {
+    const saved = new SavedRuns({ dbName: 'saved-runs-new-run-test', send: () => undefined });
+    const store = (await saved.open())!;
+    const loss = (value: number): TrainerEvent => ({ type: 'metrics', events: [{ step: 1, name: 'loss', value, wallMs: 1 }] });
+    saved.observe(loss(1));
+    const first = saved.save('paused', 1, new Uint8Array(8), config);
+    saved.newRun(); // Apply, a loaded checkpoint, Pretrain: before the first write has begun
+    saved.observe(loss(2));
+    await saved.save('paused', 1, new Uint8Array(16), config);
+    await first;
+    const runs = await Promise.all((await store.list()).map((run) => store.load(run.id)));
+    expect(runs.map((run) => [run.bytes!.length, run.events.map((e) => e.value)]).sort()).toEqual([[16, [2]], [8, [1]]]);
+  });
+
   it('comes in the order asked: a slow list read before a new run is stored never arrives after the list that has it', async () => {
     const sent: TrainerEvent[] = [];
     const saved = new SavedRuns({ dbName: 'saved-runs-order-test', send: (event) => sent.push(event) });

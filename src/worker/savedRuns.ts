@@ -37,6 +37,23 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
  */
 export const MAX_STORED_CHECKPOINT_BYTES = 120 * 2 ** 20;
 
+/** What a save carries besides the checkpoint: the KL reference, the run's record, and the pretraining steps in its weights. */
+export interface SaveWith {
+  reference?: Uint8Array;
+  provenance?: RunProvenance;
+  pretrainSteps?: number;
+}
+
+/**
+ * The stored run a live run saves into: its record (made at its first save) and the KL reference
+ * written with it. A new run in the page gets a new one, so a save still in flight when it comes
+ * lands in the run it was made for.
+ */
+interface SaveTarget {
+  record: RunRecord | null;
+  reference: Uint8Array | null;
+}
+
 export interface SavedRunsOptions {
   send(event: TrainerEvent, urgent?: boolean): void;
   /** The store's database (tests give each their own). */
@@ -46,14 +63,16 @@ export interface SavedRunsOptions {
 export class SavedRuns {
   /** Whether the live run is written to the store as it trains (the page's switch). */
   autosave = true;
+  /** While the page pretrains (warmStart.ts): its steps are not RL steps. */
+  pretraining = false;
   /** Keeps each save's transaction open this long (the e2e test that closes the page mid-save). */
   holdOpenMs = 0;
   /** The latest checkpoint made for saving, kept in memory (the run comes back to it when the GPU device is lost). */
   lastCheckpoint: { step: number; bytes: Uint8Array } | null = null;
   private store: RunStore | null = null;
   private opening: Promise<RunStore | null> | null = null;
-  /** The stored run the live one saves to (made at its first save). */
-  private current: RunRecord | null = null;
+  /** The stored run the live one saves to. */
+  private target: SaveTarget = { record: null, reference: null };
   private releaseLock: (() => void) | null = null;
   private claimed: { id: string; release: () => void } | null = null;
   private unsaved: MetricEvent[] = [];
@@ -61,7 +80,6 @@ export class SavedRuns {
   private samples: SampleRecord[] | undefined;
   private best: number | null = null;
   private bestSearch: string | null = null;
-  private referenceStored = false;
   private lastSavedStep = 0;
   private lastStatus: RunRecord['status'] | null = null;
   /** Writes in order, one at a time. */
@@ -78,6 +96,8 @@ export class SavedRuns {
 
   /** Sees every event the worker sends: the live run's metrics, evaluations and samples wait for the next save. */
   observe(event: TrainerEvent): void {
+    // The warm start's figures count its own steps, which a stored run does not keep apart from RL's: its weights are kept, not its curves.
+    if (this.pretraining && (event.type === 'metrics' || event.type === 'evaluation')) return;
     if (event.type === 'metrics') this.unsaved.push(...event.events);
     else if (event.type === 'samples') this.samples = event.samples;
     else if (event.type === 'evaluation') {
@@ -93,13 +113,12 @@ export class SavedRuns {
   newRun(): void {
     this.releaseLock?.();
     this.releaseLock = null;
-    this.current = null;
+    this.target = { record: null, reference: null };
     this.unsaved = [];
     this.unsavedRows = [];
     this.samples = undefined;
     this.best = null;
     this.bestSearch = null;
-    this.referenceStored = false;
     this.lastSavedStep = 0;
     this.lastStatus = null;
     this.lastCheckpoint = null;
@@ -114,17 +133,17 @@ export class SavedRuns {
 
   /** Whether a save at `step` needs a new checkpoint (not only a new status). */
   needsCheckpoint(step: number): boolean {
-    return step !== this.lastSavedStep || !this.current;
+    return step !== this.lastSavedStep || !this.target.record;
   }
 
   /**
    * Writes the run at `step` in the background (the caller made `bytes` between steps, or none
    * when only the status changed). Events sent so far are all of steps up to `step`.
    */
-  save(status: RunRecord['status'], step: number, bytes: Uint8Array | null, config: LabConfig, reference?: Uint8Array, provenance?: RunProvenance): Promise<void> {
-    const events = this.unsaved;
-    const rows = this.unsavedRows;
-    const samples = this.samples;
+  save(status: RunRecord['status'], step: number, bytes: Uint8Array | null, config: LabConfig, with_: SaveWith = {}): Promise<void> {
+    const target = this.target;
+    const since = { events: this.unsaved, rows: this.unsavedRows, samples: this.samples, best: this.best, bestSearch: this.bestSearch };
+    const { events, rows, samples } = since;
     this.unsaved = [];
     this.unsavedRows = [];
     this.samples = undefined;
@@ -134,43 +153,46 @@ export class SavedRuns {
       this.lastCheckpoint = { step, bytes };
     }
     const restore = () => {
+      if (target !== this.target) return; // the page made a new run meanwhile: these were the old one's
       // Nothing is lost when a save fails: its events wait for the next one.
       this.unsaved = [...events, ...this.unsaved];
       this.unsavedRows = [...rows, ...this.unsavedRows];
       this.samples ??= samples;
-      if (bytes) this.lastSavedStep = this.current?.step ?? 0;
+      if (bytes) this.lastSavedStep = this.target.record?.step ?? 0;
     };
-    this.writing = this.writing.then(() => this.commit(status, step, bytes, config, reference, { events, rows, samples }, restore, provenance));
+    this.writing = this.writing.then(() => this.commit(target, status, step, bytes, config, with_, since, restore));
     return this.writing;
   }
 
   private async commit(
+    target: SaveTarget,
     status: RunRecord['status'],
     step: number,
     bytes: Uint8Array | null,
     config: LabConfig,
-    reference: Uint8Array | undefined,
-    since: { events: MetricEvent[]; rows: EvaluationRow[]; samples?: SampleRecord[] },
+    { reference, provenance, pretrainSteps }: SaveWith,
+    since: { events: MetricEvent[]; rows: EvaluationRow[]; samples?: SampleRecord[]; best: number | null; bestSearch: string | null },
     restore: () => void,
-    provenance?: RunProvenance,
   ): Promise<void> {
     const store = await this.open();
     if (!store) return;
     if (!bytes) {
       // A status alone: the events and rows since the last checkpoint wait for the next one (they were dropped).
       if (since.events.length || since.rows.length) restore();
-      if (this.current) await store.setStatus(this.current.id, status);
+      if (target.record) await store.setStatus(target.record.id, status);
       return this.publish();
     }
-    const run = this.current ?? newRunRecord(config);
-    if (!this.current && !(await this.lock(run.id))) return; // a fresh id: never held elsewhere
-    const withReference = reference && !this.referenceStored ? reference : undefined;
+    const run = target.record ?? newRunRecord(config);
+    // A fresh id, never held elsewhere; the lock is this tab's while the run is the live one.
+    if (!target.record && target === this.target && !(await this.lock(run.id))) return;
+    // A reference is written with the first save that has it, and again when it is another (a pretraining's, which moves with its weights).
+    const withReference = reference && reference !== target.reference ? reference : undefined;
     const size = bytes.byteLength + (withReference?.byteLength ?? 0) + 64 * since.events.length + JSON.stringify(since.rows).length;
     const usage = await storageUsage();
     const room = quotaCheck(usage, size);
     if (!room.fits) {
       restore();
-      if (this.failing !== 'quota') this.options.send({ type: 'error', message: `the run was not saved at step ${step}: its ${mb(size)} would not fit in this browser's storage (${mb(usage!.usage)} of ${mb(usage!.quota)} used); delete old runs in Saved runs${this.current ? `. The checkpoint of step ${this.current.step} stays` : ''}` }, true);
+      if (this.failing !== 'quota') this.options.send({ type: 'error', message: `the run was not saved at step ${step}: its ${mb(size)} would not fit in this browser's storage (${mb(usage!.usage)} of ${mb(usage!.quota)} used); delete old runs in Saved runs${target.record ? `. The checkpoint of step ${target.record.step} stays` : ''}` }, true);
       this.failing = 'quota';
       return this.publish();
     }
@@ -180,8 +202,8 @@ export class SavedRuns {
     }
     await this.publish(step); // sent before the write begins, so the page says "saving" in order
     try {
-      this.current = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: this.best, bestSearch: this.bestSearch, reference: withReference, provenance }, this.holdOpenMs);
-      if (withReference) this.referenceStored = true;
+      target.record = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: since.best, bestSearch: since.bestSearch, reference: withReference, provenance, pretrainSteps }, this.holdOpenMs);
+      if (withReference) target.reference = withReference;
       this.failing = null;
     } catch (error) {
       restore();
@@ -223,7 +245,7 @@ export class SavedRuns {
     const store = this.store;
     if (!store) return;
     const runs = await store.list();
-    const event: TrainerEvent = { type: 'runs', runs, storage: await storageUsage(), current: this.current?.id ?? null, saving };
+    const event: TrainerEvent = { type: 'runs', runs, storage: await storageUsage(), current: this.target.record?.id ?? null, saving };
     if (!this.offered) {
       this.offered = true;
       event.interrupted = runs.find(isInterrupted) ?? null; // the list is newest first, as RunStore.interrupted() reads it
@@ -244,7 +266,7 @@ export class SavedRuns {
   async claim(id: string): Promise<StoredRun & { bytes: Uint8Array }> {
     const store = await this.open();
     if (!store) throw new Error('runs are not kept in this browser');
-    if (this.current?.id === id && this.releaseLock) {
+    if (this.target.record?.id === id && this.releaseLock) {
       // This tab holds it already: the lock moves to the claim, so a new run in between keeps it.
       this.claimed = { id, release: this.releaseLock };
       this.releaseLock = null;
@@ -273,12 +295,11 @@ export class SavedRuns {
     this.newRun();
     this.releaseLock = this.claimed?.release ?? null;
     this.claimed = null;
-    this.current = stored.run;
+    this.target = { record: stored.run, reference: stored.reference };
     this.lastSavedStep = stored.run.step;
     this.lastStatus = stored.run.status;
     this.best = stored.run.best;
     this.bestSearch = stored.run.bestSearch ?? null;
-    this.referenceStored = stored.reference !== null;
     this.lastCheckpoint = { step: stored.run.step, bytes: stored.bytes };
     void this.publish();
   }
@@ -306,7 +327,7 @@ export class SavedRuns {
   }
 
   async delete(id: string): Promise<void> {
-    if (this.current?.id === id) this.newRun();
+    if (this.target.record?.id === id) this.newRun();
     await (await this.requireStore()).delete(id);
     await this.publish();
   }

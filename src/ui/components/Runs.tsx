@@ -18,6 +18,12 @@ export const bestText = (best: unknown): string => (typeof best === 'number' && 
 export const wallText = (ms: unknown): string => (typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s` : '');
 export const timeText = (format: Intl.DateTimeFormat, ms: unknown): string => (typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? format.format(ms) : '');
 
+/** A run's saved step, with the pretraining in its weights when the page pretrained it. */
+export const stepText = (run: Pick<RunRecord, 'step' | 'pretrainSteps'>): string => {
+  const pretrained = typeof run.pretrainSteps === 'number' && run.pretrainSteps > 0 ? `pretrain step ${run.pretrainSteps}` : '';
+  return run.step === 0 && pretrained ? pretrained : `step ${run.step}${pretrained ? ` (after ${pretrained})` : ''}`;
+};
+
 const size = (bytes: number) => (bytes > 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${(bytes / 2 ** 20).toFixed(1)} MB`);
 
 /** The run a reload or a crash interrupted, with one button that resumes it. */
@@ -27,7 +33,7 @@ export function InterruptedRun() {
   if (!run) return null;
   return (
     <div className="interrupted" role="status" data-testid="interrupted-run">
-      The run <strong>{run.name}</strong> was interrupted at step {run.step} (saved {timeText(time, run.updatedAt)}).{' '}
+      The run <strong>{run.name}</strong> was interrupted at {stepText(run)} (saved {timeText(time, run.updatedAt)}).{' '}
       <button onClick={() => void resumeRun(run.id)} disabled={busy}>Resume it</button>{' '}
       <button onClick={() => useLab.setState({ interruptedRun: null })}>Dismiss</button>
     </div>
@@ -59,14 +65,14 @@ export function Runs() {
       <button type="button" onClick={() => importInput.current?.click()}>Import run</button>
       <input ref={importInput} type="file" accept=".json" hidden data-testid="run-import" onChange={(e) => e.target.files?.[0] && void importRunFile(e.target.files[0], e.target.files[0].name)} />
       <p className="hint">
-        The live run is saved every 10 steps and when it pauses or stops, and a reload offers it back. Tick runs to draw their curves beside the live run's. A downloaded run (.run.json) comes back with Import run, or dropped on the page.
+        The live run is saved every 10 steps of training, after each single Step, every 50 steps of Pretrain, and when it pauses or stops; a reload offers it back. Tick runs to draw their curves beside the live run's. A downloaded run (.run.json) comes back with Import run, or dropped on the page.
         {storage && storage.quota > 0 && <> Storage: {size(storage.usage)} of {size(storage.quota)}{full > 0.8 ? ' — nearly full: delete old runs' : ''}.</>}
       </p>
       {runs.length > 0 && (
         // Wider than its panel on most screens: it scrolls inside it, not the page.
         <div className="table-scroll">
         <table data-testid="run-list">
-          <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>seed</th><th>learning rate</th><th>steps</th><th>wall time</th><th title="the best held-out figure of the run's evaluations, and the search it used">held-out</th><th>saved</th><th></th></tr></thead>
+          <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>seed</th><th>learning rate</th><th>checkpoint</th><th>wall time</th><th title="the best held-out figure of the run's evaluations, and the search it used">held-out</th><th>saved</th><th></th></tr></thead>
           <tbody>
             {runs.map((run) => (
               // A record that cannot be drawn is a row of its own, which still deletes it.
@@ -97,7 +103,7 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
       <td>{run.algorithm}</td>
       <td>{run.config?.run?.seed}</td>
       <td>{run.config?.algorithm?.learningRate}</td>
-      <td>{run.step}</td>
+      <td>{stepText(run)}</td>
       <td>{wallText(run.wallMs)}</td>
       <td>{bestText(run.best)}{run.bestSearch ? <small> ({run.bestSearch})</small> : null}</td>
       <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>

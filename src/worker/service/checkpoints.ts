@@ -114,8 +114,10 @@ export function resumeRun(state: ServiceState, id: string): Promise<ResumedRun> 
     // Wall time goes on from the last saved event's.
     state.wall.reset(stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0));
     // The reference came back with the run: it is the warm start the run began from.
-    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}`, trained: true, atStep: meta.step, reference, referenceOrigin: reference ? `the warm start of saved run "${stored.run.name}"` : undefined });
-    events.setPhase('idle', `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
+    // A run saved while it pretrained holds the pretrained weights at step 0: RL starts from them (the pretraining's own progress is not resumed).
+    const pretrained = meta.step === 0 && stored.run.pretrainSteps ? `, pretrained ${stored.run.pretrainSteps} steps` : '';
+    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}${pretrained}`, trained: true, atStep: meta.step, reference, referenceOrigin: reference ? `the warm start of saved run "${stored.run.name}"` : undefined });
+    events.setPhase('idle', pretrained ? `opened ${stored.run.name}: its weights after ${stored.run.pretrainSteps} pretraining steps; Train starts RL from them, Pretrain trains them further` : `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
     const evaluations = stored.evaluations.map((row) => evaluationRow(row, meta.config.task.name));
     return { run: stored.run, step: meta.step, config: meta.config, events: stored.events, evaluations, samples: stored.samples };
   });

@@ -11,7 +11,7 @@ import { AUTOSAVE_EVERY } from '../savedRuns';
 import { evaluateRun } from './evaluation';
 import { rebuild, setWeights } from './runs';
 import { onGpu, requireRun, runProvenance, serial, wallNow, type LiveRun, type ServiceState } from './state';
-import { finishWarmStart, startWarmStart, warmStartLoop, warmStartStep } from './warmStart';
+import { finishWarmStart, keepPretraining, startWarmStart, warmStartLoop, warmStartStep } from './warmStart';
 
 /** The RL steps the run takes: the task's own limit (the digit recipe's), else run.maxSteps (0: no limit). */
 export function stepLimit(run: LiveRun | null): number {
@@ -56,7 +56,7 @@ export async function keepRun(state: ServiceState, status: 'training' | 'paused'
   const step = run.runner.globalStep;
   if (savedRuns.due(step, status)) {
     const bytes = savedRuns.needsCheckpoint(step) ? await run.runner.saveCheckpoint() : null;
-    void savedRuns.save(status, step, bytes, run.config, state.weights.reference, runProvenance(state));
+    void savedRuns.save(status, step, bytes, run.config, { reference: state.weights.reference, provenance: runProvenance(state) });
   } else if (!savedRuns.autosave && onGpu(state) && step > 0 && step % AUTOSAVE_EVERY === 0) {
     savedRuns.remember(step, await run.runner.saveCheckpoint());
   }
@@ -182,7 +182,11 @@ export async function pause(state: ServiceState): Promise<void> {
     state.pausedFrom = 'pretraining';
     events.setPhase('paused', 'pausing pretraining after the step in flight');
     await state.exclusive; // a step with a held-out evaluation can take seconds
-    if ((events.phase as RunPhase) === 'paused' && state.warmStart) events.setPhase('paused', `pretraining paused at step ${state.warmStart.step}`);
+    const warm = state.warmStart;
+    if ((events.phase as RunPhase) === 'paused' && warm) {
+      events.setPhase('paused', `pretraining paused at step ${warm.step}`);
+      await serial(state, () => keepPretraining(state, warm, 'paused'));
+    }
     return;
   }
   if (events.phase !== 'training') return;
@@ -259,8 +263,8 @@ export function step(state: ServiceState): Promise<void> {
     } finally {
       state.wall.stop();
     }
-    // Single steps are saved at the same multiples as a training run's.
-    if (requireRun(state).runner.globalStep % AUTOSAVE_EVERY === 0) await keepRun(state, 'paused');
+    // Each single step is saved: the user waits between them, and a reload would lose those since the last multiple of AUTOSAVE_EVERY.
+    await keepRun(state, 'paused');
     // The status line said where the run paused: it now stands a step further.
     if (state.events.phase === 'paused') state.events.setPhase('paused', `paused at step ${requireRun(state).runner.globalStep}`);
     state.events.flush();

@@ -9,12 +9,29 @@ import { SupervisedTrainer } from '../../core/algorithms/supervised';
 import { shardFailureNote } from '../../core/gradientShards';
 import { scheduledRate } from '../../core/model/schedule';
 import { evaluateRun } from './evaluation';
-import { rebuild, setWeights, weightsNow } from './runs';
+import { buildRun, install, setWeights, weightsNow } from './runs';
 import { shardsFor } from './shards';
 import type { PretrainOptions } from '../protocol';
-import { heldoutOf, requireRun, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
+import { heldoutOf, requireRun, runProvenance, serial, type LiveRun, type ServiceState, type WarmStartRun } from './state';
 
 export type { WarmStartRun };
+
+/** Pretraining steps between saves of the pretrained weights (and on pause, and at the end). */
+export const PRETRAIN_SAVE_EVERY = 50;
+
+/**
+ * Keeps Pretrain's weights in the browser as a run at RL step 0, so a reload loses at most
+ * PRETRAIN_SAVE_EVERY of its steps: they are the start a resume trains RL from, and so also the
+ * KL reference, as when it ends. Its curves are not kept (their steps are not RL's). A run with
+ * RL steps before Pretrain has a checkpoint of that step, not of step 0: it is saved at the end,
+ * when its weights become a new run's start.
+ */
+export async function keepPretraining(state: ServiceState, warm: WarmStartRun, status: 'training' | 'paused' | 'stopped'): Promise<void> {
+  const { run, savedRuns } = state;
+  if (!run || !savedRuns.autosave || warm.beforeTraining || run.runner.globalStep !== 0 || warm.step === 0) return;
+  const bytes = await run.runner.saveCheckpoint();
+  void savedRuns.save(status, 0, bytes, run.config, { reference: bytes, provenance: runProvenance(state), pretrainSteps: warm.step });
+}
 
 
 /** A warm start of the live run: `options.steps` supervised updates (Pretrain), or the task's own count before RL. */
@@ -27,6 +44,9 @@ export function startWarmStart(state: ServiceState, run: LiveRun, options: Pretr
   for (const [name, value] of Object.entries(chosen)) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`pretrain ${name}: expected a positive whole number, got ${value}`);
   }
+  // Pretrain by hand makes a run of its own (saved as it goes); a warm start before RL is the run's beginning.
+  if (!warm.beforeTraining) state.savedRuns.newRun();
+  state.savedRuns.pretraining = true;
   const learningRate = warm.learningRate(config);
   const trainer = new SupervisedTrainer(run.runner.policy, run.runner.definition.createTask(config, run.heldout).grammar, { learningRate, gradClip: config.algorithm.gradClip });
   const before = Boolean(warm.beforeTraining);
@@ -83,12 +103,14 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   const elapsed = performance.now() - started;
   warm.wallMs += elapsed;
   state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: warm.wallMs })) });
+  if (step % PRETRAIN_SAVE_EVERY === 0 && step < steps) await keepPretraining(state, warm, 'training');
   state.events.send({ type: 'progress', task: `${warm.beforeTraining ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s, ${Math.round(values.pretrain_tokens_per_s).toLocaleString('en-US')} tokens/s on ${threads} thread${threads === 1 ? '' : 's'})`, done: step, total: steps });
 }
 
 /** Where the weights go when the warm start ends ('done') or is stopped. */
 export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, how: 'done' | 'stopped', train: () => void): Promise<void> {
   const run = requireRun(state);
+  state.savedRuns.pretraining = false;
   if (warm.beforeTraining) {
     run.warmStarted = true;
     run.runner.startFromHere();
@@ -106,15 +128,19 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
   }
   // The pretrained weights become the run's starting point: step 0, fresh RL optimizer, reference.
   const bytes = await run.runner.saveCheckpoint();
-  await rebuild(state, run.config, bytes);
+  // The pretraining's stored run goes on as this run: RL from these weights saves into it.
+  await install(state, await buildRun(state, run.config, bytes), false);
+  state.wall.reset();
   // Said with what it started from: Pretrain goes on from the weights the run had (a shipped policy, say).
   const origin = warm.startedFrom ? `${warm.startedFrom}, then pretrained here ${warm.step} steps` : `pretrained here, ${warm.step} steps`;
   setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin });
+  await keepPretraining(state, warm, 'stopped');
   const heldout = warm.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${warm.heldoutAccuracy.toFixed(3)}`;
   state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${warm.step} steps${heldout}; Train continues with RL from these weights`);
 }
 
 export function dropWarmStart(state: ServiceState): void {
+  state.savedRuns.pretraining = false;
   state.warmStart?.trainer.dispose();
   state.warmStart = null;
 }
