@@ -12,6 +12,7 @@
  */
 import type { Signature } from './grammar';
 import { MAX_PARAMS, type Value, type ValueType } from './language';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { printable } from '../data/jsonl';
 import { jsReservedNames } from './program';
 
@@ -241,11 +242,17 @@ function isObjectLine(line: string): boolean {
   }
 }
 
-/** " at line L, column C" of a JSON.parse error that names a position, else "". */
+/**
+ * " at line L, column C" of a JSON.parse error. V8 names the position of most errors, not of an
+ * unexpected token (a trailing comma's `]`): a strict JSON scanner (jsonc-parser) finds it then.
+ */
 function jsonErrorPlace(text: string, error: Error): string {
-  const at = /position (\d+)/.exec(error.message);
-  if (!at) return '';
-  const before = text.slice(0, Number(at[1])).split('\n');
+  const named = /position (\d+)/.exec(error.message);
+  const found: ParseError[] = [];
+  if (!named) parseJsonc(text, found, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const offset = named ? Number(named[1]) : found[0]?.offset;
+  if (offset === undefined) return '';
+  const before = text.slice(0, offset).split('\n');
   return ` at line ${before.length}, column ${before[before.length - 1].length + 1}`;
 }
 
