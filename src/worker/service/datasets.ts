@@ -6,6 +6,8 @@
  * empty the training set), and says why.
  */
 import { sha256Hex } from '../provenance';
+import { CHECKPOINT_MAGIC } from '../../core/checkpoint';
+import { isSafetensors } from '../../core/safetensors';
 import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
 import { allTasks, taskDefinition, taskOfFileHead } from '../../core/registry';
 import type { TaskDefinition } from '../../core/task';
@@ -40,9 +42,28 @@ function noItems(name: string, role: 'train' | 'heldout', kept: number, what: st
   return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${countOf(kept, what)})` : ''}`);
 }
 
+/** What a file no task reads is, when its first bytes say: a checkpoint or weights (by name it went to the datasets), or DPO's preference pairs. */
+export function notADataset(name: string, head: Uint8Array): string | null {
+  if (CHECKPOINT_MAGIC.split('').every((c, i) => head[i] === c.charCodeAt(0)) || isSafetensors(head)) {
+    return `${name} is a checkpoint, not a dataset (its first bytes say so): load it with Load checkpoint, or drop it named .prl (.safetensors for PyTorch weights)`;
+  }
+  const firstLine = new TextDecoder().decode(head).split('\n', 1)[0].trim();
+  try {
+    const value = JSON.parse(firstLine) as unknown;
+    if (value && typeof value === 'object' && 'chosen' in value && 'rejected' in value) {
+      return `${name} holds preference pairs ({prompt, chosen, rejected}), which the page does not read: its DPO makes pairs from its own samples. The CLI trains on a pair file: npm run train -- --algorithm dpo --preferences ${name}`;
+    }
+  } catch {
+    // not one JSON object on its first line (or a line longer than the head): not a pair file
+  }
+  return null;
+}
+
 /** Parses a file into its task's training or held-out set, or throws leaving the set as it was. */
 export async function parseDataset(state: ServiceState, role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary> {
   if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
+  const other = notADataset(name, new Uint8Array(await file.slice(0, 65536).arrayBuffer()));
+  if (other) throw new Error(`${other}; the ${role === 'train' ? 'training' : 'held-out'} set is unchanged`);
   const task = await taskOf(state, file);
   const data = task.data;
   if (data.kind !== 'file') throw new Error(`no task reads files like ${name}`);
