@@ -47,6 +47,8 @@ export interface LabState {
   series: Map<string, MetricPoint[]>;
   /** Bumped on every metrics batch, so charts re-render once per batch. */
   metricsVersion: number;
+  /** Metrics the run reported without a value (NaN: an update with nothing to learn from), which a chart says when it has no point. */
+  unvalued: ReadonlySet<string>;
   samples: SampleRecord[];
   best: Record<number, BestProgram>;
   evaluations: EvaluationRow[];
@@ -91,6 +93,7 @@ export const initialState = (): LabState => ({
   datasets: { train: null, heldout: null },
   config: defaultConfig(),
   series: new Map(),
+  unvalued: new Set(),
   metricsVersion: 0,
   samples: [],
   best: {},
@@ -144,7 +147,11 @@ export function grownSeries(series: ReadonlyMap<string, MetricPoint[]>, events: 
 }
 
 export function appendMetrics(events: readonly MetricEvent[]): void {
-  useLab.setState((state) => ({ series: grownSeries(state.series, events), metricsVersion: state.metricsVersion + 1 }));
+  useLab.setState((state) => {
+    // A new set only when a name joins it, so the charts that read it redraw rarely.
+    const joining = events.filter((e) => !Number.isFinite(e.value) && !state.unvalued.has(e.name)).map((e) => e.name);
+    return { series: grownSeries(state.series, events), metricsVersion: state.metricsVersion + 1, ...(joining.length ? { unvalued: new Set([...state.unvalued, ...joining]) } : {}) };
+  });
 }
 
 /** The run went back to `step` (a lost GPU device): points, samples and evaluation rows of later steps go. */
@@ -231,7 +238,7 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
 
 export function resetMetrics(): void {
   pendingMetrics = [];
-  useLab.setState({ series: new Map(), metricsVersion: 0, samples: [], best: {}, step: 0 });
+  useLab.setState({ series: new Map(), unvalued: new Set(), metricsVersion: 0, samples: [], best: {}, step: 0 });
 }
 
 /** Exponential moving average as TensorBoard smooths (debiased), weight in [0, 1). */

@@ -1,7 +1,8 @@
 /** A chart drawn to markup (no DOM needed): what it shows of a series of few points. */
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { Chart } from './Charts';
+import { appendMetrics, resetMetrics, useLab } from '../store';
+import { Chart, emptyNote } from './Charts';
 
 const series = (n: number) => Array.from({ length: n }, (_, i) => ({ step: 10 * (i + 1), wallMs: 1000 * (i + 1), value: 0.5 + 0.01 * i }));
 const draw = (points: ReturnType<typeof series>, others: ReturnType<typeof series>[] = []) =>
@@ -21,5 +22,30 @@ describe('a chart of few points', () => {
     const long = draw(series(200));
     expect(count(long, /class="[^"]*\bseries\b/g)).toBe(1);
     expect(count(long, /class="marker/g)).toBe(0);
+  });
+});
+
+describe('a chart with nothing to draw', () => {
+  const empty = (points: ReturnType<typeof series>, unvalued: boolean, others: ReturnType<typeof series>[] = []) =>
+    renderToStaticMarkup(<Chart title="policy loss" caption="" points={points} others={others} x="step" empty={emptyNote(unvalued)} />);
+
+  it('says why: nothing yet, or a figure the updates report without a value (DPO with no pair, expert iteration with an empty store)', () => {
+    expect(empty([], false)).toContain('no value yet<');
+    expect(empty([], true)).toContain('no value yet: the updates so far had nothing to learn from');
+    // Once there is a point, or a compared run's, the plot says nothing over it.
+    expect(empty(series(3), true)).not.toContain('no value yet');
+    expect(empty([], true, [series(3)])).not.toContain('no value yet');
+  });
+});
+
+describe('the store', () => {
+  it('names a metric reported without a value once, and forgets it with the run', () => {
+    appendMetrics([{ step: 1, name: 'policy_loss', value: NaN, wallMs: 1 }, { step: 1, name: 'accuracy', value: 0.5, wallMs: 1 }]);
+    const first = useLab.getState().unvalued;
+    expect([...first]).toEqual(['policy_loss']);
+    appendMetrics([{ step: 2, name: 'policy_loss', value: NaN, wallMs: 2 }]);
+    expect(useLab.getState().unvalued).toBe(first); // the same set: charts reading it do not redraw
+    resetMetrics();
+    expect(useLab.getState().unvalued.size).toBe(0);
   });
 });

@@ -74,6 +74,8 @@ interface ChartProps {
   x: 'step' | 'wallMs';
   gzip?: number;
   lzma?: number;
+  /** Said in the plot while it has no point to draw. */
+  empty?: string;
 }
 
 /** A horizontal dashed reference line across the plot, labelled at its right end. */
@@ -90,7 +92,12 @@ function ReferenceValue(props: { y: number; color: string; label: string; below?
 /** Series of at most this many drawn points get a marker at each. */
 const MARKED_POINTS = 24;
 
-export const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma }: ChartProps) {
+/** What an empty chart says: nothing yet, or that the run reports the figure without a value. */
+export function emptyNote(unvalued: boolean): string {
+  return unvalued ? 'no value yet: the updates so far had nothing to learn from (their figure is not a number)' : 'no value yet';
+}
+
+export const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma, empty }: ChartProps) {
   const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN], others), [points, others, x, gzip, lzma]);
   // The point under the pointer (its index in the drawn data), for the hover read-out.
   const [hover, setHover] = useState<number | null>(null);
@@ -126,6 +133,7 @@ export const Chart = memo(function Chart({ title, caption, points, others, x, gz
           {gzip !== undefined && <ReferenceValue y={toY(gzip)} color="#c0392b" label="gzip" />}
           {lzma !== undefined && <ReferenceValue y={toY(lzma)} color="#8e44ad" label="LZMA" below />}
           {shown !== null && <circle cx={line[shown].x} cy={line[shown].y} r={3} fill={LIVE_COLOR} />}
+          {empty && line.length === 0 && overlays.every((points) => points.length === 0) && <Text className="empty-note" x={LEFT + plotWidth / 2} y={TOP + plotHeight / 2} width={plotWidth - 16} textAnchor="middle" verticalAnchor="middle" fontSize={11} fill={axisColor}>{empty}</Text>}
         </Surface>
         {shown !== null && (
           <div className="chart-tooltip" role="status" data-testid="chart-tooltip" style={{ left: Math.min(line[shown].x + 8, WIDTH - 120), top: Math.max(0, line[shown].y - 28) }}>
@@ -163,7 +171,8 @@ const StaggeredChart = memo(function StaggeredChart(props: { index: number; coun
   // Compared runs are stored whole: smoothed alike, drawn when their set changes.
   const compared = useLab((s) => (s.compared.length ? s.compared : noRuns));
   const others = useMemo(() => compared.map((run) => smooth(run.series.get(props.name) ?? noPoints, weight)), [compared, props.name, weight]);
-  return <Chart title={props.title} caption={props.caption} points={smoothed} others={others} x={props.x} gzip={props.gzip} lzma={props.lzma} />;
+  const unvalued = useLab((s) => s.unvalued.has(props.name));
+  return <Chart title={props.title} caption={props.caption} points={smoothed} others={others} x={props.x} gzip={props.gzip} lzma={props.lzma} empty={emptyNote(unvalued)} />;
 });
 
 export function Charts() {
