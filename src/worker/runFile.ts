@@ -7,7 +7,8 @@
  * checked field by field, with a message that names the file and the field, and rows come back
  * in the form the page draws (a NaN figure, null in JSON, is NaN again).
  */
-import type { MetricEvent } from '../core/runnerTypes';
+import type { MetricEvent, SampleRecord } from '../core/runnerTypes';
+import { outcomeKinds, type OutcomeKind } from '../core/sandbox/outcome';
 import type { EvaluationRow } from './protocol';
 import type { RunProvenance } from './provenance';
 import type { RunRecord } from './runStore';
@@ -23,7 +24,12 @@ export interface RunFile {
   evaluations: EvaluationRow[];
   checkpoint: string | null;
   reference?: string | null;
+  /** The run's latest samples (the page's "latest programs"); a file from before they were kept has none. */
+  samples?: SampleRecord[];
 }
+
+/** The most samples a run file carries (the page keeps its latest 16). */
+const MAX_SAMPLES = 64;
 
 /** A run's name as the list shows it. */
 const MAX_NAME = 200;
@@ -107,6 +113,34 @@ function oldEvaluationRow(raw: Record<string, unknown>, where: string): Evaluati
   return { label, step: f.count('step'), task: '', search: label.split(' @ ')[0], k: f.count('k'), n: f.count('n'), score: f.figure('accuracy'), metrics };
 }
 
+/** A list of integers (a target or an output), checked. */
+function integers(value: unknown, where: string): number[] {
+  if (!Array.isArray(value) || value.length > 100_000 || !value.every((v) => Number.isSafeInteger(v))) throw new Error(`${where} must be a list of whole numbers`);
+  return value as number[];
+}
+
+/** One sample (a program the run wrote, with how it did), checked: the page draws each of its fields. */
+function sampleRecord(raw: unknown, where: string): SampleRecord {
+  if (!isObject(raw)) throw new Error(`${where} is not a sample`);
+  const f = fields(where, raw);
+  if (!outcomeKinds.includes(raw.outcome as OutcomeKind)) throw new Error(`${where}.outcome must be one of ${outcomeKinds.join(', ')}`);
+  const sample: SampleRecord = { step: f.count('step'), itemIndex: f.count('itemIndex'), target: integers(raw.target, `${where}.target`), program: f.text('program'), outcome: raw.outcome as OutcomeKind, reward: f.figure('reward'), bits: f.figure('bits') };
+  if (raw.output !== undefined) sample.output = integers(raw.output, `${where}.output`);
+  if (raw.correct !== undefined) sample.correct = f.flag('correct');
+  if (raw.label !== undefined) sample.label = f.text('label', 10_000);
+  if (raw.detail !== undefined) sample.detail = f.text('detail', 1_000);
+  if (raw.advantage !== undefined) sample.advantage = f.figure('advantage');
+  if (raw.rewardParts !== undefined) {
+    if (!isObject(raw.rewardParts)) throw new Error(`${where}.rewardParts must be an object`);
+    const parts = raw.rewardParts;
+    sample.rewardParts = Object.fromEntries(Object.keys(parts).map((name) => {
+      if (!validMetricName(name)) throw new Error(`${where}.rewardParts has a name that is no metric name`);
+      return [name, fields(`${where}.rewardParts`, parts).figure(name)];
+    }));
+  }
+  return sample;
+}
+
 /** One metric event, checked: a step and wall time the charts can place, a finite value, a metric name. */
 function metricEvent(raw: unknown, where: string): MetricEvent {
   if (!isObject(raw) || !['step', 'name', 'value', 'wallMs'].every((key) => Object.hasOwn(raw, key))) throw new Error(`${where} is not a metric event ({step, name, value, wallMs})`);
@@ -152,6 +186,8 @@ export function parseRunFile(text: string, name: string): RunFile & { checkpoint
     if (typeof run.name !== 'string' || run.name.trim() === '' || run.name.length > MAX_NAME) throw new Error(`run.name must be a name of 1 to ${MAX_NAME} characters`);
     if (run.best !== undefined && run.best !== null && (typeof run.best !== 'number' || !Number.isFinite(run.best))) throw new Error('run.best must be a finite number or null');
     if (run.createdAt !== undefined && !(isCount(run.createdAt) && run.createdAt <= MAX_TIME_MS)) throw new Error('run.createdAt must be a time in milliseconds');
+    if (run.bestSearch !== undefined && run.bestSearch !== null && (typeof run.bestSearch !== 'string' || run.bestSearch.length > 200)) throw new Error('run.bestSearch must be text of at most 200 characters or null');
+    if (run.pretrainSteps !== undefined && !isCount(run.pretrainSteps)) throw new Error('run.pretrainSteps must be a whole number of at least 0');
     if (typeof f.checkpoint !== 'string') throw new Error('the run has no checkpoint (it was never saved)');
     if (!Array.isArray(f.metrics)) throw new Error('"metrics" must be an array');
     const metrics = f.metrics.map((event, i) => metricEvent(event, `metrics[${i}]`));
@@ -159,14 +195,24 @@ export function parseRunFile(text: string, name: string): RunFile & { checkpoint
     const evaluations = (f.evaluations ?? []).map((row, i) => evaluationRow(row, `evaluations[${i}]`));
     if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error('"reference" must be base64 or null');
     const provenance = run.provenance === undefined ? undefined : runProvenance(run.provenance);
+    if (f.samples !== undefined && (!Array.isArray(f.samples) || f.samples.length > MAX_SAMPLES)) throw new Error(`"samples" must be a list of at most ${MAX_SAMPLES} samples`);
+    const samples = f.samples?.map((sample, i) => sampleRecord(sample, `samples[${i}]`));
     return {
       format: RUN_FORMAT,
       version: 1,
-      run: { name: run.name, best: (run.best as number | null | undefined) ?? null, ...(run.createdAt !== undefined ? { createdAt: run.createdAt as number } : {}), ...(provenance ? { provenance } : {}) },
+      run: {
+        name: run.name,
+        best: (run.best as number | null | undefined) ?? null,
+        ...(typeof run.bestSearch === 'string' ? { bestSearch: run.bestSearch } : {}),
+        ...(run.pretrainSteps ? { pretrainSteps: run.pretrainSteps as number } : {}),
+        ...(run.createdAt !== undefined ? { createdAt: run.createdAt as number } : {}),
+        ...(provenance ? { provenance } : {}),
+      },
       metrics,
       evaluations,
       checkpoint: f.checkpoint,
       reference: f.reference ?? null,
+      ...(samples ? { samples } : {}),
     };
   } catch (error) {
     throw new Error(`${name}: ${(error as Error).message}`);

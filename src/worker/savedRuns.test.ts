@@ -142,6 +142,11 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     expect([...copy.bytes!]).toEqual([...original.bytes!]);
     expect([...copy.reference!]).toEqual([...original.reference!]);
     expect(copy.events).toEqual(original.events);
+    // Its latest programs and the search its best held-out figure was measured with come back too.
+    expect(original.samples.length).toBeGreaterThan(0);
+    expect(copy.samples).toEqual(original.samples);
+    expect(original.run.bestSearch).toBeTruthy();
+    expect(copy.run.bestSearch).toBe(original.run.bestSearch);
     expect(latestRuns().map((r) => r.id)).toContain(imported.id);
     store.close();
     // Not a run file, another version, a damaged checkpoint, a bad metric: each said, naming the file.
@@ -151,6 +156,8 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     await expect(refused('not json')).rejects.toThrow('b.run.json is not a run file: it is not JSON');
     await expect(refused(JSON.stringify({ ...file, version: 7 }))).rejects.toThrow('b.run.json: run file version 7');
     await expect(refused(JSON.stringify({ ...file, metrics: [{ step: 1 }] }))).rejects.toThrow('b.run.json: metrics[0] is not a metric event');
+    await expect(refused(JSON.stringify({ ...file, samples: [{ ...file.samples[0], outcome: 'fine' }] }))).rejects.toThrow('b.run.json: samples[0].outcome must be one of ok, wrong');
+    await expect(refused(JSON.stringify({ ...file, samples: [{ ...file.samples[0], target: ['1'] }] }))).rejects.toThrow('b.run.json: samples[0].target must be a list of whole numbers');
     const damaged = Buffer.from(file.checkpoint, 'base64');
     damaged[damaged.length - 9] ^= 0xff;
     await expect(refused(JSON.stringify({ ...file, checkpoint: damaged.toString('base64') }))).rejects.toThrow(/b.run.json: its checkpoint cannot be loaded/);

@@ -334,7 +334,7 @@ export class SavedRuns {
 
   /** One file with the run's config, metric events, evaluation rows, checkpoint and KL reference (base64): what a run is. */
   async export(id: string): Promise<Uint8Array> {
-    const { run, bytes, reference, events, evaluations } = await (await this.requireStore()).load(id);
+    const { run, bytes, reference, events, evaluations, samples } = await (await this.requireStore()).load(id);
     const file: RunFile = {
       format: RUN_FORMAT,
       version: 1,
@@ -343,6 +343,7 @@ export class SavedRuns {
       evaluations: evaluations.map(({ items: _items, ...row }) => row),
       checkpoint: bytes ? toBase64(bytes) : null,
       reference: reference ? toBase64(reference) : null,
+      samples: samples.slice(0, 64),
     };
     return new TextEncoder().encode(JSON.stringify(file));
   }
@@ -374,7 +375,19 @@ export class SavedRuns {
     const events = file.metrics.filter((e) => e.step <= meta.step);
     let stored: RunRecord;
     try {
-      stored = await (await this.requireStore()).save(run, { step: meta.step, bytes, status: 'stopped', events, evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)), best: file.run.best ?? null, reference, provenance: file.run.provenance });
+      stored = await (await this.requireStore()).save(run, {
+        step: meta.step,
+        bytes,
+        status: 'stopped',
+        events,
+        evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)),
+        samples: file.samples?.filter((sample) => sample.step <= meta.step),
+        best: file.run.best ?? null,
+        bestSearch: file.run.bestSearch ?? null,
+        pretrainSteps: file.run.pretrainSteps,
+        reference,
+        provenance: file.run.provenance,
+      });
     } catch (error) {
       throw new Error(`${name}: this browser's storage did not take it (${(error as Error).message})`);
     }
