@@ -85,7 +85,8 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
     return {
       n: result.n,
       score: result.solved,
-      metrics: { solved: result.solved, pass_at_1: result.pass_at_1, success_rate: result.success_rate },
+      // With one program (greedy) pass@1 and the success rate are the solved share: said once.
+      metrics: { solved: result.solved, ...(result.k > 1 ? { pass_at_1: result.pass_at_1, success_rate: result.success_rate } : {}) },
       items: result.per_problem.map((row, index) => ({
         index,
         target: `${row.function_name}: ${row.docstring}`,
