@@ -77,6 +77,16 @@ test('load, train and evaluate with no console error; Space pauses and resumes; 
   await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
   await expect(chart.getByTestId('chart-tooltip')).toContainText(/step \d+: /);
   await shot(page, 'training');
+  // From the keyboard: focus reads the last point, an arrow the one before it.
+  await page.mouse.move(0, 0);
+  await plot.focus();
+  await expect(plot).toHaveAttribute('aria-label', /^average reward: \d+ points; last .* at step \d+/);
+  const stepOf = async () => Number(/step (\d+):/.exec(await chart.getByTestId('chart-tooltip').innerText())![1]);
+  const last = await stepOf();
+  await plot.press('ArrowLeft');
+  await expect.poll(stepOf).toBeLessThan(last);
+  await plot.press('End');
+  await expect.poll(stepOf).toBe(last);
 
   await lab.evaluate();
   await expect(page.getByTestId('per-item')).toBeVisible();

@@ -92,6 +92,16 @@ function ReferenceValue(props: { y: number; color: string; label: string; below?
 /** Series of at most this many drawn points get a marker at each. */
 const MARKED_POINTS = 24;
 
+/** A drawn line in words, for a screen reader: its points, the last one, and its range. */
+export function chartSummary(data: readonly { x: number; y: number }[], x: 'step' | 'wallMs'): string {
+  if (data.length === 0) return 'no points yet';
+  const last = data[data.length - 1];
+  const ys = data.map((p) => p.y);
+  const where = x === 'step' ? `step ${last.x}` : `${last.x.toFixed(1)} s`;
+  const label = (value: number) => tickLabel(Number(value.toPrecision(4)));
+  return `${data.length} point${data.length === 1 ? '' : 's'}; last ${label(last.y)} at ${where}; lowest ${label(Math.min(...ys))}, highest ${label(Math.max(...ys))}. Arrow keys read each point.`;
+}
+
 /** What an empty chart says: nothing yet, or that the run reports the figure without a value. */
 export function emptyNote(unvalued: boolean): string {
   return unvalued ? 'no value yet: the updates so far had nothing to learn from (their figure is not a number)' : 'no value yet';
@@ -118,10 +128,29 @@ export const Chart = memo(function Chart({ title, caption, points, others, x, gz
     setHover(nearest);
   };
   const shown = hover !== null && hover < line.length ? hover : null;
+  // From the keyboard: focus reads the last point, the arrows (Home, End) move along the line; the read-out is a live region.
+  const onKey = (event: React.KeyboardEvent<HTMLDivElement>) => {
+    if (line.length === 0) return;
+    const at = shown ?? line.length - 1;
+    const next = ({ ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: line.length - 1 } as Record<string, number>)[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    setHover(Math.max(0, Math.min(line.length - 1, next)));
+  };
   return (
     <figure className="chart" data-testid={`chart-${title}`} data-points={points.length} data-drawn={view.data.length} data-log={view.log || undefined} data-compared={others.map((o) => o.length).join(',') || undefined}>
       <figcaption>{title}{view.log ? ' (log scale)' : ''}</figcaption>
-      <div className="plot" onMouseMove={onMove} onMouseLeave={() => setHover(null)}>
+      <div
+        className="plot"
+        tabIndex={0}
+        role="img"
+        aria-label={`${title}: ${chartSummary(view.data, x)}`}
+        onMouseMove={onMove}
+        onMouseLeave={() => setHover(null)}
+        onFocus={() => line.length > 0 && setHover(line.length - 1)}
+        onBlur={() => setHover(null)}
+        onKeyDown={onKey}
+      >
         <Surface width={WIDTH} height={HEIGHT}>
           <CartesianAxis className="x-axis" orientation="bottom" {...xViewBox} viewBox={xViewBox} ticks={xTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={x === 'step' ? stepTick : wallTick} />
           <CartesianAxis className="y-axis" orientation="left" {...yViewBox} viewBox={yViewBox} ticks={yTicks} interval={0} stroke={axisColor} tick={tickText} tickFormatter={tickLabel} />
