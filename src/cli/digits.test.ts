@@ -106,3 +106,25 @@ describe('skipped updates in the log', () => {
     ]);
   });
 });
+
+describe('npm run digits refused before it begins', () => {
+  it('holds nothing on (signal handlers, the folder lock) when its output folder is refused', async () => {
+    const { digitsMain } = await import('./digits');
+    const { mkdtempSync, writeFileSync, existsSync, readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'prl-digits-refused-'));
+    const file = join(dir, 'in-the-way');
+    writeFileSync(file, 'not a folder');
+    const before = [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
+    await expect(digitsMain(['--task', 'sum_digits', '--backend', 'cpu', '--output-dir', file])).rejects.toThrow(/output-dir/);
+    expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(before);
+    // A folder that holds a run: refused, and its lock released (a second try is refused for the run, not for a lock).
+    const run = join(dir, 'run');
+    await import('node:fs').then(({ mkdirSync }) => mkdirSync(run));
+    writeFileSync(join(run, 'run.json'), '{}');
+    for (let i = 0; i < 2; i++) await expect(digitsMain(['--task', 'sum_digits', '--backend', 'cpu', '--output-dir', run])).rejects.toThrow(/already holds a run/);
+    expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(before);
+    expect(existsSync(run) && readdirSync(run).filter((name) => name.includes('lock'))).toEqual([]);
+  });
+});

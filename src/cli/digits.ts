@@ -94,22 +94,23 @@ export async function digitsMain(argv: string[]): Promise<void> {
   // Caught from before the run's files are written, so a signal never leaves a record without an end.
   const interrupt = catchInterrupt(() => 'ending the run after the current step (of the warm start or RL), then the closing evaluation');
   if (outputDir !== undefined) {
-    checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
-    // A folder that holds a run (a digits run's, or train's) is never written over by accident,
-    // and one process at a time writes it: the lock first, then the check and the clearing.
-    mkdirSync(outputDir, { recursive: true });
-    releaseLock = lockRunDir(outputDir);
-    if (holdsRun(outputDir)) {
-      if (!parsed.extra.overwrite) {
-        releaseLock();
-        interrupt.dispose();
-        throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
-      }
-      clearRun(outputDir);
+    try {
+      checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }]);
+      // A folder that holds a run (a digits run's, or train's) is never written over by accident,
+      // and one process at a time writes it: the lock first, then the check and the clearing.
+      mkdirSync(outputDir, { recursive: true });
+      releaseLock = lockRunDir(outputDir);
+      if (holdsRun(outputDir) && !parsed.extra.overwrite) throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
+      if (holdsRun(outputDir)) clearRun(outputDir);
+      writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
+      writeFileSync(join(outputDir, 'metrics.jsonl'), '');
+      writeRunRecord(outputDir, runRecord);
+    } catch (error) {
+      // Refused before the run began (a file in the way, another process's lock, a run there): nothing is held on.
+      releaseLock();
+      interrupt.dispose();
+      throw error;
     }
-    writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
-    writeFileSync(join(outputDir, 'metrics.jsonl'), '');
-    writeRunRecord(outputDir, runRecord);
   }
   const started = performance.now();
   const metric = (step: number, name: string, value: number) => {
