@@ -28,19 +28,39 @@ export function loadProblemsFile(path: string, options: { quiet?: boolean; maxEr
  * for a report that lists them: each is also written to stderr (the first `maxErrorsShown`).
  */
 export function loadProblemsReport(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): { problems: FunctionProblem[]; errors: ProblemError[] } {
-  const bytes = new Uint8Array(readFileChecked(path, 'problems file', MAX_PROBLEMS_BYTES));
-  let parsed: ReturnType<typeof parseProblemsText>;
+  const { items, errors } = readTextItems(path, 'problems', 'functions', (text) => {
+    const { problems, errors: rejected } = parseProblemsText(text);
+    return { items: problems, errors: rejected };
+  }, options);
+  return { problems: items, errors };
+}
+
+/**
+ * A whole-text file's items (a JSON array or JSONL of function problems), parsed by `parse`: its
+ * bad items written to stderr by where they are (the first `maxErrorsShown`), the count unless
+ * `quiet`; a file with none valid is an error, with a hint when it is another task's.
+ */
+function readTextItems<Item, Rejected extends Parameters<typeof describeProblemError>[0]>(
+  path: string,
+  itemName: string,
+  task: string,
+  parse: (text: string) => { items: Item[]; errors: Rejected[] },
+  options: { quiet?: boolean; maxErrorsShown?: number },
+): { items: Item[]; errors: Rejected[] } {
+  const bytes = new Uint8Array(readFileChecked(path, `${itemName} file`, MAX_PROBLEMS_BYTES));
+  let parsed: { items: Item[]; errors: Rejected[] };
   try {
-    parsed = parseProblemsText(decodeTextFile(bytes));
+    parsed = parse(decodeTextFile(bytes));
   } catch (error) {
-    throw new Error(`problems ${path}: ${(error as Error).message}`);
+    throw new Error(`${itemName} ${path}: ${(error as Error).message}`);
   }
+  const { items, errors } = parsed;
   const shown = options.maxErrorsShown ?? 10;
-  for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${describeProblemError(error)}`);
-  if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad problems`);
-  if (!options.quiet) console.error(`${path}: ${countOf(parsed.problems.length, 'problems')}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
-  if (parsed.problems.length === 0) throw new Error(`${path}: no valid problems${otherTaskHint('functions', path)}`);
-  return parsed;
+  for (const error of errors.slice(0, shown)) console.error(`${path}: ${describeProblemError(error)}`);
+  if (errors.length > shown) console.error(`${path}: ... and ${errors.length - shown} more bad ${itemName}`);
+  if (!options.quiet) console.error(`${path}: ${countOf(items.length, itemName)}${errors.length ? `, ${errors.length} rejected` : ''}`);
+  if (items.length === 0) throw new Error(`${path}: no valid ${itemName}${otherTaskHint(task, path)}`);
+  return { items, errors };
 }
 
 /**
@@ -235,18 +255,7 @@ export async function loadItemsFile(definition: TaskDefinition, path: string, op
     if (options.counts) Object.assign(options.counts, { loaded: result.records.length, rejected: result.errorCount });
     return result.records;
   }
-  checkedSize(path, `${data.itemName} file`, MAX_PROBLEMS_BYTES);
-  let parsed: ReturnType<NonNullable<typeof data.parseText>>;
-  try {
-    parsed = data.parseText!(decodeTextFile(new Uint8Array(readFileSync(path))));
-  } catch (error) {
-    throw new Error(`${data.itemName} ${path}: ${(error as Error).message}`);
-  }
-  const shown = options.maxErrorsShown ?? 10;
-  for (const error of parsed.errors.slice(0, shown)) console.error(`${path}: ${error.where} ${error.index}: ${error.reason}`);
-  if (parsed.errors.length > shown) console.error(`${path}: ... and ${parsed.errors.length - shown} more bad ${data.itemName}`);
-  if (!options.quiet) console.error(`${path}: ${countOf(parsed.items.length, data.itemName)}${parsed.errors.length ? `, ${parsed.errors.length} rejected` : ''}`);
-  if (parsed.items.length === 0) throw new Error(`${path}: no valid ${data.itemName}${otherTaskHint(definition.name, path)}`);
-  if (options.counts) Object.assign(options.counts, { loaded: parsed.items.length, rejected: parsed.errors.length });
-  return parsed.items;
+  const { items, errors } = readTextItems(path, data.itemName, definition.name, data.parseText!, options);
+  if (options.counts) Object.assign(options.counts, { loaded: items.length, rejected: errors.length });
+  return items;
 }

@@ -166,7 +166,7 @@ function nameOf(item: unknown): string | undefined {
 }
 
 /** Where a rejected problem is, by position and (when it has one) by name: `line 3 (sum_pairs)`. */
-export function describeProblemError(error: ProblemError): string {
+export function describeProblemError(error: { where: string; index: number; name?: string; reason: string }): string {
   return `${error.where} ${error.index}${error.name ? ` (${error.name})` : ''}: ${error.reason}`;
 }
 
