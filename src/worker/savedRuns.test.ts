@@ -302,3 +302,40 @@ describe('the run list the page is sent', () => {
     expect(lists.at(-1)!.runs.map((run) => run.name)).toEqual(['imported']);
   });
 });
+
+describe('two tabs on one store', () => {
+  it('a run live in one tab cannot be deleted from another, nor is it offered there as interrupted', async () => {
+    // Web Locks as browsers give them to every tab of an origin: a name held is held for all.
+    const held = new Set<string>();
+    const locks = {
+      request: (name: string, _options: unknown, callback: (lock: object | null) => Promise<void> | undefined) => {
+        if (held.has(name)) return Promise.resolve(callback(null));
+        held.add(name);
+        return Promise.resolve(callback({ name })).then(() => void held.delete(name));
+      },
+      query: async () => ({ held: [...held].map((name) => ({ name })) }),
+    };
+    Object.defineProperty(globalThis, 'navigator', { value: { locks }, configurable: true });
+    try {
+      const db = 'saved-runs-two-tabs-test';
+      const sentB: TrainerEvent[] = [];
+      const tabA = new SavedRuns({ dbName: db, send: () => undefined });
+      const tabB = new SavedRuns({ dbName: db, send: (event) => sentB.push(event) });
+      await tabA.open();
+      await tabA.save('training', 10, new Uint8Array(8), config);
+      const [run] = await (await RunStore.open(db)).list();
+      await tabB.open();
+      const offered = sentB.find((e): e is Extract<TrainerEvent, { type: 'runs' }> => e.type === 'runs');
+      expect(offered?.interrupted ?? null).toBeNull(); // training in tab A: not interrupted
+      await expect(tabB.delete(run.id)).rejects.toThrow('this run is open in another tab');
+      expect(await (await RunStore.open(db)).get(run.id)).toBeDefined();
+      // Once tab A has moved on to another run, tab B may delete it.
+      tabA.newRun();
+      await new Promise((resolve) => setTimeout(resolve, 0)); // a lock is let go in a later task
+      await tabB.delete(run.id);
+      expect(await (await RunStore.open(db)).get(run.id)).toBeUndefined();
+    } finally {
+      Reflect.deleteProperty(globalThis, 'navigator');
+    }
+  });
+});

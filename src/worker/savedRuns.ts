@@ -248,7 +248,9 @@ export class SavedRuns {
     const event: TrainerEvent = { type: 'runs', runs, storage: await storageUsage(), current: this.target.record?.id ?? null, saving };
     if (!this.offered) {
       this.offered = true;
-      event.interrupted = runs.find(isInterrupted) ?? null; // the list is newest first, as RunStore.interrupted() reads it
+      // The newest run left unfinished, unless a tab holds it: that one is live there, not interrupted.
+      const held = await heldLocks();
+      event.interrupted = runs.find((run) => isInterrupted(run) && !held.has(lockName(run.id))) ?? null;
     }
     this.options.send(event, true);
   }
@@ -328,7 +330,15 @@ export class SavedRuns {
 
   async delete(id: string): Promise<void> {
     if (this.target.record?.id === id) this.newRun();
-    await (await this.requireStore()).delete(id);
+    // A run another tab holds (it is live there) is not deleted under it: its next save there
+    // would write the run back without the metrics, evaluations and reference deleted here.
+    const release = await takeLock(id);
+    if (!release) throw new Error('this run is open in another tab: open another run there, or close it, to delete it here');
+    try {
+      await (await this.requireStore()).delete(id);
+    } finally {
+      release();
+    }
     await this.publish();
   }
 
@@ -422,12 +432,21 @@ function fromBase64(text: string, what: string): Uint8Array {
   }
 }
 
+const lockName = (id: string) => `program-rl-lab-run-${id}`;
+
+/** The names of the Web Locks some tab of this origin holds now (none without Web Locks). */
+async function heldLocks(): Promise<Set<string>> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  const held = (await locks?.query?.().catch(() => undefined))?.held ?? [];
+  return new Set(held.map((lock) => lock.name ?? ''));
+}
+
 /** This tab's Web Lock on a run, held until the returned function is called; null when another tab holds it. */
 async function takeLock(id: string): Promise<(() => void) | null> {
   const locks = (globalThis.navigator as Navigator | undefined)?.locks;
   if (!locks) return () => undefined; // no Web Locks: nothing to coordinate with
   return new Promise((granted) => {
-    void locks.request(`program-rl-lab-run-${id}`, { ifAvailable: true }, (lock) => {
+    void locks.request(lockName(id), { ifAvailable: true }, (lock) => {
       if (!lock) {
         granted(null);
         return undefined;
