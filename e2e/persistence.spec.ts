@@ -217,3 +217,39 @@ test('a reload in the middle of Pretrain offers its weights back as a run, which
   await lab.button('Step').click();
   await expect.poll(() => lab.state<number>('runs.0.step'), { timeout: 30_000 }).toBe(1);
 });
+
+test('a saved run of another task opens with that task\'s data and link, and trains', async ({ page }) => {
+  test.setTimeout(180_000);
+  const lab = new LabPage(page);
+  await page.goto('/#task=functions');
+  await expect(page.getByTestId('weights')).toContainText('shipped functions policy', { timeout: 60_000 });
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1', { timeout: 60_000 });
+  await expect.poll(() => lab.state<number>('runs.0.step'), { timeout: 30_000 }).toBe(1); // each Step is saved
+  await page.goto(`/#${tinyRun}`);
+  await page.reload();
+  await expect(page.getByTestId('status-message')).toContainText('ready to train', { timeout: 60_000 });
+  await savedRuns(page).click();
+  await page.getByTestId('run-list').locator('tr', { hasText: 'functions' }).getByRole('button', { name: 'Open' }).click();
+  await expect(page.getByTestId('status-message')).toContainText('resumed', { timeout: 60_000 });
+  await expect(page.getByTestId('dataset-summary-train')).toContainText('functions/train.jsonl');
+  expect(new URL(page.url()).hash).toContain('task=functions');
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 2', { timeout: 60_000 });
+});
+
+test('an address edited by hand is said, not silently ignored: the run\'s link comes back, or the new one opens', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open(tinyRun);
+  await page.evaluate(() => void (window.location.hash = 'task=sum_digits'));
+  const notice = page.getByTestId('link-notice');
+  await expect(notice).toContainText('another configuration than the live run');
+  await notice.getByRole('button', { name: 'Keep the run\'s' }).click();
+  await expect(notice).toHaveCount(0);
+  // The run's settings are back in the address: its model (d_model 16), not the edit.
+  expect(new URL(page.url()).hash).not.toContain('sum_digits');
+  expect(new URL(page.url()).hash).toContain('d-model=16');
+  await page.evaluate(() => void (window.location.hash = 'task=sum_digits'));
+  await notice.getByRole('button', { name: 'Open the link' }).click();
+  await expect(page.getByTestId('guide')).toContainText('sum of the digits', { timeout: 60_000 });
+});

@@ -11,7 +11,7 @@ import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
 import { autosaveEnabled, importRunFile, requestPersistentStorage, saveHoldOpenMs } from './persistence';
-import { attempt, loadDatasetFile, startLab, trainer } from './trainer';
+import { attempt, linkIsOurs, loadDatasetFile, startLab, trainer, writeLink } from './trainer';
 
 /** The link's configuration, and whether it is one (an invalid link is the defaults, as no link is: the shipped policy loads). */
 function configFromHash(): { config: ReturnType<typeof defaultConfig>; fromLink: boolean } {
@@ -64,6 +64,36 @@ function useDropAnywhere(setDragging: (value: 'train' | 'heldout' | null) => voi
   }, [setDragging]);
 }
 
+/**
+ * An address edited by hand (another configuration after the #) does not change the live run:
+ * the page says so, and offers to open it (a reload, as a link opens) or to put the run's back.
+ */
+function useLinkEdits() {
+  useEffect(() => {
+    const changed = () => useLab.setState({ linkEdited: !linkIsOurs() });
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+}
+
+function LinkNotice() {
+  const edited = useLab((s) => s.linkEdited);
+  const busy = useLab((s) => s.phase === 'training' || s.phase === 'pretraining');
+  if (!edited) return null;
+  const open = () => {
+    const { autosave, step } = useLab.getState();
+    if (!autosave && step > 0 && !window.confirm(`Saving is off, so the live run (step ${step}) is kept nowhere: opening the link replaces it. Open it anyway?`)) return;
+    window.location.reload();
+  };
+  return (
+    <div className="link-notice" role="status" data-testid="link-notice">
+      The address now holds another configuration than the live run's: it opens on a reload{busy ? ' (pause the run first; Saved runs keeps it)' : ''}.{' '}
+      <button onClick={open} disabled={busy}>Open the link</button>{' '}
+      <button onClick={() => writeLink()}>Keep the run's</button>
+    </div>
+  );
+}
+
 /** Space pauses a run that trains (or pretrains) and resumes a paused one, unless a control has the focus. */
 function useSpaceToPause() {
   useEffect(() => {
@@ -87,6 +117,7 @@ export function App() {
   const ready = useLab((s) => s.backend !== null);
   useDropAnywhere(setDragging);
   useSpaceToPause();
+  useLinkEdits();
   useEffect(() => {
     // With saving on (the default) the worker opens the run store and offers back a run a reload interrupted.
     const autosave = autosaveEnabled();
@@ -103,6 +134,7 @@ export function App() {
         <div className="left">
           <PanelBoundary name="The guide"><Guide /></PanelBoundary>
           <PanelBoundary name="The interrupted run"><InterruptedRun /></PanelBoundary>
+          <PanelBoundary name="The edited link"><LinkNotice /></PanelBoundary>
           <PanelBoundary name="The controls"><Controls /></PanelBoundary>
           <PanelBoundary name="The charts"><Charts /></PanelBoundary>
           <PanelBoundary name="The evaluation table"><EvaluationTable /></PanelBoundary>

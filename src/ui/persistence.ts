@@ -6,7 +6,8 @@
  */
 import { download } from './download';
 import { appendMetrics, grownSeries, reportError, resetMetrics, useLab } from './store';
-import { attempt, trainer } from './trainer';
+import { taskNames } from '../core/registry';
+import { attempt, loadShippedData, trainer, whileConfiguring, writeLink } from './trainer';
 
 /**
  * Whether the live run is saved as it trains (the Saved runs panel's switch, remembered in
@@ -51,12 +52,22 @@ export const showRuns = () => attempt('listing the saved runs', () => trainer().
 
 /** Resumes a stored run: its checkpoint and KL reference into the worker, its charts, samples and evaluations into the page. */
 export async function resumeRun(id: string): Promise<void> {
-  const resumed = await attempt('resuming the run', () => trainer().resumeRun(id));
+  // A run of another task needs that task's data to train and evaluate: its shipped files first, as a task switch loads them.
+  const { runs, interruptedRun, config } = useLab.getState();
+  const task = [...runs, interruptedRun].find((run) => run?.id === id)?.task;
+  const datasets = useLab.getState().datasets;
+  const resumed = await whileConfiguring(async () => {
+    if (task && task !== config.task.name && taskNames().includes(task)) await loadShippedData(task);
+    const opened = await attempt('resuming the run', () => trainer().resumeRun(id));
+    if (!opened) useLab.setState({ datasets }); // the panel goes back to the files the live run reads
+    return opened;
+  });
   if (!resumed) return;
   try {
     resetMetrics();
     appendMetrics(resumed.events);
     useLab.setState({ config: resumed.config, step: resumed.step, evaluations: resumed.evaluations, samples: resumed.samples, interruptedRun: null });
+    writeLink(resumed.config); // a reload opens the run's settings, its task among them
   } catch (error) {
     // Said, not lost in an unhandled rejection that left the page at step 0 with no word.
     reportError(`resuming the run: its record could not be shown (${(error as Error).message})`);

@@ -56,6 +56,8 @@ export interface LabState {
   runs: RunRecord[];
   /** A run a reload or a crash interrupted, offered for resuming. */
   interruptedRun: RunRecord | null;
+  /** The address was edited to another configuration than the run's (it opens on a reload). */
+  linkEdited: boolean;
   /** Whether the page's start (backend, shipped datasets, default checkpoint) is done: a stored run resumed earlier would be replaced by it. */
   started: boolean;
   /** The browser's storage: bytes used and allowed (null when it does not say). */
@@ -100,6 +102,7 @@ export const initialState = (): LabState => ({
   evaluations: [],
   runs: [],
   interruptedRun: null,
+  linkEdited: false,
   started: false,
   storage: null,
   runsNote: '',

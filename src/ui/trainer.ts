@@ -90,7 +90,7 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   }
   // The link says the task, as Apply's does: a reload opens the task the file switched to. A
   // configuration that fails leaves the run as it was, and the panel says so.
-  if (await configure(switched)) window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+  if (await configure(switched)) writeLink();
   else useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
 }
 
@@ -102,7 +102,7 @@ export async function loadShipped(name: string, reconfigure = true): Promise<voi
 }
 
 /** Loads a task's shipped training and held-out files where the loaded ones are another task's. */
-async function loadShippedData(task: string): Promise<void> {
+export async function loadShippedData(task: string): Promise<void> {
   const data = taskDefinition(task).data;
   if (data.kind !== 'file') return;
   const { datasets } = useLab.getState();
@@ -135,7 +135,7 @@ export async function configure(config: LabConfig, start: RunStart = 'carry'): P
 }
 
 /** Runs `work` with Train, Step and Evaluate held back: they would act on the run about to be replaced. */
-async function whileConfiguring<T>(work: () => Promise<T>): Promise<T> {
+export async function whileConfiguring<T>(work: () => Promise<T>): Promise<T> {
   useLab.setState((state) => ({ configuring: state.configuring + 1 }));
   try {
     return await work();
@@ -200,7 +200,7 @@ export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): P
   const { config, phase, datasets } = useLab.getState();
   if (task === null || task === config.task.name) {
     // The file's config is the run's now (its algorithm, its model): the link says so too.
-    if (await loadCheckpointBytes(bytes, name)) window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+    if (await loadCheckpointBytes(bytes, name)) writeLink();
     return;
   }
   const what = `${name} is a checkpoint of the ${task} task`;
@@ -210,7 +210,7 @@ export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): P
   await whileConfiguring(async () => {
     await loadShippedData(task);
     if (!(await loadCheckpointBytes(bytes, name))) return void useLab.setState({ datasets });
-    window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+    writeLink();
   });
 }
 
@@ -278,4 +278,20 @@ export async function pytorchZip(checkpoint: Uint8Array): Promise<Uint8Array<Arr
   const files = exportFiles(meta, tensorArrays(tensors, 'weights'), modelingPy);
   const entries = Object.fromEntries(Object.entries(files).map(([name, content]) => [`program-rl-lab/${name}`, typeof content === 'string' ? strToU8(content) : content]));
   return zipSync(entries) as Uint8Array<ArrayBuffer>;
+}
+
+/** The address the page last wrote (writeLink): a change to another one is the user's (App's hashchange). */
+let linkWritten: string | null = null;
+
+/** Writes the run's configuration into the address, so that a reload opens the same run settings. */
+export function writeLink(config: LabConfig = useLab.getState().config): void {
+  linkWritten = configToSearchParams(config, { page: true });
+  window.location.hash = linkWritten;
+  useLab.setState({ linkEdited: false });
+}
+
+/** Whether the address now says what the page last wrote into it, or the live run's configuration. */
+export function linkIsOurs(): boolean {
+  const now = window.location.hash.slice(1);
+  return now === linkWritten || now === configToSearchParams(useLab.getState().config, { page: true });
 }

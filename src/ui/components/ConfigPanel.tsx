@@ -3,7 +3,7 @@ import { configProblem, configToSearchParams, fieldApplies, parseConfig, section
 import { download } from '../download';
 import { reportError, useLab } from '../store';
 import type { RunStart } from '../../worker/protocol';
-import { applyConfig } from '../trainer';
+import { applyConfig, writeLink } from '../trainer';
 import { pageFields, pendingChanges, valueOf } from '../pendingChanges';
 
 const sections = Object.keys(sectionSchemas) as SectionName[];
@@ -84,7 +84,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
   const apply = async (next: LabConfig) => {
     setDraft(next);
     // The link says the run made, which may differ from the draft: another task's shipped policy brings its own model.
-    if (await applyConfig(next, start)) window.location.hash = configToSearchParams(useLab.getState().config, { page: true });
+    if (await applyConfig(next, start)) writeLink();
   };
   const importJson = async (file: File) => {
     try {
