@@ -107,7 +107,7 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
     m.clip_ratio !== undefined ? `clipped ${m.clip_ratio.toFixed(3)}` : '',
     m['charts/epsilon'] !== undefined ? `eps ${m['charts/epsilon'].toFixed(3)}` : '',
     m['losses/td_loss'] !== undefined ? `td ${m['losses/td_loss'].toFixed(4)}  Q ${m['losses/q_values'].toFixed(3)}` : '',
-    m.program_bits !== undefined ? `bits ${m.program_bits.toFixed(1)}` : m.program_tokens !== undefined ? `tokens ${m.program_tokens.toFixed(1)}` : '',
+    m.program_bits !== undefined ? `bits ${Number.isFinite(m.program_bits) ? m.program_bits.toFixed(1) : '-'}` : m.program_tokens !== undefined ? `tokens ${m.program_tokens.toFixed(1)}` : '',
     `tok/s ${m.tokens_per_s.toFixed(0)}`,
     `evals/s ${m.evals_per_s.toFixed(0)}`,
     `${secondsPerStep.toFixed(2)} s/step`,

@@ -202,6 +202,7 @@ export interface KolmogorovScored extends Scored {
 }
 
 const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+const meanOrNaN = (values: readonly number[]) => (values.length ? mean(values) : NaN);
 
 /** The Kolmogorov task for a run's config: what the one loop (loop.ts) trains on. */
 export function kolmogorovTask(config: KolmogorovConfig): Task<KolmogorovRecord, KolmogorovScored> {
@@ -245,9 +246,10 @@ export function kolmogorovTask(config: KolmogorovConfig): Task<KolmogorovRecord,
       return {
         compression_rate: batch.compressionRate,
         gzip_rate: batch.gzipRate,
-        program_bits: mean(scored.filter((s) => s.correct).map((s) => s.candidate.bits)),
-        all_program_bits: mean(written.map((s) => s.candidate.bits)),
-        program_lines: mean(written.map((s) => s.candidate.lines)),
+        // A mean over no program is no value (NaN: not drawn), not 0 bits, the best a chart of bits can show.
+        program_bits: meanOrNaN(scored.filter((s) => s.correct).map((s) => s.candidate.bits)),
+        all_program_bits: meanOrNaN(written.map((s) => s.candidate.bits)),
+        program_lines: meanOrNaN(written.map((s) => s.candidate.lines)),
       };
     },
 

@@ -1,0 +1,30 @@
+/** The Kolmogorov task's step figures: a mean over no program is no value, never 0 bits. */
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../config';
+import type { Candidate } from './task';
+import { kolmogorovTask, type KolmogorovScored } from './task';
+
+const scored = (correct: boolean, bits: number, written = true): KolmogorovScored => ({
+  text: written ? 'output = [1]' : '',
+  outcome: correct ? 'ok' : 'wrong',
+  reward: correct ? 1 : 0,
+  correct,
+  cost: bits,
+  candidate: { program: written ? ({} as NonNullable<Candidate['program']>) : null, text: written ? 'output = [1]' : '', bits, lines: 1 },
+  sandbox: { kind: correct ? 'ok' : 'wrong', output: correct ? [1, 2] : [1], elapsedMs: 1 },
+});
+
+describe('the Kolmogorov step figures', () => {
+  const task = kolmogorovTask(defaultConfig());
+  const records = [{ sequence: [1, 2] }, { sequence: [3, 4] }];
+
+  it('bits of correct programs are no value (NaN, not drawn) on a step with none correct, not 0 (the best a chart of bits shows)', () => {
+    const none = task.metrics!(records, [scored(false, 30), scored(false, 40)], 1);
+    expect(none.program_bits).toBeNaN();
+    expect(none.all_program_bits).toBe(35);
+    const one = task.metrics!(records, [scored(true, 20), scored(false, 40)], 1);
+    expect(one.program_bits).toBe(20);
+    const unwritten = task.metrics!(records, [scored(false, 0, false), scored(false, 0, false)], 1);
+    expect([unwritten.all_program_bits, unwritten.program_lines]).toEqual([NaN, NaN]);
+  });
+});
