@@ -45,8 +45,10 @@ describe('the store', () => {
     expect([...first]).toEqual(['policy_loss']);
     appendMetrics([{ step: 2, name: 'policy_loss', value: NaN, wallMs: 2 }]);
     expect(useLab.getState().unvalued).toBe(first); // the same set: charts reading it do not redraw
-    resetMetrics();
+    useLab.setState({ evaluations: [{ label: 'greedy (after RL) @ step 500', step: 500, task: 'sum_digits', search: 'greedy', k: 1, n: 10, score: 1, metrics: {} }] });
+    resetMetrics(); // a new run (Apply): its figures and its held-out rows start over
     expect(useLab.getState().unvalued.size).toBe(0);
+    expect(useLab.getState().evaluations).toEqual([]);
   });
 });
 
