@@ -36,6 +36,9 @@ describe('run file fields', () => {
     const digit = parseRunFile(text((f) => (f.evaluations = [{ ...oldRow, compressionRate: null, formatCompliance: 0.9 } as never])), 'r.json');
     expect(digit.evaluations[0]).toMatchObject({ search: 'greedy', score: 0.5, metrics: { accuracy: 0.5, format_compliance: 0.9, precision: 1 } });
     expect(digit.evaluations[0].metrics.compression_rate).toBeUndefined();
+    // A metric reported without a value (NaN, written as null by a lab that kept it) is left out, not a reason to refuse the run.
+    const unvalued = parseRunFile(text((f) => f.metrics.push({ step: 3, name: 'program_bits', value: null as never, wallMs: 30 })), 'r.json');
+    expect(unvalued.metrics).toEqual(valid().metrics);
   });
 
   it('run.best, run.createdAt and run.name that the page cannot show are refused, naming the field', () => {

@@ -190,7 +190,8 @@ export function parseRunFile(text: string, name: string): RunFile & { checkpoint
     if (run.pretrainSteps !== undefined && !isCount(run.pretrainSteps)) throw new Error('run.pretrainSteps must be a whole number of at least 0');
     if (typeof f.checkpoint !== 'string') throw new Error('the run has no checkpoint (it was never saved)');
     if (!Array.isArray(f.metrics)) throw new Error('"metrics" must be an array');
-    const metrics = f.metrics.map((event, i) => metricEvent(event, `metrics[${i}]`));
+    // A figure reported without a value (NaN, null in JSON: an update with nothing to learn from) is not drawn: left out.
+    const metrics = f.metrics.flatMap((event, i) => (isObject(event) && event.value === null ? [] : [metricEvent(event, `metrics[${i}]`)]));
     if (f.evaluations !== undefined && !Array.isArray(f.evaluations)) throw new Error('"evaluations" must be an array');
     const evaluations = (f.evaluations ?? []).map((row, i) => evaluationRow(row, `evaluations[${i}]`));
     if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error('"reference" must be base64 or null');

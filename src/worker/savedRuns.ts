@@ -349,7 +349,7 @@ export class SavedRuns {
       format: RUN_FORMAT,
       version: 1,
       run,
-      metrics: events,
+      metrics: events.filter((event) => Number.isFinite(event.value)), // JSON has no NaN: a figure without a value is not drawn anyway
       evaluations: evaluations.map(({ items: _items, ...row }) => row),
       checkpoint: bytes ? toBase64(bytes) : null,
       reference: reference ? toBase64(reference) : null,

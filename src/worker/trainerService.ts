@@ -117,8 +117,17 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
 
     pretrain(options) {
       return serviceState.serial(state, async () => {
-        const run = serviceState.requireRun(state);
+        let run = serviceState.requireRun(state);
         if (busy() || state.warmStart) throw new Error('stop training or pretraining before pretraining again');
+        // Pretrain is a run of its own at RL step 0, saved as it goes: a run with RL steps is made
+        // again from its weights first (its RL state ends here in any case, as Pretrain's end makes a new run).
+        if (run.runner.globalStep > 0 && !run.definition.warmStart?.beforeTraining) {
+          const origin = runs.weightsNow(state);
+          await runs.rebuild(state, run.config, await run.runner.saveCheckpoint(), state.weights.reference);
+          runs.setWeights(state, { ...state.weights, origin, atStep: 0 });
+          events.send({ type: 'newRun' }, true);
+          run = serviceState.requireRun(state);
+        }
         state.warmStart = warmStart.startWarmStart(state, run, options, false);
         events.setPhase('pretraining', `pretraining ${options.steps} steps on the task's generated pairs`);
         void warmStart.warmStartLoop(state, () => void control.trainLoop(state));

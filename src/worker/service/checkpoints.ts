@@ -116,7 +116,7 @@ export function resumeRun(state: ServiceState, id: string): Promise<ResumedRun> 
     // The reference came back with the run: it is the warm start the run began from.
     // A run saved while it pretrained holds the pretrained weights at step 0: RL starts from them (the pretraining's own progress is not resumed).
     const pretrained = meta.step === 0 && stored.run.pretrainSteps ? `, pretrained ${stored.run.pretrainSteps} steps` : '';
-    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}${pretrained}`, trained: true, atStep: meta.step, reference, referenceOrigin: reference ? `the warm start of saved run "${stored.run.name}"` : undefined });
+    setWeights(state, { origin: `saved run "${stored.run.name}", step ${meta.step}${pretrained}`, trained: true, atStep: meta.step, reference, referenceOrigin: reference ? `the warm start of saved run "${stored.run.name}"` : undefined, pretrainSteps: stored.run.pretrainSteps });
     events.setPhase('idle', pretrained ? `opened ${stored.run.name}: its weights after ${stored.run.pretrainSteps} pretraining steps; Train starts RL from them, Pretrain trains them further` : `resumed ${stored.run.name} at step ${meta.step}; Train goes on from it`);
     const evaluations = stored.evaluations.map((row) => evaluationRow(row, meta.config.task.name));
     return { run: stored.run, step: meta.step, config: meta.config, events: stored.events, evaluations, samples: stored.samples };

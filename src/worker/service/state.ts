@@ -75,6 +75,8 @@ export interface Weights {
   reference?: Uint8Array;
   /** What the reference is, when it is a warm start (a shipped policy, pretrained weights): a new run can start from it again. */
   referenceOrigin?: string;
+  /** Steps of the page's Pretrain in these weights, across Pretrains (a saved run records them). */
+  pretrainSteps?: number;
 }
 
 /** The page's warm start in progress (warmStart.ts). */
@@ -91,6 +93,8 @@ export interface WarmStartRun {
   /** Train continues with RL when it ends. */
   thenTrain: boolean;
   step: number;
+  /** Pretraining steps the weights had when it began (an earlier Pretrain's): its own are counted on top. */
+  priorSteps: number;
   wallMs: number;
   heldoutAccuracy?: number;
 }

@@ -22,15 +22,14 @@ export const PRETRAIN_SAVE_EVERY = 50;
 /**
  * Keeps Pretrain's weights in the browser as a run at RL step 0, so a reload loses at most
  * PRETRAIN_SAVE_EVERY of its steps: they are the start a resume trains RL from, and so also the
- * KL reference, as when it ends. Its curves are not kept (their steps are not RL's). A run with
- * RL steps before Pretrain has a checkpoint of that step, not of step 0: it is saved at the end,
- * when its weights become a new run's start.
+ * KL reference, as when it ends. Its curves are not kept (their steps are not RL's). Pretrain
+ * begins on a run at RL step 0 (trainerService's pretrain makes one from a run with RL steps).
  */
 export async function keepPretraining(state: ServiceState, warm: WarmStartRun, status: 'training' | 'paused' | 'stopped'): Promise<void> {
   const { run, savedRuns } = state;
   if (!run || !savedRuns.autosave || warm.beforeTraining || run.runner.globalStep !== 0 || warm.step === 0) return;
   const bytes = await run.runner.saveCheckpoint();
-  void savedRuns.save(status, 0, bytes, run.config, { reference: bytes, provenance: runProvenance(state), pretrainSteps: warm.step });
+  void savedRuns.save(status, 0, bytes, run.config, { reference: bytes, provenance: runProvenance(state), pretrainSteps: warm.priorSteps + warm.step });
 }
 
 
@@ -61,6 +60,7 @@ export function startWarmStart(state: ServiceState, run: LiveRun, options: Pretr
     beforeTraining: before,
     thenTrain,
     step: 0,
+    priorSteps: state.weights.pretrainSteps ?? 0,
     wallMs: 0,
   };
 }
@@ -133,7 +133,7 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
   state.wall.reset();
   // Said with what it started from: Pretrain goes on from the weights the run had (a shipped policy, say).
   const origin = warm.startedFrom ? `${warm.startedFrom}, then pretrained here ${warm.step} steps` : `pretrained here, ${warm.step} steps`;
-  setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin });
+  setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin, pretrainSteps: warm.priorSteps + warm.step });
   await keepPretraining(state, warm, 'stopped');
   const heldout = warm.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${warm.heldoutAccuracy.toFixed(3)}`;
   state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${warm.step} steps${heldout}; Train continues with RL from these weights`);
