@@ -86,6 +86,9 @@ test('a reload mid-run offers the run back; resuming brings its step, charts and
   await expect.poll(async () => `${await text('status-message')} | errors: ${await text('errors')}`, { timeout: 30_000 }).toContain('imported saved.run.json');
   await expect(savedRuns(page)).toContainText('Saved runs (2)', { timeout: 30_000 });
   await expect(page.getByTestId('run-list')).toContainText(`${run.run.name} (imported)`);
+  // Dropped under the name a browser gives a second download, it is still known as a run, not read as a dataset.
+  await lab.dropFile('saved.run (1).json', readFileSync(run.path));
+  await expect(savedRuns(page)).toContainText('Saved runs (3)', { timeout: 30_000 });
 });
 
 test('a tab closed in the middle of a save leaves the previous checkpoint, which resumes', async ({ browser }) => {

@@ -11,6 +11,7 @@ import { EvaluationTable, SampleInspector } from './components/Samples';
 import { ErrorList, StatusBar } from './components/StatusBar';
 import { reportError, useLab } from './store';
 import { autosaveEnabled, importRunFile, requestPersistentStorage, saveHoldOpenMs } from './persistence';
+import { isRunFileHead } from '../worker/runFile';
 import { attempt, linkIsOurs, loadDatasetFile, startLab, trainer, writeLink } from './trainer';
 
 /** The link's configuration, and whether it is one (an invalid link is the defaults, as no link is: the shipped policy loads). */
@@ -49,9 +50,11 @@ function useDropAnywhere(setDragging: (value: 'train' | 'heldout' | null) => voi
       setDragging(null);
       const file = e.dataTransfer?.files[0];
       if (!file) return;
+      const role = dropRole(e.clientX, window.innerWidth);
       if (file.name.endsWith('.prl') || file.name.endsWith('.safetensors')) void loadCheckpointFile(file, file.name);
       else if (file.name.endsWith('.run.json')) void importRunFile(file, file.name);
-      else void loadDatasetFile(dropRole(e.clientX, window.innerWidth), file.name, file);
+      // A browser renames a second download ("x.run (1).json"): a downloaded run is known by its first bytes too.
+      else void file.slice(0, 64).text().then((head) => (isRunFileHead(head) ? importRunFile(file, file.name) : loadDatasetFile(role, file.name, file)));
     };
     window.addEventListener('dragover', over);
     window.addEventListener('dragleave', leave);

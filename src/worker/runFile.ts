@@ -15,6 +15,9 @@ import type { RunRecord } from './runStore';
 
 export const RUN_FORMAT = 'program-rl-lab-run';
 
+/** Whether a file's first bytes are a downloaded run's (SavedRuns.export writes its format first), whatever its name. */
+export const isRunFileHead = (head: string): boolean => new RegExp(`^\\s*\\{\\s*"format"\\s*:\\s*"${RUN_FORMAT}"`).test(head);
+
 /** What a downloaded run file holds (`SavedRuns.export`). */
 export interface RunFile {
   format: typeof RUN_FORMAT;

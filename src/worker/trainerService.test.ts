@@ -209,6 +209,7 @@ describe('trainer protocol', () => {
     // A checkpoint under another name, and DPO's pair file, are said as what they are.
     const checkpoint = await api.getCheckpoint();
     await expect(api.loadDataset('train', 'policy.txt', new Blob([new Uint8Array(checkpoint)]))).rejects.toThrow(/^policy.txt is a checkpoint, not a dataset \(its first bytes say so\): load it with Load checkpoint, or drop it named .prl .*; the training set is unchanged$/);
+    await expect(api.loadDataset('train', 'x.run (1).json', new Blob([JSON.stringify({ format: 'program-rl-lab-run', version: 1 })]))).rejects.toThrow(/^x.run \(1\).json is a downloaded run, not a dataset: bring it back with Import run/);
     const pairs = '{"prompt": "[1, 2, 3]", "chosen": "range(1, 4)", "rejected": "set_list([1, 2, 3])"}\n';
     await expect(api.loadDataset('heldout', 'pairs.jsonl', new Blob([pairs]))).rejects.toThrow(/^pairs.jsonl holds preference pairs \(\{prompt, chosen, rejected\}\), which the page does not read: .* npm run train -- --algorithm dpo --preferences pairs.jsonl; the held-out set is unchanged$/);
     await api.step();

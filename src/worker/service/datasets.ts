@@ -6,6 +6,7 @@
  * empty the training set), and says why.
  */
 import { sha256Hex } from '../provenance';
+import { isRunFileHead } from '../runFile';
 import { CHECKPOINT_MAGIC } from '../../core/checkpoint';
 import { isSafetensors } from '../../core/safetensors';
 import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
@@ -48,6 +49,7 @@ export function notADataset(name: string, head: Uint8Array): string | null {
     return `${name} is a checkpoint, not a dataset (its first bytes say so): load it with Load checkpoint, or drop it named .prl (.safetensors for PyTorch weights)`;
   }
   const firstLine = new TextDecoder().decode(head).split('\n', 1)[0].trim();
+  if (isRunFileHead(firstLine)) return `${name} is a downloaded run, not a dataset: bring it back with Import run in Saved runs, or drop it on the page`;
   try {
     const value = JSON.parse(firstLine) as unknown;
     if (value && typeof value === 'object' && 'chosen' in value && 'rejected' in value) {
