@@ -242,7 +242,7 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
 export function resetMetrics(): void {
   pendingMetrics = [];
   // The held-out rows are the old run's too (a new run after Apply showed the last run's "after RL" row beside its own).
-  useLab.setState({ series: new Map(), unvalued: new Set(), metricsVersion: 0, samples: [], best: {}, step: 0, evaluations: [] });
+  useLab.setState({ series: new Map(), unvalued: new Set(), metricsVersion: 0, samples: [], best: {}, step: 0, stepsPerSecond: 0, evaluations: [] });
 }
 
 /** Exponential moving average as TensorBoard smooths (debiased), weight in [0, 1). */

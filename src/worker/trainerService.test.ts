@@ -229,6 +229,9 @@ describe('trainer protocol', () => {
     await expect.poll(stopped).toBeDefined();
     const said = Number(/\d+$/.exec(stopped()!.message)![0]);
     expect((await decodeCheckpoint(await api.getCheckpoint())).meta.step).toBe(said);
+    // A single Step after it: the status line stands a step further, not at the step it stopped at.
+    await api.step();
+    await expect.poll(() => events.filter((e) => e.type === 'phase').at(-1)).toMatchObject({ phase: 'stopped', message: `stopped at step ${said + 1}` });
   });
 
   it('a digit task (sum_digits) steps, trains to its end and evaluates, with accuracy and format_compliance metrics', async () => {

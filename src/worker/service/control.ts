@@ -265,8 +265,10 @@ export function step(state: ServiceState): Promise<void> {
     }
     // Each single step is saved: the user waits between them, and a reload would lose those since the last multiple of AUTOSAVE_EVERY.
     await keepRun(state, 'paused');
-    // The status line said where the run paused: it now stands a step further.
-    if (state.events.phase === 'paused') state.events.setPhase('paused', `paused at step ${requireRun(state).runner.globalStep}`);
+    // The status line said where the run stood (paused, stopped, an evaluation done): it now stands a step further.
+    const phase = state.events.phase;
+    const at = requireRun(state).runner.globalStep;
+    if (phase === 'paused' || phase === 'stopped' || phase === 'idle') state.events.setPhase(phase, `${phase === 'paused' ? 'paused at' : phase === 'stopped' ? 'stopped at' : 'took a single step to'} step ${at}`);
     state.events.flush();
   });
 }
