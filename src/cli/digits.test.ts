@@ -98,11 +98,12 @@ describe('skipped updates in the log', () => {
     expect(skips[1]).toMatch(/no update owed yet.*not reported again/);
   });
 
-  it(`a run that never updates says so again after ${SKIPS_SAID_AGAIN} expected skips in a row, not only at its first`, async () => {
-    const { logs } = await dqnLog({ batchSize: 2, learningStarts: 100_000, bufferSize: 200_000 }, SKIPS_SAID_AGAIN);
+  it(`a run that never updates says so again after ${SKIPS_SAID_AGAIN} expected skips in a row, and then as the count doubles, not every ${SKIPS_SAID_AGAIN} steps`, async () => {
+    const { logs } = await dqnLog({ batchSize: 2, learningStarts: 100_000, bufferSize: 200_000 }, 3 * SKIPS_SAID_AGAIN);
     expect(logs.filter((line) => /update skipped|no update/.test(line))).toEqual([
       expect.stringMatching(/^step 1: update skipped \(filling the replay buffer/),
       expect.stringMatching(new RegExp(`^step ${SKIPS_SAID_AGAIN}: no update in the last ${SKIPS_SAID_AGAIN} steps`)),
+      expect.stringMatching(new RegExp(`^step ${2 * SKIPS_SAID_AGAIN}: no update in the last ${2 * SKIPS_SAID_AGAIN} steps`)),
     ]);
   });
 });

@@ -219,7 +219,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   if (deps.generators && !generators) deps.onLog?.(`${definition.name} samples on the trainer: the generator workers stay idle`);
   // A skipped update is said; one the algorithm skips by design (PolicyUpdate.expected) once per
   // kind, not at every step (DQN skips most steps between its training steps), and again after
-  // SKIPS_SAID_AGAIN of them in a row: a run that never updates (DPO that never finds a pair) says so.
+  // SKIPS_SAID_AGAIN of them in a row (and twice as many, ...): a run that never updates (DPO that never finds a pair) says so.
   const saidOnce = new Set<string>();
   let skippedInARow = 0;
   const reportSkip = (update: PolicyUpdate) => {
@@ -227,7 +227,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
     if (!update.skipped) return;
     const reason = update.reason ?? 'no reason given';
     const kind = reason.replace(/\d+/g, 'N'); // "filling the replay buffer (12 of 64 ...)" is one kind
-    if (update.expected && skippedInARow % SKIPS_SAID_AGAIN === 0) return void deps.onLog?.(`step ${globalStep}: no update in the last ${skippedInARow} steps (${reason})`);
+    // Said again at SKIPS_SAID_AGAIN skips in a row, then each time the count doubles: a note, not a line every SKIPS_SAID_AGAIN steps.
+    const times = skippedInARow / SKIPS_SAID_AGAIN;
+    if (update.expected && Number.isInteger(times) && (times & (times - 1)) === 0) return void deps.onLog?.(`step ${globalStep}: no update in the last ${skippedInARow} steps (${reason})`);
     if (update.expected && saidOnce.has(kind)) return;
     if (update.expected) saidOnce.add(kind);
     deps.onLog?.(`step ${globalStep}: update skipped (${reason})${update.expected ? '; such steps are not reported again unless they go on' : ''}`);

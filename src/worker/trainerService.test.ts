@@ -210,6 +210,9 @@ describe('trainer protocol', () => {
     const checkpoint = await api.getCheckpoint();
     await expect(api.loadDataset('train', 'policy.txt', new Blob([new Uint8Array(checkpoint)]))).rejects.toThrow(/^policy.txt is a checkpoint, not a dataset \(its first bytes say so\): load it with Load checkpoint, or drop it named .prl .*; the training set is unchanged$/);
     await expect(api.loadDataset('train', 'x.run (1).json', new Blob([JSON.stringify({ format: 'program-rl-lab-run', version: 1 })]))).rejects.toThrow(/^x.run \(1\).json is a downloaded run, not a dataset: bring it back with Import run/);
+    // A JSON array of problems with a trailing comma: where, why, and that nothing was replaced.
+    const problem = JSON.stringify({ function_name: 'double', docstring: 'Double x.', test_cases: [[1, 2]], starter_code: 'def double(x):' });
+    await expect(api.loadDataset('train', 'broken.json', new Blob([`[\n  ${problem},\n]\n`]))).rejects.toThrow(/^broken.json: not valid JSON at line 3, column 1: Unexpected token '\]' \(a comma before the end of a list or object\); the training set is unchanged$/);
     const pairs = '{"prompt": "[1, 2, 3]", "chosen": "range(1, 4)", "rejected": "set_list([1, 2, 3])"}\n';
     await expect(api.loadDataset('heldout', 'pairs.jsonl', new Blob([pairs]))).rejects.toThrow(/^pairs.jsonl holds preference pairs \(\{prompt, chosen, rejected\}\), which the page does not read: .* npm run train -- --algorithm dpo --preferences pairs.jsonl; the held-out set is unchanged$/);
     await api.step();

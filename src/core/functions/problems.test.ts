@@ -70,7 +70,7 @@ describe('parseProblemsText', () => {
     // A JSON array with a syntax error says where.
     expect(() => parseProblemsText(`[\n  ${good},\n  {"function_name": "g",,}\n]`)).toThrow(/not valid JSON at line 3, column \d+/);
     // A trailing comma, whose error V8 gives no position: where the array ends too soon.
-    expect(() => parseProblemsText(`[\n  ${good},\n  ${good},\n]`)).toThrow(/not valid JSON at line 4, column 1: Unexpected token/);
+    expect(() => parseProblemsText(`[\n  ${good},\n  ${good},\n]`)).toThrow(/^not valid JSON at line 4, column 1: Unexpected token '\]' \(a comma before the end of a list or object\)$/);
     // An array missing a comma has whole objects on some lines (its last item, the one before the gap): refused whole, not read in part.
     expect(() => parseProblemsText(`[\n  ${good},\n  ${good}\n  ${good},\n  ${good}\n]`)).toThrow(/not valid JSON/);
     expect(() => parseProblemsText('{"a": 1}'.replace('}', ''))).toThrow(/one problem object per line/);

@@ -199,7 +199,7 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
       // lines are whole objects. In a broken JSON array a few lines are too (its last item, one
       // missing its comma), not most: the array is refused whole, never read in part.
       const written = lines.filter((line) => line.trim() !== '');
-      if (written.filter((line) => isObjectLine(line)).length * 2 <= written.length) throw new Error(`not valid JSON${jsonErrorPlace(body, error as Error)}: ${printable((error as Error).message, 240)}`);
+      if (written.filter((line) => isObjectLine(line)).length * 2 <= written.length) throw new Error(`not valid JSON${jsonErrorPlace(body, error as Error)}`);
       items = undefined;
     }
     if (items !== undefined) {
@@ -243,17 +243,21 @@ function isObjectLine(line: string): boolean {
 }
 
 /**
- * " at line L, column C" of a JSON.parse error. V8 names the position of most errors, not of an
- * unexpected token (a trailing comma's `]`): a strict JSON scanner (jsonc-parser) finds it then.
+ * " at line L, column C: why" of a JSON.parse error. V8 names the position of most errors, not of
+ * an unexpected token (a trailing comma's `]`), whose message quotes the text instead: a strict
+ * JSON scanner (jsonc-parser) finds the place then, and the quote is left out.
  */
 function jsonErrorPlace(text: string, error: Error): string {
   const named = /position (\d+)/.exec(error.message);
   const found: ParseError[] = [];
   if (!named) parseJsonc(text, found, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
   const offset = named ? Number(named[1]) : found[0]?.offset;
-  if (offset === undefined) return '';
+  const why = printable(error.message.replace(/, (\.\.\.)?".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, ''), 240);
+  if (offset === undefined) return `: ${why}`;
   const before = text.slice(0, offset).split('\n');
-  return ` at line ${before.length}, column ${before[before.length - 1].length + 1}`;
+  // A comma just before the token is the usual cause: said, where it is.
+  const comma = /,\s*$/.test(text.slice(0, offset)) && /^[\]}]/.test(text.slice(offset)) ? ' (a comma before the end of a list or object)' : '';
+  return ` at line ${before.length}, column ${before[before.length - 1].length + 1}: ${why}${comma}`;
 }
 
 /** A problem back in the seed's format (for generated files). */

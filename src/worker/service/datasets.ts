@@ -82,7 +82,14 @@ export async function parseDataset(state: ServiceState, role: 'train' | 'heldout
     summary = { errorCount: result.errorCount, errors: result.errors.slice(0, 200), lines: result.lines, summary: summarizeLoad(result) };
   } else {
     if (file.size > MAX_TEXT_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a ${data.itemName} file may have`);
-    const { items: parsed, errors } = data.parseText!(decodeTextFile(new Uint8Array(await file.arrayBuffer())));
+    let read: ReturnType<NonNullable<typeof data.parseText>>;
+    try {
+      read = data.parseText!(decodeTextFile(new Uint8Array(await file.arrayBuffer())));
+    } catch (error) {
+      // A file refused whole (a broken JSON array, UTF-16): said with its name, and that nothing was replaced.
+      throw new Error(`${name}: ${(error as Error).message}; the ${role === 'train' ? 'training' : 'held-out'} set is unchanged${items[role].length ? ` (${countOf(items[role].length, data.itemName)})` : ''}`);
+    }
+    const { items: parsed, errors } = read;
     if (parsed.length === 0) throw noItems(name, role, items[role].length, data.itemName, errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length, file.size);
     loaded = parsed;
     summary = {
