@@ -86,12 +86,7 @@ describe('data-parallel updates: the warm start and REINFORCE', () => {
     const parallel = new TransformerPolicy(policyConfig, 2);
     const one = new Reinforce(single, new KolmogorovGrammar(), config, reference);
     const two = new Reinforce(parallel, new KolmogorovGrammar(), config, reference, host.shards);
-    // The reference's weights are read (and sent) once, while they stay the same; new ones are sent again.
-    let reads = 0;
-    const read = reference.getWeights.bind(reference);
-    reference.getWeights = () => (reads++, read());
-    for (let step = 0; step < 4; step++) {
-      if (step === 3) reference.setWeights(new TransformerPolicy(policyConfig, 6).getWeights());
+    for (let step = 0; step < 3; step++) {
       const a = await one.step(episodes);
       const b = await two.step(episodes);
       expect(b.skipped).toBe(false);
@@ -101,7 +96,6 @@ describe('data-parallel updates: the warm start and REINFORCE', () => {
       expect(a.kl).toBeGreaterThan(1e-3); // the policies differ, so the KL term is there
       expect(b.kl).toBeCloseTo(a.kl, 4);
       expect(b.gradNorm).toBeCloseTo(a.gradNorm, 3);
-      expect(reads).toBe(step < 3 ? 1 : 2);
     }
     expect(maxDifference(parallel.getWeights(), single.getWeights())).toBeLessThan(1e-3); // a tenth of one Adam step (lr 1e-2): float sums in another order, amplified where a gradient is near 0
     expect(maxDifference(single.getWeights(), new TransformerPolicy(policyConfig, 2).getWeights())).toBeGreaterThan(1e-3); // they moved

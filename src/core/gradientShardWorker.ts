@@ -43,8 +43,7 @@ export function serveGradients(port: ShardPort): void {
       }
       if (!model) throw new Error('compute before init');
       model.policy.setWeights(unpackWeights(message.weights));
-      if (message.reference === 'kept' && !model.reference) throw new Error('the KL reference was never sent');
-      if (message.reference && message.reference !== 'kept') {
+      if (message.reference) {
         model.reference ??= new TransformerPolicy(model.policy.config, 0);
         model.reference.setWeights(unpackWeights(message.reference));
       }

@@ -91,14 +91,8 @@ export interface ShardGradients {
 
 /** Computes part of a batch's gradients with the given weights somewhere else (another thread). */
 export interface GradientShard {
-  /** `reference`: the KL's frozen reference weights, when the loss has a KL term (sent again only when its key changes). */
-  compute(weights: readonly WeightArray[], pairs: readonly SequencePair[], loss?: ShardLoss, reference?: FrozenWeights): Promise<ShardGradients>;
-}
-
-/** Weights that do not change while their key does not (TransformerPolicy.assignedKey): read only when they must be sent. */
-export interface FrozenWeights {
-  key: string;
-  weights: () => readonly WeightArray[];
+  /** `reference`: the KL's frozen reference weights, when the loss has a KL term. */
+  compute(weights: readonly WeightArray[], pairs: readonly SequencePair[], loss?: ShardLoss, reference?: readonly WeightArray[]): Promise<ShardGradients>;
 }
 
 /** A summed loss and its gradients computed here, as tensors (the caller disposes them). */
@@ -151,8 +145,7 @@ export type GradientShardFactory = (count: number, policy: PolicyConfig, grammar
 
 export type ToShard =
   | { type: 'init'; policy: PolicyConfig; grammar: GrammarSpec }
-  /** `reference`: the KL's reference weights, or 'kept' for the ones the worker was sent last. */
-  | { type: 'compute'; id: number; weights: WeightsMessage; pairs: SequencePair[]; loss: ShardLoss; reference?: WeightsMessage | 'kept' };
+  | { type: 'compute'; id: number; weights: WeightsMessage; pairs: SequencePair[]; loss: ShardLoss; reference?: WeightsMessage };
 
 export type FromShard =
   | { type: 'ready' }
@@ -191,8 +184,6 @@ export async function startGradientShards(handles: readonly ShardHandle[], polic
 function connect(handle: ShardHandle, policy: PolicyConfig, grammar: GrammarSpec): { ready: Promise<GradientShard>; fail: (error: Error) => void } {
   const pending = new Map<number, { resolve: (r: ShardGradients) => void; reject: (e: Error) => void }>();
   let nextId = 0;
-  /** The key of the reference weights the worker holds (null: none, or unknown after an error). */
-  let referenceKey: string | null = null;
   let failure: Error | null = null;
   let notReady: (error: Error) => void = () => undefined;
   const fail = (error: Error) => {
@@ -208,10 +199,8 @@ function connect(handle: ShardHandle, policy: PolicyConfig, grammar: GrammarSpec
         const id = nextId++;
         pending.set(id, { resolve, reject });
         const packed = packWeights(weights, id);
-        const kept = reference !== undefined && reference.key === referenceKey;
-        const frozen = reference && !kept ? packWeights(reference.weights(), id) : undefined;
-        if (reference) referenceKey = reference.key;
-        const message: ToShard = { type: 'compute', id, weights: packed, pairs: pairs.map(({ prompt, tokens }) => ({ prompt, tokens })), loss, ...(kept ? { reference: 'kept' as const } : frozen ? { reference: frozen } : {}) };
+        const frozen = reference && packWeights(reference, id);
+        const message: ToShard = { type: 'compute', id, weights: packed, pairs: pairs.map(({ prompt, tokens }) => ({ prompt, tokens })), loss, ...(frozen ? { reference: frozen } : {}) };
         handle.postMessage(message, frozen ? [packed.buffer, frozen.buffer] : [packed.buffer]);
       }),
   };
@@ -224,10 +213,7 @@ function connect(handle: ShardHandle, policy: PolicyConfig, grammar: GrammarSpec
       const request = pending.get(message.id);
       if (!request) return;
       pending.delete(message.id);
-      if (message.type === 'error') {
-        referenceKey = null; // whether the worker took the reference is not known: sent again next time
-        return request.reject(new ShardError(`gradient worker: ${message.message}`));
-      }
+      if (message.type === 'error') return request.reject(new ShardError(`gradient worker: ${message.message}`));
       const data = new Float32Array(message.buffer);
       let offset = 0;
       const grads = message.sizes.map((size) => data.subarray((offset += size) - size, offset));

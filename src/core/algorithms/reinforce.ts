@@ -204,16 +204,15 @@ export class Reinforce<S = unknown> {
     const { temperature, entropyCoef } = this.config;
     // Micro-batches (gradientAccumulationSteps) bound an update's memory: such an update stays on this thread.
     if (this.shards.length === 0 || usable.length <= this.shards.length || this.config.gradientAccumulationSteps > 1) return null;
-    // The KL's reference goes along with a request when the shard does not hold it already.
+    // The KL's reference goes along with each request (the shards keep no run's state).
     const reference = this.reference && this.config.klCoef > 0 ? this.reference : undefined;
     const klCoef = reference ? this.config.klCoef : 0;
     // Any split adds up to the whole (the loss is a sum over episodes, each with its own advantages).
     const [mine, ...theirs] = balancedParts(usable, this.shards.length);
     const loss = (part: number[]) => ({ kind: 'reinforce' as const, temperature, entropyCoef, klCoef, advantages: part.map((i) => adv[i]) });
     const weights = this.policy.getWeights();
-    // Read only for a shard that does not hold these reference weights yet (the first update, or after a rebase).
-    const frozen = reference && { key: reference.assignedKey, weights: () => reference.getWeights() };
-    const remote = theirs.map((part, i) => this.shards[i].compute(weights, part.map((j) => usable[j]), loss(part), frozen));
+    const referenceWeights = reference?.getWeights();
+    const remote = theirs.map((part, i) => this.shards[i].compute(weights, part.map((j) => usable[j]), loss(part), referenceWeights));
     try {
       const local = () => summedReinforceGradients(this.policy, this.grammar as Grammar<unknown>, mine.map((j) => usable[j]), loss(mine), reference);
       const { sums, applied } = await applyShardedStep(this.optimizer, remote, local, this.config.gradClip);

@@ -112,9 +112,6 @@ export class WeightsMismatchError extends Error {
   override name = 'WeightsMismatchError';
 }
 
-/** Numbers each policy made in this thread (TransformerPolicy.assignedKey). */
-let nextInstance = 0;
-
 export class TransformerPolicy {
   readonly variables: tf.Variable[] = [];
   private readonly tokenEmbedding: tf.Variable;
@@ -383,21 +380,8 @@ export class TransformerPolicy {
     return this.variables.map((variable) => ({ name: this.shortName(variable), shape: [...variable.shape], data: variable.dataSync() as Float32Array }));
   }
 
-  /**
-   * Names the weights setWeights last gave this policy: a frozen policy (a KL reference, which no
-   * optimiser touches) whose key is unchanged holds the same weights, so a copy sent elsewhere
-   * (a gradient worker) need not be sent again.
-   */
-  get assignedKey(): string {
-    return `${this.instance}.${this.assigned}`;
-  }
-
-  private readonly instance = nextInstance++;
-  private assigned = 0;
-
   /** Sets every weight; names and shapes must match exactly, and are checked before any is written (WeightsMismatchError). */
   setWeights(weights: readonly WeightArray[]): void {
-    this.assigned++;
     const byName = new Map(weights.map((w) => [w.name, w]));
     // A reward model is the policy's trunk with a scalar head (algorithms/rewardModel.ts): said as such, not as a count of tensors.
     if ([...byName.keys()].some((name) => name.startsWith('rm/'))) throw new WeightsMismatchError('these are a reward model\'s weights (a scalar head on the trunk), not a policy\'s: a reward model scores programs for a run (--use-reward-model), it does not write them');
