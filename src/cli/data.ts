@@ -36,7 +36,7 @@ export function loadProblemsReport(path: string, options: { quiet?: boolean; max
 }
 
 /**
- * A whole-text file's items (a JSON array or JSONL of function problems), parsed by `parse`: its
+ * A whole-text file's items (its task's format, parsed whole by `parse`: the functions task's JSON array or JSONL): its
  * bad items written to stderr by where they are (the first `maxErrorsShown`), the count unless
  * `quiet`; a file with none valid is an error, with a hint when it is another task's.
  */

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { gridCommand } from './grid';
 import { trainCommand } from './train';
 
-const tiny = ['--task', 'functions', '--init-from', 'public/functions.prl', '--batch-size', '8', '--max-steps', '2', '--learning-rate', '0.003', '--eval-data-path', 'datasets/functions/evaluation_problems.json', '--eval-samples', '3', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0'];
+const tiny = ['--task', 'functions', '--init-from', 'public/functions.prl', '--batch-size', '8', '--max-steps', '2', '--learning-rate', '0.003', '--eval-data-path', 'datasets/functions/evaluation_problems.json', '--eval-samples', '3', '--eval-k', '2', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0'];
 
 /** A run's final held-out figures, as the grid reads them. */
 function finalFigures(dir: string): Record<string, number> {

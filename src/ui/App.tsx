@@ -81,7 +81,7 @@ function useLinkEdits() {
 
 function LinkNotice() {
   const edited = useLab((s) => s.linkEdited);
-  const busy = useLab((s) => s.phase === 'training' || s.phase === 'pretraining');
+  const busy = useLab((s) => s.phase === 'training' || s.phase === 'pretraining' || s.phase === 'evaluating');
   if (!edited) return null;
   const open = () => {
     const { autosave, step } = useLab.getState();
@@ -90,7 +90,7 @@ function LinkNotice() {
   };
   return (
     <div className="link-notice" role="status" data-testid="link-notice">
-      The address now holds another configuration than the live run's: it opens on a reload{busy ? ' (pause the run first; Saved runs keeps it)' : ''}.{' '}
+      The address now holds another configuration than the live run's: it opens on a reload{busy ? ' (pause the run or let the evaluation end first; Saved runs keeps the run)' : ''}.{' '}
       <button onClick={open} disabled={busy}>Open the link</button>{' '}
       <button onClick={() => writeLink()}>Keep the run's</button>
     </div>

@@ -57,7 +57,10 @@ export async function resumeRun(id: string): Promise<void> {
   const task = [...runs, interruptedRun].find((run) => run?.id === id)?.task;
   const datasets = useLab.getState().datasets;
   const resumed = await whileConfiguring(async () => {
-    if (task && task !== config.task.name && taskNames().includes(task)) await loadShippedData(task);
+    if (task && task !== config.task.name && taskNames().includes(task) && !(await attempt(`loading the ${task} task's data`, () => loadShippedData(task).then(() => true)))) {
+      useLab.setState({ datasets });
+      return null;
+    }
     const opened = await attempt('resuming the run', () => trainer().resumeRun(id));
     if (!opened) useLab.setState({ datasets }); // the panel goes back to the files the live run reads
     return opened;

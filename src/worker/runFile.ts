@@ -200,7 +200,14 @@ export function parseRunFile(text: string, name: string): RunFile & { checkpoint
     if (f.reference !== undefined && f.reference !== null && typeof f.reference !== 'string') throw new Error('"reference" must be base64 or null');
     const provenance = run.provenance === undefined ? undefined : runProvenance(run.provenance);
     if (f.samples !== undefined && (!Array.isArray(f.samples) || f.samples.length > MAX_SAMPLES)) throw new Error(`"samples" must be a list of at most ${MAX_SAMPLES} samples`);
-    const samples = f.samples?.map((sample, i) => sampleRecord(sample, `samples[${i}]`));
+    // A sample the page could not draw (a digit answer past the safe integers, null in JSON) is left out, not a reason to refuse the run.
+    const samples = f.samples?.flatMap((sample, i) => {
+      try {
+        return [sampleRecord(sample, `samples[${i}]`)];
+      } catch {
+        return [];
+      }
+    });
     return {
       format: RUN_FORMAT,
       version: 1,

@@ -111,8 +111,14 @@ export class SavedRuns {
 
   /** A new run in the page (a new configuration, a loaded checkpoint): its first save starts a new stored run. */
   newRun(): void {
-    this.releaseLock?.();
+    // The run left behind keeps its lock until its queued writes are done (a delete elsewhere waits
+    // for them); one left unfinished is not "interrupted": the page moved on from it.
+    const left = this.target.record;
+    const release = this.releaseLock;
+    if (left && this.lastStatus !== null && this.lastStatus !== 'stopped') this.writing = this.writing.then(() => this.store?.setStatus(left.id, 'stopped')).catch(() => undefined);
+    void this.writing.finally(() => release?.());
     this.releaseLock = null;
+    this.pretraining = false;
     this.target = { record: null, reference: null };
     this.unsaved = [];
     this.unsavedRows = [];
@@ -182,6 +188,8 @@ export class SavedRuns {
       if (target.record) await store.setStatus(target.record.id, status);
       return this.publish();
     }
+    // A run deleted meanwhile (its last writes were queued when the page moved on) is not written back in part.
+    if (target.record && !(await store.get(target.record.id))) return this.publish();
     const run = target.record ?? newRunRecord(config);
     // A fresh id, never held elsewhere; the lock is this tab's while the run is the live one.
     if (!target.record && target === this.target && !(await this.lock(run.id))) return;
@@ -332,6 +340,8 @@ export class SavedRuns {
     if (this.target.record?.id === id) this.newRun();
     // A run another tab holds (it is live there) is not deleted under it: its next save there
     // would write the run back without the metrics, evaluations and reference deleted here.
+    // After the writes queued so far (a run the page just left may still be saving).
+    await this.writing;
     const release = await takeLock(id);
     if (!release) throw new Error('this run is open in another tab: open another run there, or close it, to delete it here');
     try {

@@ -206,6 +206,11 @@ describe('trainer protocol', () => {
     // Blank lines are not an empty file: the message says which.
     await expect(api.loadDataset('train', 'blank.jsonl', new Blob(['\n  \n\n']))).rejects.toThrow(/blank.jsonl holds no valid sequences \(the file has only blank lines\)/);
     await expect(api.loadDataset('train', 'empty.jsonl', new Blob([]))).rejects.toThrow(/empty.jsonl holds no valid sequences \(the file is empty\)/);
+    await api.step();
+    await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
+  });
+
+  it('a checkpoint, a downloaded run, a broken JSON array or a DPO pair file given as a dataset is said as what it is, and nothing is replaced', async () => {
     // A checkpoint under another name, and DPO's pair file, are said as what they are.
     const checkpoint = await api.getCheckpoint();
     await expect(api.loadDataset('train', 'policy.txt', new Blob([new Uint8Array(checkpoint)]))).rejects.toThrow(/^policy.txt is a checkpoint, not a dataset \(its first bytes say so\): load it with Load checkpoint, or drop it named .prl .*; the training set is unchanged$/);
@@ -215,8 +220,6 @@ describe('trainer protocol', () => {
     await expect(api.loadDataset('train', 'broken.json', new Blob([`[\n  ${problem},\n]\n`]))).rejects.toThrow(/^broken.json: not valid JSON at line 3, column 1: Unexpected token '\]' \(a comma before the end of a list or object\); the training set is unchanged$/);
     const pairs = '{"prompt": "[1, 2, 3]", "chosen": "range(1, 4)", "rejected": "set_list([1, 2, 3])"}\n';
     await expect(api.loadDataset('heldout', 'pairs.jsonl', new Blob([pairs]))).rejects.toThrow(/^pairs.jsonl holds preference pairs \(\{prompt, chosen, rejected\}\), which the page does not read: .* npm run train -- --algorithm dpo --preferences pairs.jsonl; the held-out set is unchanged$/);
-    await api.step();
-    await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
   });
 
   it('Stop names the step the run stopped at once the step in flight is done: a download then holds that step', async () => {

@@ -252,7 +252,7 @@ function jsonErrorPlace(text: string, error: Error): string {
   const found: ParseError[] = [];
   if (!named) parseJsonc(text, found, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
   const offset = named ? Number(named[1]) : found[0]?.offset;
-  const why = printable(error.message.replace(/, (\.\.\.)?".*" is not valid JSON$/s, '').replace(/ in JSON at position \d+.*$/s, ''), 240);
+  const why = printable(error.message.replace(/, (\.\.\.)?".*" is not valid JSON$/s, '').replace(/ (in|after) JSON at position \d+.*$/s, ''), 240);
   if (offset === undefined) return `: ${why}`;
   const before = text.slice(0, offset).split('\n');
   // A comma just before the token is the usual cause: said, where it is.

@@ -143,7 +143,8 @@ export const Chart = memo(function Chart({ title, caption, points, others, x, gz
       <div
         className="plot"
         tabIndex={0}
-        role="img"
+        role="group"
+        aria-roledescription="chart"
         aria-label={`${title}: ${chartSummary(view.data, x)}`}
         onMouseMove={onMove}
         onMouseLeave={() => setHover(null)}

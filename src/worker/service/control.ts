@@ -185,7 +185,10 @@ export async function pause(state: ServiceState): Promise<void> {
     const warm = state.warmStart;
     if ((events.phase as RunPhase) === 'paused' && warm) {
       events.setPhase('paused', `pretraining paused at step ${warm.step}`);
-      await serial(state, () => keepPretraining(state, warm, 'paused'));
+      // Unless Stop came first and ended it (its save says 'stopped').
+      await serial(state, async () => {
+        if (state.warmStart === warm) await keepPretraining(state, warm, 'paused');
+      });
     }
     return;
   }
@@ -254,6 +257,7 @@ export function step(state: ServiceState): Promise<void> {
         while (warm.step < warm.options.steps) await warmStartStep(state, warm);
       } finally {
         warm.trainer.dispose();
+        state.savedRuns.pretraining = false; // also when a warm-start step throws: later figures are saved again
       }
       await finishWarmStart(state, warm, 'done', () => undefined);
     }
@@ -264,7 +268,8 @@ export function step(state: ServiceState): Promise<void> {
       state.wall.stop();
     }
     // Each single step is saved: the user waits between them, and a reload would lose those since the last multiple of AUTOSAVE_EVERY.
-    await keepRun(state, 'paused');
+    // A stopped run stays stopped (not offered back after a reload as interrupted).
+    await keepRun(state, state.events.phase === 'stopped' ? 'stopped' : 'paused');
     // The status line said where the run stood (paused, stopped, an evaluation done): it now stands a step further.
     const phase = state.events.phase;
     const at = requireRun(state).runner.globalStep;

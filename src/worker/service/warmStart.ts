@@ -25,10 +25,10 @@ export const PRETRAIN_SAVE_EVERY = 50;
  * KL reference, as when it ends. Its curves are not kept (their steps are not RL's). Pretrain
  * begins on a run at RL step 0 (trainerService's pretrain makes one from a run with RL steps).
  */
-export async function keepPretraining(state: ServiceState, warm: WarmStartRun, status: 'training' | 'paused' | 'stopped'): Promise<void> {
+export async function keepPretraining(state: ServiceState, warm: WarmStartRun, status: 'training' | 'paused' | 'stopped', made?: Uint8Array): Promise<void> {
   const { run, savedRuns } = state;
   if (!run || !savedRuns.autosave || warm.beforeTraining || run.runner.globalStep !== 0 || warm.step === 0) return;
-  const bytes = await run.runner.saveCheckpoint();
+  const bytes = made ?? (await run.runner.saveCheckpoint());
   void savedRuns.save(status, 0, bytes, run.config, { reference: bytes, provenance: runProvenance(state), pretrainSteps: warm.priorSteps + warm.step });
 }
 
@@ -134,7 +134,8 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
   // Said with what it started from: Pretrain goes on from the weights the run had (a shipped policy, say).
   const origin = warm.startedFrom ? `${warm.startedFrom}, then pretrained here ${warm.step} steps` : `pretrained here, ${warm.step} steps`;
   setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin, pretrainSteps: warm.priorSteps + warm.step });
-  await keepPretraining(state, warm, 'stopped');
+  // The same bytes as the reference RL's saves pass: the store holds it once, not written again at the first RL save.
+  await keepPretraining(state, warm, 'stopped', bytes);
   const heldout = warm.heldoutAccuracy === undefined ? '' : `, held-out accuracy ${warm.heldoutAccuracy.toFixed(3)}`;
   state.events.setPhase(how === 'done' ? 'idle' : 'stopped', `pretraining ${how} after ${warm.step} steps${heldout}; Train continues with RL from these weights`);
 }
