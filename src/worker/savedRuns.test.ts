@@ -375,7 +375,8 @@ describe('two tabs on one store', () => {
       expect(await (await RunStore.open(db)).get(run.id)).toBeDefined();
       // Once tab A has moved on to another run, tab B may delete it.
       tabA.newRun();
-      await new Promise((resolve) => setTimeout(resolve, 0)); // a lock is let go in a later task
+      await tabA.settled(); // the run left is marked stopped, then its lock let go
+      await new Promise((resolve) => setTimeout(resolve, 0)); // (in a later task)
       await tabB.delete(run.id);
       expect(await (await RunStore.open(db)).get(run.id)).toBeUndefined();
     } finally {
