@@ -186,7 +186,8 @@ function reportBadLines(path: string, result: Awaited<ReturnType<typeof loadJson
   for (const error of result.errors.slice(0, shown)) {
     console.error(`${path}:${error.line}: ${error.reason}${error.snippet ? `  [${error.snippet}]` : ''}`);
   }
-  if (result.errors.length > shown) console.error(`${path}: ... and ${result.errors.length - shown} more bad lines`);
+  // errorCount, not errors.length: the loader keeps the first errors only (1,000), and counts them all.
+  if (result.errorCount > shown) console.error(`${path}: ... and ${result.errorCount - Math.min(shown, result.errors.length)} more bad lines`);
   if (!options.quiet) console.error(`${path}: ${summarizeLoad(result)}`);
 }
 

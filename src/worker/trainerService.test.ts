@@ -280,6 +280,9 @@ describe('trainer protocol', () => {
     const paused = steps();
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(steps()).toBe(paused);
+    // A file loaded while paused (another task's, which the page then asks about) leaves the run paused: Resume still works.
+    await api.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(3, 2)]));
+    await expect.poll(() => events.filter((e) => e.type === 'phase').at(-1)).toMatchObject({ phase: 'paused' });
     await api.resume();
     await expect.poll(steps, { timeout: 30_000 }).toBeGreaterThan(paused);
     await api.stop();

@@ -63,7 +63,8 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
       events.setPhase('loading', `parsing ${name}`);
       try {
         const summary = await datasets.parseDataset(state, role, name, file);
-        events.setPhase('idle', `${name}: ${summary.summary}`);
+        // The run is as it was until the page makes a new one from the file: a paused run stays paused (Resume works).
+        events.setPhase(before === 'loading' ? 'idle' : before, `${name}: ${summary.summary}`);
         return summary;
       } catch (error) {
         const cancelled = (error as Error).message === CANCELLED;
