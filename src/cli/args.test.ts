@@ -59,3 +59,9 @@ describe('positiveFlag', () => {
     expect(usage('train', 'summary', [])).toContain('--max-train-length ');
   });
 });
+
+describe('fields that disagree', () => {
+  it('are refused when the flags are read, before any data loads or worker starts, saying what would fit', () => {
+    expect(() => parseArgs(['--heads', '3'], [])).toThrow('model.dModel (64) must be divisible by model.heads (3): try heads 1, 2, 4, 8, 16');
+  });
+});

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { configFields, configFromFlags, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
+import { configFields, configFromFlags, configProblem, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
 import { MAX_CONFIG_BYTES, readTextChecked } from './data';
 
@@ -143,6 +143,9 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   }
   // One resolution of everything set: the fields not set take the run's task's and algorithm's defaults.
   const config = configFromFlags(flags, base, (flag) => new Error(`unknown flag --${flag} (see --help)`));
+  // Fields that disagree (heads must divide d_model) are said now, before data loads or workers start.
+  const problem = configProblem(config);
+  if (problem) throw new Error(problem);
   return { config, given, extra, extraGiven };
 }
 
