@@ -225,13 +225,20 @@ export async function trainCommand(argv: string[]): Promise<void> {
     runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, gradientShards: shards?.shards, onLog: (text) => say(text) }));
     const opened = runner;
     if (resume !== undefined) await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
+    const algorithm = algorithmDefinition(config.algorithm.name);
+    const groupSize = algorithm.groupSize?.(config) ?? config.algorithm.groupSize;
+    const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
+    const epochSteps = Math.ceil((preferences?.length ?? data.train.length) / groups);
+    const total = config.run.maxSteps || algorithm.stepLimit?.(config) || config.run.numEpochs * epochSteps;
+    // A resumed run already at its last step has nothing to train: said, before anything is rewritten.
+    if (resume !== undefined && runner.globalStep >= total) throw new Error(`--resume ${resume}: the run is at step ${runner.globalStep}, and it trains to step ${total}: give --max-steps N, more than ${runner.globalStep}, to train on`);
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
     if (plan === 'replace') clearRun(outputDir);
     if (plan !== 'continue') writeFileSync(logPath, '');
     appendFileSync(logPath, unlogged.map((line) => line + '\n').join(''));
     unlogged = null;
-    if (initFrom) say(`policy initialised from ${initPath}`);
+    if (initFrom) say(resume !== undefined ? `its warm start (the KL reference): ${initPath}` : `policy initialised from ${initPath}`);
     if (data.note) say(data.note);
     if (resume !== undefined) {
       wallOffset = plan === 'continue' ? truncateMetrics(metricsPath, runner.globalStep) : (writeFileSync(metricsPath, ''), 0);
@@ -260,11 +267,6 @@ export async function trainCommand(argv: string[]): Promise<void> {
     if (resume !== undefined) runRecord.files.push(recordFile('resumed from', resume));
     writeRunRecord(outputDir, runRecord);
 
-    const algorithm = algorithmDefinition(config.algorithm.name);
-    const groupSize = algorithm.groupSize?.(config) ?? config.algorithm.groupSize;
-    const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
-    const epochSteps = Math.ceil((preferences?.length ?? data.train.length) / groups);
-    const total = config.run.maxSteps || algorithm.stepLimit?.(config) || config.run.numEpochs * epochSteps;
     const started = performance.now();
     const startStep = runner.globalStep;
 

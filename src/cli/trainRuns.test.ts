@@ -79,6 +79,11 @@ describe('train runs on disk', () => {
     expect(walls.every((w, i) => i === 0 || w >= walls[i - 1])).toBe(true);
 
     const config = readFileSync(join(out, 'config.json'), 'utf8');
+    // Resumed at its last step with nothing to train: said, and nothing rewritten.
+    const latest = readFileSync(join(out, 'latest.prl'));
+    await expect(trainCommand([...tiny, '--max-steps', '4', '--output-dir', out, '--resume', join(out, 'latest.prl')])).rejects.toThrow(`the run is at step 4, and it trains to step 4: give --max-steps N, more than 4, to train on`);
+    expect(readFileSync(join(out, 'latest.prl')).equals(latest)).toBe(true);
+    expect(events(out).filter((e) => e.name === 'avg_reward').map((e) => e.step)).toEqual([1, 2, 3, 4]);
     writeFileSync(join(out, 'bad.prl'), 'not a checkpoint');
     await expect(trainCommand([...tiny, '--learning-rate', '0.5', '--output-dir', out, '--resume', join(out, 'bad.prl')])).rejects.toThrow();
     expect(readFileSync(join(out, 'config.json'), 'utf8')).toBe(config);
