@@ -76,9 +76,9 @@ describe('CLI', () => {
     expect(written.map((row) => [row.id, row.length])).toEqual(records.map((record) => [record.id, record.sequence.length]));
     for (const row of written) {
       expect(Object.keys(row)).toEqual(['id', 'length', 'found_by', 'outcome', 'bits', 'program']);
-      expect(['sample', 'split', 'bridge']).toContain(row.found_by);
+      expect(['greedy', 'split', 'bridge']).toContain(row.found_by); // k = 1: the greedy program, never another sample
       // Joined pieces, or one line where every piece merged into it (mergeRuns, merge.ts), as the shipped-checkpoint test allows.
-      if (row.found_by !== 'sample' && row.outcome === 'ok') expect(/= (concatenate|interleave)\(/.test(row.program) || row.program.trim().split('\n').length === 2, row.program).toBe(true);
+      if (row.found_by !== 'greedy' && row.outcome === 'ok') expect(/= (concatenate|interleave)\(/.test(row.program) || row.program.trim().split('\n').length === 2, row.program).toBe(true);
     }
     expect(written.filter((row) => row.outcome === 'ok').length / 6).toBeCloseTo(result.accuracy, 10);
     const noSplit = spawnSync(tsx, ['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--bridge-above', '1'], { encoding: 'utf8' });

@@ -96,7 +96,7 @@ const extras: ExtraFlag[] = [
   { name: 'beta', doc: 'with --preferences: the scale of the implicit reward (default: the checkpoint\'s algorithm.beta when it trained with dpo, else 0.1)' },
   { name: 'json', doc: 'print one JSON object with snake_case keys', boolean: true },
   { name: 'out', doc: 'also write the JSON result to this file' },
-  { name: 'rows', doc: 'kolmogorov, with --checkpoint: write one JSON line per sequence to this file: its id, length, the kept program, its bits, its outcome and the search that found it (sample, repair, split or bridge)' },
+  { name: 'rows', doc: 'kolmogorov, with --checkpoint: write one JSON line per sequence to this file: its id, length, the kept program, its bits, its outcome and the search that found it (greedy, sample, repair, split or bridge)' },
 ];
 
 async function scorePrograms(path: string, prior: PriorName, limit: number | undefined): Promise<EvalMetrics> {

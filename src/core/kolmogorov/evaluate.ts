@@ -66,7 +66,8 @@ export interface EvaluateOptions {
 }
 
 /** Which search found the kept program: the k samples, repair around them, split search, or split search with a literal bridge. */
-export type FoundBy = 'sample' | 'repair' | 'split' | 'bridge';
+/** How a row's program was found: the greedy program (the first), another sample, repair, split, or split with literal bridges. */
+export type FoundBy = 'greedy' | 'sample' | 'repair' | 'split' | 'bridge';
 
 export interface EvaluationResult extends KtMetrics {
   byLength: LengthBucketMetrics[];
@@ -134,8 +135,8 @@ export async function evaluateKolmogorov(setup: EvaluationSetup, records: readon
   let name = k > 1 ? `best-of-${k}` : 'greedy';
   const levels: { search: string; includes: (j: number, found: FoundBy) => boolean; samples: ScoredSample[] }[] = [];
   if (k > 1) levels.push({ search: 'greedy', includes: (j) => j === 0, samples: [] });
-  levels.push({ search: name, includes: (_, found) => found === 'sample', samples: [] });
-  if (repair > 0) levels.push({ search: (name += ' + repair'), includes: (_, found) => found === 'sample' || found === 'repair', samples: [] });
+  levels.push({ search: name, includes: (_, found) => found === 'greedy' || found === 'sample', samples: [] });
+  if (repair > 0) levels.push({ search: (name += ' + repair'), includes: (_, found) => found === 'greedy' || found === 'sample' || found === 'repair', samples: [] });
   if (split > 0) levels.push({ search: (name += ' + split'), includes: (_, found) => found !== 'bridge', samples: [] });
   if (split > 0 && splitSettings.bridge.length > 0) levels.push({ search: (name += ' + bridges'), includes: () => true, samples: [] });
   for (let start = 0; start < selected.length; start += chunk) {
@@ -155,7 +156,7 @@ export async function evaluateKolmogorov(setup: EvaluationSetup, records: readon
       perRecord.flatMap((candidates, r) => candidates.map((candidate) => jobFor(candidate, part[r].sequence, config.run.seed))),
     );
     const perOutcomes = part.map((_, r) => outcomes.slice(r * k, (r + 1) * k));
-    const foundBy: FoundBy[][] = part.map(() => Array<FoundBy>(k).fill('sample'));
+    const foundBy: FoundBy[][] = part.map(() => Array.from({ length: k }, (_, j): FoundBy => (j === 0 ? 'greedy' : 'sample')));
     if (repair > 0) {
       // Start from the k samples whose outputs come closest to the sequence.
       const seeds = part.map((record, r) =>
