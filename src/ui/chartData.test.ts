@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DRAWN_POINTS, chartView, downsample, niceTicks, spansDecades, tickLabel, xTickLabel } from './chartData';
+import { smooth } from './store';
 
 describe('chart data', () => {
   it('downsamples to at most the budget, keeping the ends and every bucket extreme', () => {
@@ -71,5 +72,18 @@ describe('chart data', () => {
 
   it('x ticks fit under their mark: thousands and millions are shortened', () => {
     expect([150, 1500, 1550, 20000, 2_500_000].map(xTickLabel)).toEqual(['150', '1.5k', '1550', '20k', '2.5M']);
+  });
+});
+
+describe('a share of right answers that is mostly 0, smoothed', () => {
+  it('stays on a linear axis: the smoothed tail (1e-9 and less) does not make it a log chart', () => {
+    const measured = [0.25, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.25].map((value, i) => ({ step: i + 1, wallMs: i, value }));
+    const smoothed = smooth(measured, 0.6);
+    expect(Math.min(...smoothed.map((p) => p.value))).toBeLessThan(1e-8);
+    expect(chartView(smoothed, 'step').log).toBe(true); // judged on the smoothed values alone
+    expect(chartView(smoothed, 'step', [], [], measured).log).toBe(false);
+    // A loss that does span decades, measured, is still drawn on a log axis.
+    const loss = [10, 3, 1, 0.3, 0.1, 0.03].map((value, i) => ({ step: i + 1, wallMs: i, value }));
+    expect(chartView(smooth(loss, 0.6), 'step', [], [], loss).log).toBe(true);
   });
 });

@@ -114,15 +114,17 @@ export function tickLabel(value: number): string {
 
 /**
  * The drawn view of a (smoothed) series: x by step or wall seconds, thinned, with domains and
- * ticks; `extra` values (reference lines) are kept inside the y domain.
+ * ticks; `extra` values (reference lines) are kept inside the y domain. `measured`, the series
+ * before smoothing, decides a log scale when given: smoothing a 0 after a few positives leaves
+ * values like 1e-9, which alone would put a share of right answers on a log axis.
  */
-export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', extra: readonly number[] = [], others: readonly (readonly MetricPoint[])[] = []): ChartView {
+export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', extra: readonly number[] = [], others: readonly (readonly MetricPoint[])[] = [], measured?: readonly MetricPoint[]): ChartView {
   const toChart = (series: readonly MetricPoint[]) => downsample(series.map((p) => ({ x: x === 'step' ? p.step : p.wallMs / 1000, y: p.value })), DRAWN_POINTS);
   const data = toChart(points);
   const overlays = others.map(toChart);
   const all = [data, ...overlays];
   const shown = [...all.flatMap((line) => line.map((p) => p.y)), ...extra.filter((value) => Number.isFinite(value))];
-  const log = spansDecades(shown);
+  const log = spansDecades(measured ? [...measured.map((p) => p.value), ...extra.filter((value) => Number.isFinite(value))] : shown);
   let yMin = Infinity;
   let yMax = -Infinity;
   for (const value of shown) {

@@ -76,6 +76,8 @@ interface ChartProps {
   lzma?: number;
   /** Said in the plot while it has no point to draw. */
   empty?: string;
+  /** The series before smoothing (it decides a log scale). */
+  measured?: MetricPoint[];
 }
 
 /** A horizontal dashed reference line across the plot, labelled at its right end. */
@@ -107,8 +109,8 @@ export function emptyNote(unvalued: boolean): string {
   return unvalued ? 'no value yet: the updates so far had nothing to learn from (their figure is not a number)' : 'no value yet';
 }
 
-export const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma, empty }: ChartProps) {
-  const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN], others), [points, others, x, gzip, lzma]);
+export const Chart = memo(function Chart({ title, caption, points, others, x, gzip, lzma, empty, measured }: ChartProps) {
+  const view = useMemo(() => chartView(points, x, [gzip ?? NaN, lzma ?? NaN], others, measured), [points, others, x, gzip, lzma, measured]);
   // The point under the pointer (its index in the drawn data), for the hover read-out.
   const [hover, setHover] = useState<number | null>(null);
   const [x0, x1] = view.xDomain;
@@ -202,7 +204,7 @@ const StaggeredChart = memo(function StaggeredChart(props: { index: number; coun
   const compared = useLab((s) => (s.compared.length ? s.compared : noRuns));
   const others = useMemo(() => compared.map((run) => smooth(run.series.get(props.name) ?? noPoints, weight)), [compared, props.name, weight]);
   const unvalued = useLab((s) => s.unvalued.has(props.name));
-  return <Chart title={props.title} caption={props.caption} points={smoothed} others={others} x={props.x} gzip={props.gzip} lzma={props.lzma} empty={emptyNote(unvalued)} />;
+  return <Chart title={props.title} caption={props.caption} points={smoothed} others={others} x={props.x} gzip={props.gzip} lzma={props.lzma} empty={emptyNote(unvalued)} measured={points} />;
 });
 
 export function Charts() {
