@@ -72,7 +72,7 @@ export function Runs() {
         // Wider than its panel on most screens: it scrolls inside it, not the page.
         <div className="table-scroll">
         <table data-testid="run-list">
-          <thead><tr><th title="draw on the charts">compare</th><th>name</th><th>task</th><th>algorithm</th><th>seed</th><th>learning rate</th><th>checkpoint</th><th>wall time</th><th title="the best held-out figure of the run's evaluations, and the search it used">held-out</th><th>saved</th><th></th></tr></thead>
+          <thead><tr><th title="draw on the charts">compare</th><th>name</th><th></th><th>checkpoint</th><th title="the best held-out figure of the run's evaluations, and the search it used">held-out</th><th>task</th><th>algorithm</th><th>seed</th><th>learning rate</th><th>wall time</th><th>saved</th></tr></thead>
           <tbody>
             {runs.map((run) => (
               // A record that cannot be drawn is a row of its own, which still deletes it.
@@ -99,14 +99,6 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
         ) : run.name}
         {live && <small> (live)</small>}
       </td>
-      <td>{run.task}</td>
-      <td>{run.algorithm}</td>
-      <td>{run.config?.run?.seed}</td>
-      <td>{run.config?.algorithm?.learningRate}</td>
-      <td>{stepText(run)}</td>
-      <td>{wallText(run.wallMs)}</td>
-      <td>{bestText(run.best)}{run.bestSearch ? <small> ({run.bestSearch})</small> : null}</td>
-      <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
       <td className="run-actions">
         <button onClick={() => void openRun(run)} disabled={busy || live}>Open</button>
         <button onClick={() => setEditing(run.id)}>Rename</button>
@@ -114,6 +106,14 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
         {/* The live run is being saved: deleting its record would only see it written again. */}
         <button onClick={() => window.confirm(`Delete ${run.name} and its checkpoint?`) && void deleteRun(run.id)} disabled={live} title={live ? 'the live run is saved as it trains: apply a new run or open another to delete this one' : undefined}>Delete</button>
       </td>
+      <td>{stepText(run)}</td>
+      <td>{bestText(run.best)}{run.bestSearch ? <small> ({run.bestSearch})</small> : null}</td>
+      <td>{run.task}</td>
+      <td>{run.algorithm}</td>
+      <td>{run.config?.run?.seed}</td>
+      <td>{run.config?.algorithm?.learningRate}</td>
+      <td>{wallText(run.wallMs)}</td>
+      <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
     </tr>
   );
 });
