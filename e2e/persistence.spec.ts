@@ -237,6 +237,7 @@ test('a saved run of another task opens with that task\'s data and link, and tra
   await expect(page.getByTestId('status-message')).toContainText('resumed', { timeout: 60_000 });
   await expect(page.getByTestId('dataset-summary-train')).toContainText('functions/train.jsonl');
   expect(new URL(page.url()).hash).toContain('task=functions');
+  await expect(page.getByTestId('checkpoint-note')).toHaveCount(0); // what loaded at start is not what the weights are now
   await lab.button('Step').click();
   await expect(page.getByTestId('step')).toHaveText('step 2', { timeout: 60_000 });
 });

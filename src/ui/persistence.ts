@@ -69,7 +69,7 @@ export async function resumeRun(id: string): Promise<void> {
   try {
     resetMetrics();
     appendMetrics(resumed.events);
-    useLab.setState({ config: resumed.config, step: resumed.step, evaluations: resumed.evaluations, samples: resumed.samples, interruptedRun: null });
+    useLab.setState({ config: resumed.config, step: resumed.step, evaluations: resumed.evaluations, samples: resumed.samples, interruptedRun: null, checkpointNote: '' });
     writeLink(resumed.config); // a reload opens the run's settings, its task among them
   } catch (error) {
     // Said, not lost in an unhandled rejection that left the page at step 0 with no word.

@@ -123,7 +123,8 @@ export async function configure(config: LabConfig, start: RunStart = 'carry'): P
     const made = await attempt('configuring the run', () => trainer().configure(config, { start }));
     if (!made) return false;
     // The worker's 'newRun' event has started the page's charts over, in order with the new run's events.
-    useLab.setState({ config });
+    // Another task's run: the note of what loaded when the page opened is the old task's.
+    useLab.setState(switching ? { config, checkpointNote: '' } : { config });
     // The task's shipped policy comes with its own config (its model, its tuned settings); an
     // algorithm picked with the task stays picked (it had come back as the policy's reinforce).
     if (switching && (await loadShippedPolicy(config.task.name))) {
@@ -219,7 +220,8 @@ export async function loadCheckpointBytes(bytes: Uint8Array, name: string, optio
   try {
     const before = useLab.getState().config;
     const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: name, ...options });
-    useLab.setState({ config: result.config, step: result.step });
+    // The note of what the page loaded when it opened no longer says what the weights are (a shipped policy's load says its own again).
+    useLab.setState({ config: result.config, step: result.step, checkpointNote: '' });
     if (!options.warmStart) {
       // A file of another task or model starts the charts over; one of this run's model keeps the
       // points up to its step (its past, when it is an earlier checkpoint of this run) and drops
