@@ -52,6 +52,8 @@ export interface RunSave {
   status: RunRecord['status'];
   /** Pretraining steps in the checkpoint's weights (kept once given). */
   pretrainSteps?: number;
+  /** Training time up to the save when no event says it (Pretrain's, whose curves are not stored). */
+  wallMs?: number;
   /** Metric events since the last save. */
   events: readonly MetricEvent[];
   /** Evaluation rows since the last save. */
@@ -171,7 +173,7 @@ export class RunStore {
         chunks: stored.chunks + (extra ? 1 : 0),
         best: update.best ?? stored.best,
         bestSearch: update.bestSearch ?? stored.bestSearch ?? null,
-        wallMs: update.events.reduce((most, event) => Math.max(most, event.wallMs), stored.wallMs ?? 0),
+        wallMs: update.events.reduce((most, event) => Math.max(most, event.wallMs), Math.max(stored.wallMs ?? 0, update.wallMs ?? 0)),
         checkpointBytes: update.bytes.byteLength,
         referenceBytes: update.reference ? update.reference.byteLength : stored.referenceBytes,
         ...(update.provenance ?? stored.provenance ? { provenance: update.provenance ?? stored.provenance } : {}),

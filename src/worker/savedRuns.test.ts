@@ -227,6 +227,7 @@ describe('what the page does between training runs is kept too', () => {
     await expect.poll(async () => (await store.get(midway.id))?.pretrainSteps, { timeout: 10_000 }).toBe(PRETRAIN_SAVE_EVERY + 10);
     const done = await store.load(midway.id);
     expect(done.run).toMatchObject({ step: 0, status: 'stopped' });
+    expect(done.run.wallMs).toBeGreaterThan(0); // its training time, though its curves are not kept
     expect(done.events).toEqual([]); // the curves count pretraining steps, not RL's: not kept
     expect(await weightsOf(done.bytes!)).toEqual(await weightsOf(await api.getCheckpoint()));
     expect(await weightsOf(done.reference!)).toEqual(await weightsOf(done.bytes!));
@@ -242,6 +243,8 @@ describe('what the page does between training runs is kept too', () => {
     const total = PRETRAIN_SAVE_EVERY + 10 + PRETRAIN_SAVE_EVERY;
     await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === total), { timeout: 60_000 }).toMatchObject({ step: 0, status: 'training' });
     await expect.poll(() => phase(/pretraining done after 55 steps/), { timeout: 60_000 }).toBe(true);
+    // Its last save is written after the status says it is done: waited for.
+    await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === total + 5), { timeout: 10_000 }).toBeTruthy();
     const again = latestRuns().find((r) => r.pretrainSteps === total + 5)!;
     expect(again.id).not.toBe(midway.id);
     await api.deleteRun(again.id);

@@ -42,6 +42,8 @@ export interface SaveWith {
   reference?: Uint8Array;
   provenance?: RunProvenance;
   pretrainSteps?: number;
+  /** Training time up to the save, when no metric event says it (Pretrain). */
+  wallMs?: number;
 }
 
 /**
@@ -176,7 +178,7 @@ export class SavedRuns {
     step: number,
     bytes: Uint8Array | null,
     config: LabConfig,
-    { reference, provenance, pretrainSteps }: SaveWith,
+    { reference, provenance, pretrainSteps, wallMs }: SaveWith,
     since: { events: MetricEvent[]; rows: EvaluationRow[]; samples?: SampleRecord[]; best: number | null; bestSearch: string | null },
     restore: () => void,
   ): Promise<void> {
@@ -210,7 +212,7 @@ export class SavedRuns {
     }
     await this.publish(step); // sent before the write begins, so the page says "saving" in order
     try {
-      target.record = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: since.best, bestSearch: since.bestSearch, reference: withReference, provenance, pretrainSteps }, this.holdOpenMs);
+      target.record = await store.save(run, { step, bytes, status, events: since.events, evaluations: since.rows, samples: since.samples, best: since.best, bestSearch: since.bestSearch, reference: withReference, provenance, pretrainSteps, wallMs }, this.holdOpenMs);
       if (withReference) target.reference = withReference;
       this.failing = null;
     } catch (error) {

@@ -29,7 +29,7 @@ export async function keepPretraining(state: ServiceState, warm: WarmStartRun, s
   const { run, savedRuns } = state;
   if (!run || !savedRuns.autosave || warm.beforeTraining || run.runner.globalStep !== 0 || warm.step === 0) return;
   const bytes = made ?? (await run.runner.saveCheckpoint());
-  void savedRuns.save(status, 0, bytes, run.config, { reference: bytes, provenance: runProvenance(state), pretrainSteps: warm.priorSteps + warm.step });
+  void savedRuns.save(status, 0, bytes, run.config, { reference: bytes, provenance: runProvenance(state), pretrainSteps: warm.priorSteps + warm.step, wallMs: warm.wallMs });
 }
 
 
