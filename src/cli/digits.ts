@@ -100,8 +100,10 @@ export async function digitsMain(argv: string[]): Promise<void> {
       // and one process at a time writes it: the lock first, then the check and the clearing.
       mkdirSync(outputDir, { recursive: true });
       releaseLock = lockRunDir(outputDir);
-      if (holdsRun(outputDir) && !parsed.extra.overwrite) throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
-      if (holdsRun(outputDir)) clearRun(outputDir);
+      if (holdsRun(outputDir)) {
+        if (!parsed.extra.overwrite) throw new Error(`--output-dir ${outputDir} already holds a run: give another --output-dir, or --overwrite to replace it`);
+        clearRun(outputDir);
+      }
       writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2));
       writeFileSync(join(outputDir, 'metrics.jsonl'), '');
       writeRunRecord(outputDir, runRecord);

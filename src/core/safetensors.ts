@@ -134,6 +134,9 @@ export function decodeSafetensors(bytes: Uint8Array): { tensors: SafeTensor[]; m
 /** The lab checkpoint's magic, "PRLCKPT\0" (checkpoint.ts): a file that starts with it is never safetensors. */
 const LAB_MAGIC = [0x50, 0x52, 0x4c, 0x43, 0x4b, 0x50, 0x54, 0x00];
 
+/** Whether bytes begin as a lab checkpoint does (its magic number), whatever the file is named. */
+export const hasLabCheckpointMagic = (bytes: Uint8Array): boolean => LAB_MAGIC.every((byte, i) => bytes[i] === byte);
+
 /**
  * Whether bytes are meant as a safetensors file rather than a lab checkpoint: not the lab's magic,
  * and a JSON value (or the whitespace JSON allows before it) where the header begins. The header
@@ -141,7 +144,7 @@ const LAB_MAGIC = [0x50, 0x52, 0x4c, 0x43, 0x4b, 0x50, 0x54, 0x00];
  * safetensors file, and decodeSafetensors says what is wrong with it instead of "wrong magic".
  */
 export function isSafetensors(bytes: Uint8Array): boolean {
-  if (bytes.length < 9 || LAB_MAGIC.every((byte, i) => bytes[i] === byte)) return false;
+  if (bytes.length < 9 || hasLabCheckpointMagic(bytes)) return false;
   return [0x7b, 0x5b, 0x20, 0x09, 0x0a, 0x0d].includes(bytes[8]); // { [ space tab LF CR
 }
 

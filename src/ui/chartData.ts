@@ -123,8 +123,9 @@ export function chartView(points: readonly MetricPoint[], x: 'step' | 'wallMs', 
   const data = toChart(points);
   const overlays = others.map(toChart);
   const all = [data, ...overlays];
-  const shown = [...all.flatMap((line) => line.map((p) => p.y)), ...extra.filter((value) => Number.isFinite(value))];
-  const log = spansDecades(measured ? [...measured.map((p) => p.value), ...extra.filter((value) => Number.isFinite(value))] : shown);
+  const references = extra.filter((value) => Number.isFinite(value));
+  const shown = [...all.flatMap((line) => line.map((p) => p.y)), ...references];
+  const log = spansDecades(measured ? [...measured.map((p) => p.value), ...references] : shown);
   let yMin = Infinity;
   let yMax = -Infinity;
   for (const value of shown) {

@@ -53,9 +53,8 @@ export const showRuns = () => attempt('listing the saved runs', () => trainer().
 /** Resumes a stored run: its checkpoint and KL reference into the worker, its charts, samples and evaluations into the page. */
 export async function resumeRun(id: string): Promise<void> {
   // A run of another task needs that task's data to train and evaluate: its shipped files first, as a task switch loads them.
-  const { runs, interruptedRun, config } = useLab.getState();
+  const { runs, interruptedRun, config, datasets } = useLab.getState();
   const task = [...runs, interruptedRun].find((run) => run?.id === id)?.task;
-  const datasets = useLab.getState().datasets;
   const resumed = await whileConfiguring(async () => {
     if (task && task !== config.task.name && taskNames().includes(task) && !(await attempt(`loading the ${task} task's data`, () => loadShippedData(task).then(() => true)))) {
       useLab.setState({ datasets });

@@ -45,7 +45,8 @@ export const CANCELLED = 'cancelled';
 /** Events the worker pushes to the page (batched, at most a few per second). */
 export type TrainerEvent =
   | { type: 'phase'; phase: RunPhase; message: string }
-  | { type: 'metrics'; events: MetricEvent[] }
+  /** `pretraining`: a warm start's figures, counted in its own steps (a stored run keeps RL's only). */
+  | { type: 'metrics'; events: MetricEvent[]; pretraining?: true }
   | { type: 'samples'; samples: SampleRecord[] }
   | { type: 'progress'; task: string; done: number; total: number }
   | { type: 'evaluation'; row: EvaluationRow }

@@ -32,7 +32,7 @@ export interface RunFile {
 }
 
 /** The most samples a run file carries (the page keeps its latest 16). */
-const MAX_SAMPLES = 64;
+export const MAX_SAMPLES = 64;
 
 /** A run's name as the list shows it. */
 const MAX_NAME = 200;

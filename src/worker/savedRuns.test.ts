@@ -252,12 +252,17 @@ describe('what the page does between training runs is kept too', () => {
     store.close();
   });
 
-  it('Apply during a paused Pretrain: the new run\'s figures are saved, and the pretraining run left behind is stopped, not offered as interrupted', async () => {
-    await api.configure({ ...config, run: { ...config.run, seed: 12 } });
+  /** A fresh run of `seed`, pretrained until its first save, then paused: its stored record as the list has it. */
+  const pausedPretraining = async (seed: number) => {
+    await api.configure({ ...config, run: { ...config.run, seed } });
     await api.pretrain({ steps: 1000, evalEvery: 1000, evalLimit: 1 });
-    await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === PRETRAIN_SAVE_EVERY && r.config.run.seed === 12), { timeout: 60_000 }).toBeTruthy();
+    await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === PRETRAIN_SAVE_EVERY && r.config.run.seed === seed), { timeout: 60_000 }).toBeTruthy();
     await api.pause();
-    const left = latestRuns().find((r) => r.pretrainSteps !== undefined && r.config.run.seed === 12)!;
+    return latestRuns().find((r) => (r.pretrainSteps ?? 0) >= PRETRAIN_SAVE_EVERY && r.config.run.seed === seed)!;
+  };
+
+  it('Apply during a paused Pretrain: the new run\'s figures are saved, and the pretraining run left behind is stopped, not offered as interrupted', async () => {
+    const left = await pausedPretraining(12);
     await api.configure({ ...config, run: { ...config.run, seed: 13 } });
     await api.step();
     await api.stop();
@@ -274,11 +279,7 @@ describe('what the page does between training runs is kept too', () => {
   });
 
   it('a reload midway through Pretrain offers its run back, which opens with the weights of its last save at step 0', async () => {
-    await api.configure({ ...config, run: { ...config.run, seed: 8 } });
-    await api.pretrain({ steps: 1000, evalEvery: 1000, evalLimit: 1 });
-    await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === PRETRAIN_SAVE_EVERY), { timeout: 60_000 }).toBeTruthy();
-    await api.pause();
-    const paused = latestRuns().find((r) => (r.pretrainSteps ?? 0) >= PRETRAIN_SAVE_EVERY)!;
+    const paused = await pausedPretraining(8);
     const store = await RunStore.open(DB);
     await expect.poll(async () => (await store.get(paused.id))?.status, { timeout: 10_000 }).toBe('paused');
     const saved = await store.load(paused.id);

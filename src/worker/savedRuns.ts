@@ -16,7 +16,7 @@ import { decodeCheckpoint } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
 import type { TrainerEvent } from './protocol';
-import { RUN_FORMAT, evaluationRow as readEvaluationRow, parseRunFile, type RunFile } from './runFile';
+import { MAX_SAMPLES, RUN_FORMAT, evaluationRow as readEvaluationRow, parseRunFile, type RunFile } from './runFile';
 import { RunStore, StorageFullError, isInterrupted, newRunRecord, storageUsage, type RunRecord, type StoredRun } from './runStore';
 
 /** Steps between saves of the live run. */
@@ -65,8 +65,6 @@ export interface SavedRunsOptions {
 export class SavedRuns {
   /** Whether the live run is written to the store as it trains (the page's switch). */
   autosave = true;
-  /** While the page pretrains (warmStart.ts): its steps are not RL steps. */
-  pretraining = false;
   /** Keeps each save's transaction open this long (the e2e test that closes the page mid-save). */
   holdOpenMs = 0;
   /** The latest checkpoint made for saving, kept in memory (the run comes back to it when the GPU device is lost). */
@@ -98,9 +96,8 @@ export class SavedRuns {
 
   /** Sees every event the worker sends: the live run's metrics, evaluations and samples wait for the next save. */
   observe(event: TrainerEvent): void {
-    // The warm start's figures count its own steps, which a stored run does not keep apart from RL's: its weights are kept, not its curves.
-    if (this.pretraining && (event.type === 'metrics' || event.type === 'evaluation')) return;
-    if (event.type === 'metrics') this.unsaved.push(...event.events);
+    // A warm start's figures count its own steps, which a stored run does not keep apart from RL's: its weights are kept, not its curves.
+    if (event.type === 'metrics' && !event.pretraining) this.unsaved.push(...event.events);
     else if (event.type === 'samples') this.samples = event.samples;
     else if (event.type === 'evaluation') {
       this.unsavedRows.push(event.row);
@@ -120,7 +117,6 @@ export class SavedRuns {
     if (left && this.lastStatus !== null && this.lastStatus !== 'stopped') this.writing = this.writing.then(() => this.store?.setStatus(left.id, 'stopped')).catch(() => undefined);
     void this.writing.finally(() => release?.());
     this.releaseLock = null;
-    this.pretraining = false;
     this.target = { record: null, reference: null };
     this.unsaved = [];
     this.unsavedRows = [];
@@ -340,10 +336,10 @@ export class SavedRuns {
 
   async delete(id: string): Promise<void> {
     if (this.target.record?.id === id) this.newRun();
-    // A run another tab holds (it is live there) is not deleted under it: its next save there
-    // would write the run back without the metrics, evaluations and reference deleted here.
     // After the writes queued so far (a run the page just left may still be saving).
     await this.writing;
+    // A run another tab holds (it is live there) is not deleted under it: its next save there
+    // would write the run back without the metrics, evaluations and reference deleted here.
     const release = await takeLock(id);
     if (!release) throw new Error('this run is open in another tab: open another run there, or close it, to delete it here');
     try {
@@ -365,7 +361,7 @@ export class SavedRuns {
       evaluations: evaluations.map(({ items: _items, ...row }) => row),
       checkpoint: bytes ? toBase64(bytes) : null,
       reference: reference ? toBase64(reference) : null,
-      samples: samples.slice(0, 64),
+      samples: samples.slice(0, MAX_SAMPLES),
     };
     return new TextEncoder().encode(JSON.stringify(file));
   }

@@ -257,7 +257,6 @@ export function step(state: ServiceState): Promise<void> {
         while (warm.step < warm.options.steps) await warmStartStep(state, warm);
       } finally {
         warm.trainer.dispose();
-        state.savedRuns.pretraining = false; // also when a warm-start step throws: later figures are saved again
       }
       await finishWarmStart(state, warm, 'done', () => undefined);
     }

@@ -7,8 +7,7 @@
  */
 import { sha256Hex } from '../provenance';
 import { isRunFileHead } from '../runFile';
-import { CHECKPOINT_MAGIC } from '../../core/checkpoint';
-import { isSafetensors } from '../../core/safetensors';
+import { hasLabCheckpointMagic, isSafetensors } from '../../core/safetensors';
 import { MAX_DATASET_BYTES, countOf, decodeTextFile, loadJsonl, summarizeLoad } from '../../core/data/jsonl';
 import { allTasks, taskDefinition, taskOfFileHead } from '../../core/registry';
 import type { TaskDefinition } from '../../core/task';
@@ -37,15 +36,19 @@ export function progress(state: ServiceState, task: string, done: number, total:
   state.events.send({ type: 'progress', task, done, total });
 }
 
+/** "the training set is unchanged (12 sequences)": what a refused file left as it was. */
+function unchanged(role: 'train' | 'heldout', kept = 0, what = ''): string {
+  return `the ${role === 'train' ? 'training' : 'held-out'} set is unchanged${kept ? ` (${countOf(kept, what)})` : ''}`;
+}
+
 function noItems(name: string, role: 'train' | 'heldout', kept: number, what: string, first: string | undefined, rejected: number, bytes: number): Error {
   const why = rejected ? `${rejected} rejected${first ? `, the first: ${first}` : ''}` : bytes > 0 ? 'the file has only blank lines' : 'the file is empty';
-  const set = role === 'train' ? 'training' : 'held-out';
-  return new Error(`${name} holds no valid ${what} (${why}); the ${set} set is unchanged${kept ? ` (${countOf(kept, what)})` : ''}`);
+  return new Error(`${name} holds no valid ${what} (${why}); ${unchanged(role, kept, what)}`);
 }
 
 /** What a file no task reads is, when its first bytes say: a checkpoint or weights (by name it went to the datasets), or DPO's preference pairs. */
 export function notADataset(name: string, head: Uint8Array): string | null {
-  if (CHECKPOINT_MAGIC.split('').every((c, i) => head[i] === c.charCodeAt(0)) || isSafetensors(head)) {
+  if (hasLabCheckpointMagic(head) || isSafetensors(head)) {
     return `${name} is a checkpoint, not a dataset (its first bytes say so): load it with Load checkpoint, or drop it named .prl (.safetensors for PyTorch weights)`;
   }
   const firstLine = new TextDecoder().decode(head).split('\n', 1)[0].trim();
@@ -65,7 +68,7 @@ export function notADataset(name: string, head: Uint8Array): string | null {
 export async function parseDataset(state: ServiceState, role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary> {
   if (file.size > MAX_DATASET_BYTES) throw new Error(`${name} has ${file.size} bytes, more than the ${MAX_DATASET_BYTES} a dataset may have`);
   const other = notADataset(name, new Uint8Array(await file.slice(0, 65536).arrayBuffer()));
-  if (other) throw new Error(`${other}; the ${role === 'train' ? 'training' : 'held-out'} set is unchanged`);
+  if (other) throw new Error(`${other}; ${unchanged(role)}`);
   const task = await taskOf(state, file);
   const data = task.data;
   if (data.kind !== 'file') throw new Error(`no task reads files like ${name}`);
@@ -87,7 +90,7 @@ export async function parseDataset(state: ServiceState, role: 'train' | 'heldout
       read = data.parseText!(decodeTextFile(new Uint8Array(await file.arrayBuffer())));
     } catch (error) {
       // A file refused whole (a broken JSON array, UTF-16): said with its name, and that nothing was replaced.
-      throw new Error(`${name}: ${(error as Error).message}; the ${role === 'train' ? 'training' : 'held-out'} set is unchanged${items[role].length ? ` (${countOf(items[role].length, data.itemName)})` : ''}`);
+      throw new Error(`${name}: ${(error as Error).message}; ${unchanged(role, items[role].length, data.itemName)}`);
     }
     const { items: parsed, errors } = read;
     if (parsed.length === 0) throw noItems(name, role, items[role].length, data.itemName, errors[0] && `${errors[0].where} ${errors[0].index}: ${errors[0].reason}`, errors.length, file.size);

@@ -45,7 +45,6 @@ export function startWarmStart(state: ServiceState, run: LiveRun, options: Pretr
   }
   // Pretrain by hand makes a run of its own (saved as it goes); a warm start before RL is the run's beginning.
   if (!warm.beforeTraining) state.savedRuns.newRun();
-  state.savedRuns.pretraining = true;
   const learningRate = warm.learningRate(config);
   const trainer = new SupervisedTrainer(run.runner.policy, run.runner.definition.createTask(config, run.heldout).grammar, { learningRate, gradClip: config.algorithm.gradClip });
   const before = Boolean(warm.beforeTraining);
@@ -102,7 +101,7 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   }
   const elapsed = performance.now() - started;
   warm.wallMs += elapsed;
-  state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: warm.wallMs })) });
+  state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: warm.wallMs })), pretraining: true });
   if (step % PRETRAIN_SAVE_EVERY === 0 && step < steps) await keepPretraining(state, warm, 'training');
   state.events.send({ type: 'progress', task: `${warm.beforeTraining ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s, ${Math.round(values.pretrain_tokens_per_s).toLocaleString('en-US')} tokens/s on ${threads} thread${threads === 1 ? '' : 's'})`, done: step, total: steps });
 }
@@ -110,7 +109,6 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
 /** Where the weights go when the warm start ends ('done') or is stopped. */
 export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, how: 'done' | 'stopped', train: () => void): Promise<void> {
   const run = requireRun(state);
-  state.savedRuns.pretraining = false;
   if (warm.beforeTraining) {
     run.warmStarted = true;
     run.runner.startFromHere();
@@ -141,7 +139,6 @@ export async function finishWarmStart(state: ServiceState, warm: WarmStartRun, h
 }
 
 export function dropWarmStart(state: ServiceState): void {
-  state.savedRuns.pretraining = false;
   state.warmStart?.trainer.dispose();
   state.warmStart = null;
 }
