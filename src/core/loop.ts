@@ -50,6 +50,8 @@ export interface LoopDeps {
    * a run is paused; without it, the time since the loop was made (plus a resumed checkpoint's).
    */
   wallMs?: () => number;
+  /** Supervised pretraining steps in the weights (the page's Pretrain), as a checkpoint records them (`extra.pretrainSteps`). */
+  pretrainSteps?: () => number;
   /** Parallel generators that sample the programs instead of this thread. */
   generators?: { pool: GeneratorPool; overlap?: boolean };
   onLog?: (text: string) => void;
@@ -416,6 +418,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   }
 
   async function saveCheckpoint(): Promise<Uint8Array> {
+    const pretrainSteps = deps.pretrainSteps?.() ?? 0;
     const tensors: NamedTensor[] = [
       ...policy.getWeights().map((w) => ({ ...w, group: 'weights' as const, dtype: 'float32' as const })),
       ...algorithm.optimizerWeights().map((w) => ({ ...w, group: 'optimizer' as const, dtype: 'float32' as const })),
@@ -434,6 +437,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
           ...(task.sampleItems ? { itemRng: itemRng.state() } : {}),
           ...(algorithm.state ? { algorithm: algorithm.state() } : {}),
           ...(warmStartSha256 ? { warmStartSha256 } : {}),
+          ...(pretrainSteps > 0 ? { pretrainSteps } : {}),
         },
       },
       tensors,

@@ -252,9 +252,35 @@ describe('what the page does between training runs is kept too', () => {
     store.close();
   });
 
+  it('a downloaded checkpoint carries its pretraining steps: loaded back, or its weights carried to a new configuration, the saved run says them', async () => {
+    const store = await RunStore.open(DB);
+    await api.configure({ ...config, run: { ...config.run, seed: 21 } }, { start: 'fresh' });
+    events.length = 0;
+    await api.pretrain({ steps: 3, evalEvery: 1000, evalLimit: 1 });
+    await expect.poll(() => phase(/pretraining done after 3 steps/), { timeout: 60_000 }).toBe(true);
+    const file = await api.getCheckpoint();
+    expect((await decodeCheckpoint(file)).meta.extra?.pretrainSteps).toBe(3);
+    const pretrained = current()!;
+    // Loaded back into a run of another seed: its next saves are listed as after 3 pretraining steps.
+    await api.configure({ ...config, run: { ...config.run, seed: 22 } }, { start: 'fresh' });
+    await api.loadCheckpoint(file, { source: 'pretrained.prl' });
+    expect(phase(/loaded pretrained\.prl, step 0, pretrained 3 steps/)).toBe(true);
+    await api.step();
+    await expect.poll(() => latestRuns().find((r) => r.id === current() && r.step === 1)?.pretrainSteps, { timeout: 10_000 }).toBe(3);
+    const loaded = current()!;
+    // Apply with the same model carries the weights, and their pretraining with them.
+    await api.configure({ ...config, run: { ...config.run, seed: 23 } });
+    await api.step();
+    await expect.poll(() => latestRuns().find((r) => r.config.run.seed === 23 && r.step === 1)?.pretrainSteps, { timeout: 10_000 }).toBe(3);
+    const carried = latestRuns().find((r) => r.config.run.seed === 23)!.id;
+    expect(new Set([pretrained, loaded, carried]).size).toBe(3);
+    for (const id of [pretrained, loaded, carried]) await api.deleteRun(id);
+    store.close();
+  });
+
   /** A fresh run of `seed`, pretrained until its first save, then paused: its stored record as the list has it. */
   const pausedPretraining = async (seed: number) => {
-    await api.configure({ ...config, run: { ...config.run, seed } });
+    await api.configure({ ...config, run: { ...config.run, seed } }, { start: 'fresh' });
     await api.pretrain({ steps: 1000, evalEvery: 1000, evalLimit: 1 });
     await expect.poll(() => latestRuns().find((r) => r.pretrainSteps === PRETRAIN_SAVE_EVERY && r.config.run.seed === seed), { timeout: 60_000 }).toBeTruthy();
     await api.pause();

@@ -84,7 +84,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
           if (!reference || !referenceOrigin) throw new Error('the configuration was not applied: this run has no warm start to go back to (load a shipped policy or pretrain first)');
           await runs.rebuild(state, next, reference, reference);
           events.send({ type: 'newRun' }, true); // the page's charts start over, before any event of the new run
-          runs.setWeights(state, { origin: referenceOrigin, trained: true, atStep: 0, reference, referenceOrigin });
+          runs.setWeights(state, { origin: referenceOrigin, trained: true, atStep: 0, reference, referenceOrigin, pretrainSteps: state.weights.pretrainSteps });
           state.run!.warmStarted = true;
           events.setPhase('idle', `ready to train ${next.task.name} with ${next.algorithm.name} from the warm start (${referenceOrigin})`);
           return { weightsKept: false };
@@ -95,7 +95,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
         if (!carried) state.files.weights = null; // random weights: no file behind them
         await runs.rebuild(state, next, carried?.bytes, carried?.reference);
         events.send({ type: 'newRun' }, true); // the page's charts start over, before any event of the new run
-        runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference, referenceOrigin } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
+        runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference, referenceOrigin, pretrainSteps: state.weights.pretrainSteps } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
         if (carried) state.run!.warmStarted = true;
         const { task, algorithm, model } = next;
         const ready = `ready to train ${task.name} with ${algorithm.name}: policy d_model ${model.dModel} x ${model.layers} layers, batch ${algorithm.batchSize}`;

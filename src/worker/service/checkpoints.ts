@@ -20,6 +20,12 @@ export function checkpointWallMs(meta: { extra?: unknown }): number {
   return typeof wallMs === 'number' && Number.isFinite(wallMs) && wallMs >= 0 ? wallMs : 0;
 }
 
+/** Supervised pretraining steps in a checkpoint's weights (the page's Pretrain writes them; 0 for a file without). */
+export function checkpointPretrainSteps(meta: { extra?: unknown }): number {
+  const steps = (meta.extra as { pretrainSteps?: unknown } | undefined)?.pretrainSteps;
+  return typeof steps === 'number' && Number.isSafeInteger(steps) && steps > 0 ? steps : 0;
+}
+
 export function getCheckpoint(state: ServiceState): Promise<Uint8Array> {
   return serial(state, async () => {
     const { runner } = requireRun(state);
@@ -64,12 +70,13 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     const change = live ? modelDifference(live.config, meta.config) : null;
     const algorithm = live && live.config.algorithm.name !== meta.config.algorithm.name ? `algorithm ${live.config.algorithm.name} -> ${meta.config.algorithm.name}` : null;
     const switched = change || algorithm ? `; the ${change ? 'model' : 'run'} is now the checkpoint's (${[change, algorithm].filter(Boolean).join(', ')})` : '';
-    const origin = `${source}, step ${meta.step}`;
+    const pretrainSteps = checkpointPretrainSteps(meta);
+    const origin = `${source}, step ${meta.step}${pretrainSteps && meta.step === 0 ? `, pretrained ${pretrainSteps} steps` : ''}`;
     if (warmStart) {
       await rebuild(state, meta.config, bytes);
-      setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin }); // the reference, should a later config want one
+      setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin, pretrainSteps }); // the reference, should a later config want one
       state.files.weights = file;
-      done(`loaded ${source}, step ${meta.step}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
+      done(`loaded ${origin}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
       return { step: 0, checkpointStep: meta.step, config: meta.config };
     }
     // The run's KL is measured from the warm start it drifted from. A checkpoint names it by hash
@@ -85,12 +92,12 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     await installCheckpoint(state, meta.config, bytes, { reference }); // validated aside: a bad file leaves the live run be
     dropWarmStart(state);
     state.wall.reset(checkpointWallMs(meta)); // wall time goes on from the checkpoint's
-    setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin });
+    setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin, pretrainSteps });
     state.files.weights = file;
     const elsewhere = named !== undefined ? 'it began from a warm start this session has not loaded' : 'the checkpoint does not name the warm start it began from';
     const taken = named !== undefined ? `the warm start (${referenceOrigin}), the one it began from` : `the session's warm start (${referenceOrigin}); the checkpoint does not name the one it began from`;
     const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? taken : `these weights (${elsewhere})`}` : '';
-    done(`loaded ${source}, step ${meta.step}${switched}${measured}`);
+    done(`loaded ${origin}${switched}${measured}`);
     return { step: meta.step, checkpointStep: meta.step, config: meta.config };
   });
 }

@@ -56,7 +56,7 @@ export async function keepRun(state: ServiceState, status: 'training' | 'paused'
   const step = run.runner.globalStep;
   if (savedRuns.due(step, status)) {
     const bytes = savedRuns.needsCheckpoint(step) ? await run.runner.saveCheckpoint() : null;
-    void savedRuns.save(status, step, bytes, run.config, { reference: state.weights.reference, provenance: runProvenance(state) });
+    void savedRuns.save(status, step, bytes, run.config, { reference: state.weights.reference, provenance: runProvenance(state), pretrainSteps: state.weights.pretrainSteps });
   } else if (!savedRuns.autosave && onGpu(state) && step > 0 && step % AUTOSAVE_EVERY === 0) {
     savedRuns.remember(step, await run.runner.saveCheckpoint());
   }
@@ -122,7 +122,7 @@ async function startAgain(state: ServiceState, run: LiveRun, spent: 'steps' | 't
   await rebuild(state, run.config, reference, reference);
   state.events.send({ type: 'newRun' }, true);
   if (reference) {
-    setWeights(state, { origin: from!, trained: true, atStep: 0, reference, referenceOrigin });
+    setWeights(state, { origin: from!, trained: true, atStep: 0, reference, referenceOrigin, pretrainSteps: state.weights.pretrainSteps });
     requireRun(state).warmStarted = true;
   } else {
     state.files.weights = null;

@@ -62,7 +62,7 @@ export async function keepEvaluation(state: ServiceState): Promise<void> {
   if (step === 0) return;
   // With its checkpoint, even at a step already saved: a save without one writes only a status.
   const bytes = await run.runner.saveCheckpoint();
-  void savedRuns.save(state.events.phase === 'paused' ? 'paused' : 'stopped', step, bytes, run.config, { reference: state.weights.reference, provenance: runProvenance(state) });
+  void savedRuns.save(state.events.phase === 'paused' ? 'paused' : 'stopped', step, bytes, run.config, { reference: state.weights.reference, provenance: runProvenance(state), pretrainSteps: state.weights.pretrainSteps });
 }
 
 /** Evaluate held-out: the run's task's search of that name on the first `limit` held-out items. */

@@ -18,6 +18,12 @@ export function weightsNow(state: ServiceState): string {
   return steps > 0 ? `${state.weights.origin} + ${steps} RL step${steps > 1 ? 's' : ''}` : state.weights.origin;
 }
 
+/** Pretraining steps in the live weights: a Pretrain in progress counts its own on top of the weights'. */
+export function pretrainStepsNow(state: ServiceState): number {
+  const warm = state.warmStart;
+  return warm && !warm.beforeTraining ? warm.priorSteps + warm.step : (state.weights.pretrainSteps ?? 0);
+}
+
 export function setWeights(state: ServiceState, next: Weights): void {
   state.weights = next;
   state.events.send({ type: 'weights', origin: next.origin, trained: next.trained, atStep: next.atStep }, true);
@@ -54,6 +60,7 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
       initFrom,
       referenceFrom,
       wallMs: () => state.wall.now(),
+      pretrainSteps: () => pretrainStepsNow(state),
       ...(generators ? { generators: { pool: generators, overlap: parallel!.overlap } } : {}),
       onLog: (text) => state.events.send({ type: 'error', message: text }),
     });
