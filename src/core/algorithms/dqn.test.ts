@@ -147,6 +147,17 @@ describe('DQN on the toy grammar', () => {
     }, 60_000);
   }
 
+  it('rebase (the loop told its weights start here) makes the target network those weights, also with a soft update (tau < 1)', () => {
+    const policy = new TransformerPolicy(policyConfig, 4);
+    const dqn = new Dqn(policy, grammar, { ...base, qForm: 'hard', tau: 0.005 }, 2);
+    policy.setWeights(new TransformerPolicy(policyConfig, 42).getWeights()); // a warm start put in from outside (digits' warm start, the page's Pretrain)
+    dqn.rebase();
+    const online = policy.getWeights();
+    dqn.targetWeights().forEach((w, i) => expect(w.data).toEqual(online[i].data));
+    dqn.dispose();
+    policy.dispose();
+  });
+
   it('starts learning once the buffer is full, when it holds fewer programs than learningStarts', async () => {
     const policy = new TransformerPolicy(policyConfig, 9);
     // 16 tokens (the schema's least) hold five 3-token programs, never the 8 learningStarts asks for.

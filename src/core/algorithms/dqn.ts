@@ -258,7 +258,12 @@ export class Dqn<S = unknown> {
     let done = 0;
     for (let u = 0; u < owed; u++) {
       const result = await this.update();
-      if (result.skipped) return { loss: result.loss, gradNorm: result.gradNorm, skipped: true, reason: result.reason, named };
+      if (result.skipped) {
+        this.pending += (owed - u - 1) * this.config.trainFrequency; // the updates not tried stay owed
+        // Updates before it were applied: the step is an update (the generators must get its weights), said by their figures.
+        if (done === 0) return { loss: result.loss, gradNorm: result.gradNorm, skipped: true, reason: result.reason, named };
+        break;
+      }
       loss += result.loss;
       q += result.q;
       gradNorm += result.gradNorm;
@@ -372,9 +377,9 @@ export class Dqn<S = unknown> {
     }
   }
 
-  /** The target network (and its value head) follows the online one: a copy, or a Polyak step with tau. */
-  syncTarget(): void {
-    const tau = this.config.tau;
+  /** The target network (and its value head) follows the online one: a copy, or a Polyak step with tau (`copy` forces a copy: new weights to start from). */
+  syncTarget({ copy = false }: { copy?: boolean } = {}): void {
+    const tau = copy ? 1 : this.config.tau;
     const blend = (online: readonly WeightArray[], target: readonly WeightArray[]) =>
       tau >= 1 ? online : online.map((w, i) => ({ ...w, data: w.data.map((x, j) => tau * x + (1 - tau) * target[i].data[j]) }));
     this.target.setWeights(blend(this.policy.getWeights(), this.target.getWeights()));
@@ -382,6 +387,11 @@ export class Dqn<S = unknown> {
       this.targetValue[0].assign(tau >= 1 ? this.valueW : this.valueW.mul(tau).add(this.targetValue[0].mul(1 - tau)));
       this.targetValue[1].assign(tau >= 1 ? this.valueB : this.valueB.mul(tau).add(this.targetValue[1].mul(1 - tau)));
     });
+  }
+
+  /** The weights start here (a warm start put in from outside): the target network becomes them, not a Polyak step toward them. */
+  rebase(): void {
+    this.syncTarget({ copy: true });
   }
 
   /** The target network's weights (tests, checkpoints). */
@@ -473,7 +483,7 @@ export const dqn: AlgorithmDefinition<DqnRun> = {
       state: () => algorithm.state(),
       restore: (state) => algorithm.restore(state),
       dispose: () => algorithm.dispose(),
-      rebase: () => algorithm.syncTarget(),
+      rebase: () => algorithm.rebase(),
       update: async (episodes) => {
         const { loss, gradNorm, skipped, reason, named, expected } = await algorithm.step(episodes);
         return { loss, gradNorm, skipped, reason, metrics: named, expected };

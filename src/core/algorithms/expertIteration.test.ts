@@ -131,6 +131,18 @@ describe('expert iteration', () => {
     }
   }, 60_000);
 
+  it('restart each round (ReST-EM) keeps the run\'s learning rate (a schedule, a rate set by hand), not the configured one', async () => {
+    const config = configFromSearchParams(`${base}&search=repair&sft-steps-per-round=1&restart-each-round=true`);
+    const runner = await createRunner(config, { train: pairs, heldout: pairs }, { pool: noSandbox });
+    try {
+      runner.setLearningRate(0.001);
+      await runner.step();
+      expect((await runner.step()).metrics.learning_rate).toBe(0.001);
+    } finally {
+      runner.dispose();
+    }
+  }, 60_000);
+
   it('resumes exactly: N + M rounds straight equal N rounds, a checkpoint, a new run loaded from it, M rounds (store included)', async () => {
     const config = configFromSearchParams(`${base}&search=repair&sft-steps-per-round=2&restart-each-round=false`);
     const data = { train: pairs, heldout: pairs };
@@ -172,8 +184,11 @@ describe('the demonstration store', () => {
     const store = new DemonstrationStore(10);
     store.offer(demo([1, 6, 9], [2, 4, 5], 7.5, 3));
     store.offer(demo([1, 7], [3, 4, 2, 4, 5], 11, 4));
+    store.offer(demo([1, 8], [2, 4, 5], 10.1, 4)); // a cost in fractional bits: kept as a checkpoint stores it (float32), so a resumed store judges as the live one
     const back = new DemonstrationStore(10);
     back.fromWeights(store.toWeights());
+    expect(back.entries()).toEqual(store.entries());
+    expect(back.offer(demo([1, 8], [2, 4, 5], 10.1, 5))).toBe(store.offer(demo([1, 8], [2, 4, 5], 10.1, 5)));
     expect(back.entries()).toEqual(store.entries());
     const [tokens, index] = store.toWeights();
     index.data[0] = 99;

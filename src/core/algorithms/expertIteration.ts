@@ -68,7 +68,9 @@ export class DemonstrationStore {
   }
 
   /** Offers a correct program; returns what happened to it. */
-  offer(demonstration: Demonstration): 'added' | 'improved' | 'kept' {
+  offer(offered: Demonstration): 'added' | 'improved' | 'kept' {
+    // The cost as a checkpoint stores it (float32): a resumed store then judges every offer as the live one did.
+    const demonstration = { ...offered, cost: Math.fround(offered.cost) };
     const key = demonstration.prompt.join(',');
     const held = this.byItem.get(key);
     if (held && !better(demonstration, held)) return 'kept';
@@ -184,8 +186,10 @@ export class ExpertIteration implements PolicyAlgorithm {
     if (this.config.restartEachRound && this.reference) {
       // ReST-EM: each round fits the whole store from the warm start, with a fresh optimizer.
       this.policy.setWeights(this.reference.getWeights());
+      const rate = this.trainer.optimizer.learningRate; // the run's schedule (or a rate set by hand) stays
       this.trainer.dispose();
       this.trainer = this.newTrainer();
+      this.trainer.optimizer.learningRate = rate;
     }
     const entries = this.store.entries();
     // Rehearsal: part of each batch from the task's own warm-start pairs, so what the warm start knew stays.
@@ -202,7 +206,12 @@ export class ExpertIteration implements PolicyAlgorithm {
       this.rehearsedCount += rehearsed;
       const result = await this.trainer.step(pairs.map((d) => ({ prompt: d.prompt, tokens: d.tokens })));
       metrics.update_threads = result.threads;
-      if (result.skipped) return { loss: NaN, gradNorm: NaN, skipped: true, reason: `supervised step ${s + 1}: ${result.reason}`, metrics };
+      if (result.skipped) {
+        if (steps === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: `supervised step ${s + 1}: ${result.reason}`, metrics };
+        // The steps before it changed the weights: the round is an update, its later steps not taken.
+        this.log?.(`expert iteration round ${this.round}: supervised step ${s + 1} of ${this.config.sftStepsPerRound} skipped (${result.reason}); the round keeps its first ${steps}`);
+        break;
+      }
       loss += result.loss;
       steps += 1;
     }

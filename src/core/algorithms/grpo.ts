@@ -164,6 +164,8 @@ export class Grpo<S = unknown> extends AdamAlgorithm {
           })),
           this.config.gradClip,
         );
+        // A later iteration skipped leaves the earlier ones applied: the step is an update, said by their figures.
+        if (result.skipped && iteration > 0) break;
         last = { loss: result.values.loss, kl: result.values.kl ?? 0, clipRatio: result.values.clipRatio ?? 0, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason };
         if (result.skipped) break;
       }

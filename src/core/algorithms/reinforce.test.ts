@@ -44,6 +44,16 @@ describe('REINFORCE', () => {
     expect(adv).toEqual([[0.5, 0.5, 0.5], [-0.5, -0.5, -0.5]]);
   });
 
+  it('has no baseline to keep until its first update sets it (a checkpoint before then resumes as a fresh run starts: at the first batch\'s mean)', async () => {
+    const policy = new TransformerPolicy(config, 1);
+    const algorithm = new Reinforce(policy, grammar, { ...defaultReinforceConfig, normalizeReturns: false });
+    expect(algorithm.baseline).toBeUndefined();
+    await algorithm.step([{ prompt, tokens: short, lineEnds: [1, 2], reward: 0.25 }]);
+    expect(algorithm.baseline).toBe(0.25);
+    algorithm.dispose();
+    policy.dispose();
+  });
+
   it('raises the probability of a rewarded action and lowers a punished one', async () => {
     const policy = new TransformerPolicy(config, 1);
     const rewarded = [TOY.B, TOY.EOL, TOY.DONE];

@@ -152,9 +152,14 @@ export function summedReinforceGradients(
 
 export class Reinforce<S = unknown> {
   readonly optimizer: Adam;
-  /** EMA of the mean batch reward; undefined until the first batch. */
-  baseline = 0;
+  /** EMA of the mean batch reward. */
+  private ema = 0;
   private seen = false;
+
+  /** The baseline a checkpoint keeps: undefined until a first update set it (a resume then takes its first batch's mean, as a fresh run does). */
+  get baseline(): number | undefined {
+    return this.seen ? this.ema : undefined;
+  }
 
   /**
    * With shards, an update splits its batch between this thread and them (data parallelism); a
@@ -178,12 +183,12 @@ export class Reinforce<S = unknown> {
       return { loss: NaN, entropy: NaN, kl: NaN, gradNorm: NaN, meanAdvantage: NaN, threads: 1, skipped: true, reason: 'non-finite reward; update skipped' };
     }
     if (usable.length === 0) return { loss: 0, entropy: 0, kl: 0, gradNorm: 0, meanAdvantage: 0, threads: 1, skipped: true, reason: 'no tokens sampled' };
-    const baseline = this.seen ? this.baseline : meanReward;
+    const baseline = this.seen ? this.ema : meanReward;
     const adv = advantages(usable, this.config, baseline);
     const sharded = await this.sharded(usable, adv);
     const result = sharded ?? (await this.accumulated(usable, adv));
     if (!result.skipped) {
-      this.baseline = this.seen ? this.config.baselineMomentum * this.baseline + (1 - this.config.baselineMomentum) * meanReward : meanReward;
+      this.ema = this.seen ? this.config.baselineMomentum * this.ema + (1 - this.config.baselineMomentum) * meanReward : meanReward;
       this.seen = true;
     }
     const flat = adv.flat();
@@ -271,7 +276,7 @@ export class Reinforce<S = unknown> {
   }
 
   setBaseline(value: number): void {
-    this.baseline = value;
+    this.ema = value;
     this.seen = true;
   }
 
