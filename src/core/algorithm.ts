@@ -122,6 +122,12 @@ export interface AlgorithmDefinition<C extends BaseConfig = any> {
   readonly accumulates: boolean;
   /** Whether its updates split their batch with gradient shards (AlgorithmContext.gradientShards) when given some. */
   readonly dataParallel?: boolean;
+  /**
+   * Whether an update's batch joins prompts and programs of different steps or files (a replay
+   * buffer, a store, a pair file): a long prompt of one and a long program of another must then fit
+   * the context together, which sampling alone never asks (it fits each program to its own batch).
+   */
+  readonly mixesBatches?: boolean;
   /** Whether it samples on the trainer's thread (the generator workers stay idle). */
   readonly samplesOnTrainer?: boolean;
   /** Programs sampled per prompt when the algorithm sets it (expert iteration's numSamples); else algorithm.groupSize. */

@@ -61,6 +61,17 @@ describe('config', () => {
     expect(configProblem(configFromSearchParams('algorithm=grpo&repair-demos=4'))).toBe('algorithm.repairDemos (4) works with algorithm reinforce only, not grpo: set it to 0');
   });
 
+  it('an algorithm that joins programs of different steps in one update needs the longest prompt and program to fit the context together', () => {
+    // 130 prompt tokens (128 values) + 96 program tokens - 1 = 225: sampling fits each batch alone, a replayed batch would not.
+    for (const algorithm of ['dqn', 'expert_iteration', 'dpo']) {
+      expect(configProblem(configFromSearchParams(`algorithm=${algorithm}&context=160`))).toBe(
+        `model.context (160) is too short for ${algorithm}, whose updates join programs of different steps: the longest prompt (130 tokens: task.maxSequenceLength 128 + 2) and the longest program (model.maxProgramTokens 96) need 225. Use a context of 225 or more, or shorter sequences or programs`,
+      );
+      expect(configProblem(configFromSearchParams(`algorithm=${algorithm}&context=160&max-sequence-length=32`))).toBeNull();
+    }
+    expect(configProblem(configFromSearchParams('algorithm=reinforce&context=160'))).toBeNull(); // each update's batch is one sampling batch
+  });
+
   it('each task and algorithm brings its own defaults for the fields not set, and keeps those set on purpose', () => {
     // DPO's beta of 0.1 (TRL's) arrives with the algorithm, wherever it is picked.
     expect(configFromSearchParams('algorithm=dpo').algorithm.beta).toBe(0.1);

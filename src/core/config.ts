@@ -14,6 +14,8 @@
  */
 import type { z } from 'zod';
 import { algorithmDefinition, configSchema, fieldOwners, sectionSchemas, taskDefinition, taskNames, algorithmNames, type LabConfig, type SectionName } from './registry';
+import type { AlgorithmDefinition } from './algorithm';
+import type { TaskDefinition } from './task';
 
 export { configSchema, sectionSchemas, type LabConfig, type SectionName };
 export type { ModelConfig, RunConfig, SandboxConfig } from './configSections';
@@ -179,7 +181,18 @@ export function configProblem(config: LabConfig): string | null {
   if (model.dModel % model.heads !== 0) return `model.dModel (${model.dModel}) must be divisible by model.heads (${model.heads}): try heads ${[1, 2, 4, 8, 16].filter((h) => model.dModel % h === 0).join(', ')}`;
   const algorithm = algorithmDefinition(config.algorithm.name);
   if (config.algorithm.gradientAccumulationSteps > 1 && !algorithm.accumulates) return `algorithm.gradientAccumulationSteps works with algorithms whose update splits into micro-batches, not ${algorithm.name}: set it to 1`;
-  return taskDefinition(config.task.name).check?.(config) ?? algorithm.check?.(config) ?? null;
+  const task = taskDefinition(config.task.name);
+  return task.check?.(config) ?? algorithm.check?.(config) ?? contextProblem(config, algorithm, task) ?? null;
+}
+
+/** An algorithm that mixes batches needs the longest prompt and the longest program to fit the context together (the update lays out prompts, then programs). */
+function contextProblem(config: LabConfig, algorithm: AlgorithmDefinition, task: TaskDefinition): string | null {
+  const prompt = algorithm.mixesBatches ? task.longestPrompt?.(config) : undefined;
+  if (!prompt) return null;
+  const { context, maxProgramTokens } = config.model;
+  const need = prompt.tokens + maxProgramTokens - 1;
+  if (need <= context) return null;
+  return `model.context (${context}) is too short for ${algorithm.name}, whose updates join programs of different steps: the longest prompt (${prompt.tokens} tokens: ${prompt.because}) and the longest program (model.maxProgramTokens ${maxProgramTokens}) need ${need}. Use a context of ${need} or more, or shorter sequences or programs`;
 }
 
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -203,6 +203,8 @@ export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
   readonly prelude?: Prelude;
   /** What makes a config unusable for this task beyond each field's range, or null. */
   check?(config: C): string | null;
+  /** The longest prompt a run of `config` writes, in tokens, and what sets it (configProblem checks it against the context for algorithms that mix batches); absent where prompts are fitted to the context. */
+  longestPrompt?(config: C): { tokens: number; because: string };
   policyConfig(config: C): PolicyConfig;
   /** The run's task: `heldout` are the held-out items, which training never samples. */
   createTask(config: C, heldout: readonly Item[]): Task<Item>;

@@ -243,6 +243,7 @@ export const dpo: AlgorithmDefinition<DpoRun> = {
   // TRL's DPOConfig beta; a pair needs two programs of one prompt.
   defaults: { algorithm: { beta: 0.1, groupSize: 4 } },
   accumulates: true,
+  mixesBatches: true,
   charts: [
     { name: 'rewards/accuracies', title: 'rewards/accuracies (dpo)', optional: true, caption: 'Share of preference pairs whose chosen program the policy favours more than the reference does.' },
     { name: 'rewards/margins', title: 'rewards/margins (dpo)', optional: true, caption: 'Mean implicit reward of the chosen program minus the rejected one: beta times the log-ratio to the reference.' },

@@ -464,6 +464,7 @@ export const dqn: AlgorithmDefinition<DqnRun> = {
   fields: dqnFields,
   reads: ['gamma'],
   accumulates: false,
+  mixesBatches: true,
   samplesOnTrainer: true,
   charts: [
     { name: 'losses/td_loss', title: 'losses/td_loss (dqn)', optional: true, caption: 'The TD error loss (Huber or squared) on replayed programs; it need not fall steadily, as the targets move with the network.' },

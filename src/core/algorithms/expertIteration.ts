@@ -268,6 +268,7 @@ export const expertIteration: AlgorithmDefinition<ExpertIterationRun> = {
   doc: 'expert iteration (ExIt, STaR, ReST-EM): the task\'s search around the policy\'s samples finds programs, the best per item is kept, and supervised steps teach them to the policy.',
   fields: expertIterationFields,
   accumulates: false,
+  mixesBatches: true,
   dataParallel: true,
   charts: [
     { name: 'search_solved', title: 'solved by the search (expert iteration)', optional: true, caption: 'Share of each round\'s training items with a correct program: sampled, or found by the task\'s search around the samples.' },

@@ -67,6 +67,8 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
     if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;
     return null;
   },
+  // BOS, the values, SEP (encodePrompt).
+  longestPrompt: (config) => ({ tokens: config.task.maxSequenceLength + 2, because: `task.maxSequenceLength ${config.task.maxSequenceLength} + 2` }),
   policyConfig: kolmogorovPolicyConfig,
   createTask: (config) => kolmogorovTask(config),
   grammarSpec: () => ({ task: 'kolmogorov' }),
