@@ -61,7 +61,9 @@ async function scorePreferenceFile(checkpointPath: string, referencePath: string
     } catch (error) {
       throw new Error(`--reference ${referencePath}: ${(error as Error).message}`);
     }
-    const scored = await scorePreferences(policy, reference, task.grammar, pairs, beta);
+    // An IPO run's figures are of per-token means, as its training compared them.
+    const perToken = config.algorithm.name === 'dpo' && (config.algorithm as { dpoLossType?: string }).dpoLossType === 'ipo';
+    const scored = await scorePreferences(policy, reference, task.grammar, pairs, beta, { perToken });
     return Object.fromEntries([['beta', beta], ...Object.entries(scored).map(([name, value]) => [name.replace('/', '_'), value])]);
   } finally {
     policy.dispose();

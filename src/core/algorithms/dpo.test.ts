@@ -4,7 +4,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOY, ToyGrammar } from '../model/testGrammar';
 import { TransformerPolicy } from '../model/transformer';
-import { Dpo, dpoLoss, pairsFromEpisodes, scorePreferences, type TokenPair } from './dpo';
+import { Dpo, dpoLoss, pairLogProbs, pairsFromEpisodes, scorePreferences, type TokenPair } from './dpo';
 import type { Episode } from './reinforce';
 
 beforeAll(async () => {
@@ -32,6 +32,33 @@ describe('DPO loss', () => {
 
   it('ipo: (h - 1 / (2 beta))^2', () => {
     expect(dpoLoss(...inputs(), 0.5, 'ipo').loss.dataSync()[0]).toBeCloseTo(((2 - 1) ** 2 + (-1 - 1) ** 2) / 2, 6);
+  });
+
+  it('ipo compares programs by their mean log-probability per token, as TRL (in training and in eval --preferences); the others by the sum', async () => {
+    const grammar = new ToyGrammar();
+    const config = { vocabSize: TOY.vocabSize, layers: 1, dModel: 16, heads: 2, context: 16 };
+    const policy = new TransformerPolicy(config, 3);
+    const reference = new TransformerPolicy(config, 4);
+    const pairs: TokenPair[] = [{ prompt: [TOY.BOS, 6], chosen: [TOY.A, TOY.EOL, TOY.DONE], rejected: [TOY.B, TOY.EOL, TOY.A, TOY.EOL, TOY.DONE] }];
+    const summed = await pairLogProbs(policy, grammar, pairs);
+    const perToken = await pairLogProbs(policy, grammar, pairs, true);
+    expect(perToken.chosen[0]).toBeCloseTo(summed.chosen[0] / 3, 6);
+    expect(perToken.rejected[0]).toBeCloseTo(summed.rejected[0] / 5, 6);
+    const q = await pairLogProbs(reference, grammar, pairs, true);
+    const h = perToken.chosen[0] - perToken.rejected[0] - (q.chosen[0] - q.rejected[0]);
+    expect((await scorePreferences(policy, reference, grammar, pairs, 0.5, { perToken: true }))['rewards/margins']).toBeCloseTo(0.5 * h, 5);
+    const settings = { learningRate: 0.01, gradClip: 1, beta: 0.5, gradientAccumulationSteps: 1 };
+    const start = policy.getWeights();
+    for (const dpoLossType of ['ipo', 'sigmoid'] as const) {
+      policy.setWeights(start); // each from the same weights
+      const dpo = new Dpo(policy, grammar, { ...settings, dpoLossType }, reference);
+      const stats = await dpo.stepPairs(pairs);
+      dpo.dispose();
+      if (dpoLossType === 'ipo') expect(stats.loss).toBeCloseTo((h - 1) ** 2, 5);
+      expect(stats['logps/chosen']).toBeCloseTo(dpoLossType === 'ipo' ? summed.chosen[0] / 3 : summed.chosen[0], 5);
+    }
+    policy.dispose();
+    reference.dispose();
   });
 
   it('a policy equal to its reference has loss log 2 and margin 0', async () => {

@@ -10,7 +10,8 @@
  *
  *   sigmoid  -log sigmoid(beta h)          (the paper's)
  *   hinge    max(0, 1 - beta h)            (SLiC)
- *   ipo      (h - 1 / (2 beta))^2          (Azar et al. 2023)
+ *   ipo      (h - 1 / (2 beta))^2          (Azar et al. 2023; as TRL, p and q are then each
+ *                                          program's mean log-probability per token, not its sum)
  *
  * Pairs come from a file (`{prompt, chosen, rejected}` in the task's text form, the task turns them
  * into tokens) or from the run's own samples: in each group of programs sampled for one prompt, the
@@ -123,14 +124,19 @@ function pairBatch<S>(pairs: readonly TokenPair[], grammar: Grammar<S>, context:
   return buildSequenceBatch([...pairs.map((p) => ({ prompt: p.prompt, tokens: p.chosen })), ...pairs.map((p) => ({ prompt: p.prompt, tokens: p.rejected }))], grammar, context);
 }
 
-/** Summed log-probabilities of each pair's chosen and rejected program under a policy, without gradients. */
-export async function pairLogProbs<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[]): Promise<{ chosen: number[]; rejected: number[] }> {
+/** The token counts of the pairs' programs, chosen ones then rejected ones (the rows of pairBatch). */
+const pairLengths = (pairs: readonly TokenPair[]): number[] => [...pairs.map((p) => Math.max(1, p.chosen.length)), ...pairs.map((p) => Math.max(1, p.rejected.length))];
+
+/** Summed log-probabilities of each pair's chosen and rejected program under a policy (per token, IPO's, when `perToken`), without gradients. */
+export async function pairLogProbs<S>(policy: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[], perToken = false): Promise<{ chosen: number[]; rejected: number[] }> {
   const batch = pairBatch(pairs, grammar, policy.config.context);
   try {
     const summed = tf.tidy(() => programLogProbSums(policy, batch));
     const values = [...(await summed.data())];
     summed.dispose();
-    return { chosen: values.slice(0, pairs.length), rejected: values.slice(pairs.length) };
+    const lengths = perToken ? pairLengths(pairs) : null;
+    const per = (value: number, i: number) => (lengths ? value / lengths[i] : value);
+    return { chosen: values.slice(0, pairs.length).map(per), rejected: values.slice(pairs.length).map((v, i) => per(v, pairs.length + i)) };
   } finally {
     disposeBatch(batch);
   }
@@ -140,12 +146,12 @@ export async function pairLogProbs<S>(policy: TransformerPolicy, grammar: Gramma
  * The implicit-reward metrics of `policy` against `reference` on pairs, in chunks (the figures
  * `eval --preferences` reports): nothing is trained.
  */
-export async function scorePreferences<S>(policy: TransformerPolicy, reference: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[], beta: number, chunk = 32): Promise<PreferenceMetrics & { n: number }> {
+export async function scorePreferences<S>(policy: TransformerPolicy, reference: TransformerPolicy, grammar: Grammar<S>, pairs: readonly TokenPair[], beta: number, { chunk = 32, perToken = false }: { chunk?: number; perToken?: boolean } = {}): Promise<PreferenceMetrics & { n: number }> {
   const rewards = { chosen: [] as number[], rejected: [] as number[], logpsChosen: [] as number[], logpsRejected: [] as number[] };
   for (let start = 0; start < pairs.length; start += chunk) {
     const part = pairs.slice(start, start + chunk);
-    const p = await pairLogProbs(policy, grammar, part);
-    const q = await pairLogProbs(reference, grammar, part);
+    const p = await pairLogProbs(policy, grammar, part, perToken);
+    const q = await pairLogProbs(reference, grammar, part, perToken);
     part.forEach((_, i) => {
       rewards.chosen.push(beta * (p.chosen[i] - q.chosen[i]));
       rewards.rejected.push(beta * (p.rejected[i] - q.rejected[i]));
@@ -168,6 +174,11 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
     super(policy, config.learningRate);
   }
 
+  /** IPO compares programs by their mean log-probability per token (TRL's), the others by the sum. */
+  private get perToken(): boolean {
+    return this.config.dpoLossType === 'ipo';
+  }
+
   /** An update on the pairs the run's own samples make (pairsFromEpisodes). */
   step(episodes: readonly Episode[]): Promise<DpoStats> {
     return this.stepPairs(pairsFromEpisodes(episodes));
@@ -179,7 +190,7 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
     if (pairs.length === 0) return { loss: NaN, gradNorm: NaN, skipped: true, reason: 'no preference pair: no group had a correct program that beat another', pairs: 0, ...none };
     const missing = pairs.filter((p) => !this.referenceCache.has(p));
     if (missing.length) {
-      const q = await pairLogProbs(this.reference, this.grammar, missing);
+      const q = await pairLogProbs(this.reference, this.grammar, missing, this.perToken);
       missing.forEach((p, i) => this.referenceCache.set(p, [q.chosen[i], q.rejected[i]]));
     }
     // Gradient accumulation: each micro-batch of pairs weighted by its share of them (the loss and
@@ -189,6 +200,7 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
       return {
         n: part.length,
         batch: pairBatch(part, this.grammar, this.policy.config.context),
+        lengths: this.perToken ? tf.tensor1d(pairLengths(part)) : null,
         referenceChosen: tf.tensor1d(reference.map(([c]) => c)),
         referenceRejected: tf.tensor1d(reference.map(([, r]) => r)),
       };
@@ -197,10 +209,10 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
       const result = await accumulatedStep(
         this.optimizer,
         this.policy.variables,
-        parts.map(({ n, batch, referenceChosen, referenceRejected }) => ({
+        parts.map(({ n, batch, lengths, referenceChosen, referenceRejected }) => ({
           weight: n / pairs.length,
           lossFn: () => {
-            const summed = programLogProbSums(this.policy, batch);
+            const summed: tf.Tensor1D = lengths ? programLogProbSums(this.policy, batch).div(lengths) : programLogProbSums(this.policy, batch);
             const [policyChosen, policyRejected] = [summed.slice(0, n), summed.slice(n, n)];
             const { loss, chosen, rejected } = dpoLoss(policyChosen, policyRejected, referenceChosen, referenceRejected, this.config.beta, this.config.dpoLossType);
             return {
@@ -219,8 +231,8 @@ export class Dpo<S = unknown> extends AdamAlgorithm {
       const { loss, ...metrics } = result.values;
       return { loss, gradNorm: result.gradNorm, skipped: result.skipped, reason: result.reason, pairs: pairs.length, ...(metrics as unknown as PreferenceMetrics) };
     } finally {
-      for (const { batch, referenceChosen, referenceRejected } of parts) {
-        tf.dispose([referenceChosen, referenceRejected]);
+      for (const { batch, lengths, referenceChosen, referenceRejected } of parts) {
+        tf.dispose([referenceChosen, referenceRejected, ...(lengths ? [lengths] : [])]);
         disposeBatch(batch);
       }
     }
