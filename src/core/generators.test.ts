@@ -1,10 +1,14 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { digitPrompt } from './digits/task';
+import { defaultConfig, parseConfig } from './config';
+import { hostScored } from './digits/experiment';
+import { digitPrompt, digitTask } from './digits/task';
 import { sampleDigitItem } from './digits/tasks';
 import { decodeText, digitVocabSize } from './digits/vocab';
 import { Generator, GeneratorPool, inProcessGenerator, packWeights, unpackWeights, type GeneratorInit } from './generators';
+import { createTrainingLoop } from './loop';
+import type { StepResult } from './runnerTypes';
 import { TransformerPolicy } from './model/transformer';
 import { Rng } from './rng';
 
@@ -105,4 +109,26 @@ describe('versioned weight sync', () => {
     expect(statuses.map((s) => s.generated)).toEqual([3, 3]);
     pool.close();
   });
+});
+
+describe('a run with generators resumes as the straight run', () => {
+  // The digit task's loop with two in-process generators: steps 3 and 4 after a checkpoint at step 2 sample what the straight run's do.
+  for (const overlap of [false, true]) {
+    it(`its samples (and with overlap the batch drawn ahead) come from the checkpoint${overlap ? ', overlap on' : ''}`, async () => {
+      const base = defaultConfig('sum_digits', 'reinforce_monarch');
+      const config = parseConfig({ ...base, model: { ...base.model, layers: 1, dModel: 16, heads: 2, context: 40 }, algorithm: { ...base.algorithm, batchSize: 8, groupSize: 1, learningRate: 1e-3 } });
+      const make = () => createTrainingLoop(config, digitTask(config, new Set()), [], { pool: hostScored, generators: { pool: new GeneratorPool([inProcessGenerator(), inProcessGenerator()]), overlap } });
+      const seen = (result: StepResult) => result.samples.map((sample) => `${sample.target} <- ${sample.program}`);
+      const straight = await make();
+      const expected: string[][] = [];
+      for (let step = 1; step <= 4; step++) expected.push(seen(await straight.step()));
+      const first = await make();
+      await first.step();
+      await first.step();
+      const resumed = await make();
+      await resumed.loadCheckpoint(await first.saveCheckpoint());
+      expect([seen(await resumed.step()), seen(await resumed.step())]).toEqual(expected.slice(2));
+      for (const loop of [straight, first, resumed]) loop.dispose();
+    }, 60_000);
+  }
 });

@@ -46,6 +46,8 @@ export interface GenerateMessage {
   type: 'generate';
   requestId: number;
   prompts: number[][];
+  /** Seeds this request's sampling (the trainer draws it from its checkpointed RNG, so a resumed run samples as the straight one); else the generator's own stream. */
+  seed?: number;
 }
 
 export type ToGenerator = GeneratorInit | WeightsMessage | GenerateMessage;
@@ -86,13 +88,13 @@ export class Generator {
   }
 
   /** One program per prompt, sampled with the weights held. */
-  async generate(prompts: readonly number[][]): Promise<{ samples: Generated[]; version: number; ms: number }> {
+  async generate(prompts: readonly number[][], seed?: number): Promise<{ samples: Generated[]; version: number; ms: number }> {
     const started = performance.now();
     const version = this.version;
     const sampled = await sampleBatch(this.policy, this.grammar, prompts, {
       maxTokens: this.init.maxTokens,
       temperature: this.init.temperature,
-      rng: this.rng,
+      rng: seed === undefined ? this.rng : new Rng(seed),
       padToken: this.init.padToken,
     });
     const samples = sampled.map(({ tokens, logProbs, lineEnds, complete }) => ({ tokens, logProbs, lineEnds, complete }));
@@ -127,7 +129,7 @@ export function serveGenerator(port: GeneratorPort): void {
         const applied = generator.applyWeights(message);
         port.postMessage({ type: 'synced', id, version: generator.version, applied });
       } else {
-        const result = await generator.generate(message.prompts);
+        const result = await generator.generate(message.prompts, message.seed);
         port.postMessage({ type: 'samples', id, requestId: message.requestId, ...result });
       }
     } catch (error) {
@@ -241,9 +243,10 @@ export class GeneratorPool {
   /**
    * One program per prompt, the prompts split across the generators in whole groups of
    * `groupSize` (a group's prompts, consecutive, never span two generators), sampled in parallel;
-   * the samples come back in the prompts' order.
+   * the samples come back in the prompts' order. With `seed`, the sampling is a function of it
+   * (and of the weights), whichever generator and whenever.
    */
-  async generate(prompts: readonly number[][], groupSize = 1): Promise<GeneratedBatch> {
+  async generate(prompts: readonly number[][], groupSize = 1, seed?: number): Promise<GeneratedBatch> {
     if (prompts.length % groupSize !== 0) throw new Error(`a batch of ${prompts.length} cannot form groups of ${groupSize}`);
     const started = performance.now();
     const n = this.handles.length;
@@ -255,7 +258,9 @@ export class GeneratorPool {
       if (count === 0) return Promise.resolve(undefined);
       const requestId = this.nextRequest++;
       const reply = this.expect(`${index}:${requestId}`);
-      this.handles[index].postMessage({ type: 'generate', requestId, prompts: part.map((p) => [...p]) }, []);
+      // Each generator's share seeded apart: the same seed on two generators would draw the same stream.
+      const ownSeed = seed === undefined ? {} : { seed: (seed + Math.imul(index, 0x9e3779b9)) >>> 0 };
+      this.handles[index].postMessage({ type: 'generate', requestId, prompts: part.map((p) => [...p]), ...ownSeed }, []);
       return reply;
     });
     const samples: Generated[] = [];

@@ -28,6 +28,7 @@ import type { GeneratorPool } from './generators';
 import { ItemOrder } from './itemOrder';
 import { checkUpdateFits } from './model/memory';
 import { sampleBatch, type SampledSequence } from './model/sampler';
+import { restoredDraw, savedDraw, type Drawn, type SavedDraw } from './drawn';
 import { TransformerPolicy, type WeightArray } from './model/transformer';
 import { algorithmDefinition, taskDefinition } from './registry';
 import { Rng, type RngState } from './rng';
@@ -141,18 +142,6 @@ async function decodeCompatible(bytes: Uint8Array, config: LabConfig, vocab: { s
   return decoded;
 }
 
-/** A batch drawn for one step: its items, prompts and samples (from this thread or the generators). */
-interface Drawn<Item> {
-  itemIndices: number[];
-  batch: Item[];
-  prompts: number[][];
-  samples: SampledSequence[];
-  /** Weights version each sample was written with (generators only). */
-  versions?: number[];
-  generationsPerSecond?: number;
-  sampleMs: number;
-}
-
 /** Items per call of the task's search on the unsolved items of a batch. */
 const SEARCH_CHUNK = 8;
 
@@ -244,13 +233,15 @@ export async function createTrainingLoop<Item, S extends Scored>(
   let wallBefore = 0; // wall time of the run before this process (from a resumed checkpoint)
   const startedAt = performance.now();
 
-  /** The generators hold the trainer's weights under a new version. */
-  async function syncGenerators(): Promise<void> {
+  let generatorsStarted = false;
+  /** The generators hold the trainer's weights under a new version (`again`: the version they have, to fresh generators after a resume). */
+  async function syncGenerators({ again = false } = {}): Promise<void> {
     if (!generators) return;
-    if (version === 0) {
+    if (!generatorsStarted) {
       await generators.pool.start({ policy: task.policyConfig(config), grammar: task.grammarSpec, maxTokens, temperature: config.algorithm.temperature, seed: config.run.seed * 101 + 7, padToken: task.padToken });
+      generatorsStarted = true;
     }
-    generators.pool.sync(policy.getWeights(), ++version);
+    generators.pool.sync(policy.getWeights(), again ? version : ++version);
   }
 
   /** The next batch's items and their sampled programs. */
@@ -270,7 +261,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
     const sampleStart = performance.now();
     if (generators) {
       if (version === 0) await syncGenerators();
-      const generated = await generators.pool.generate(prompts, groupSize);
+      // Seeded from the loop's RNG, which checkpoints keep: a resumed run samples what the straight one would.
+      const generated = await generators.pool.generate(prompts, groupSize, rng.nextUint32());
       const samples = generated.samples.map((sample) => ({ ...sample, alternatives: undefined }));
       return { itemIndices, batch, prompts, samples, versions: generated.versions, generationsPerSecond: generated.generationsPerSecond, sampleMs: performance.now() - sampleStart };
     }
@@ -419,6 +411,9 @@ export async function createTrainingLoop<Item, S extends Scored>(
 
   async function saveCheckpoint(): Promise<Uint8Array> {
     const pretrainSteps = deps.pretrainSteps?.() ?? 0;
+    // The batch the generators drew ahead (overlap) was sampled with the weights before the last
+    // update: kept with the checkpoint, or a resume would skip its items and sample them anew.
+    const ahead = pending ? await pending.catch(() => null) : null;
     const tensors: NamedTensor[] = [
       ...policy.getWeights().map((w) => ({ ...w, group: 'weights' as const, dtype: 'float32' as const })),
       ...algorithm.optimizerWeights().map((w) => ({ ...w, group: 'optimizer' as const, dtype: 'float32' as const })),
@@ -438,6 +433,8 @@ export async function createTrainingLoop<Item, S extends Scored>(
           ...(algorithm.state ? { algorithm: algorithm.state() } : {}),
           ...(warmStartSha256 ? { warmStartSha256 } : {}),
           ...(pretrainSteps > 0 ? { pretrainSteps } : {}),
+          ...(generators ? { generatorVersion: version } : {}),
+          ...(ahead ? { drawnAhead: savedDraw(ahead, Boolean(task.sampleItems)) } : {}),
         },
       },
       tensors,
@@ -448,7 +445,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     const { meta, tensors } = await decodeCompatible(bytes, config, task.vocab);
     const weights = tensorArrays(tensors, 'weights');
     const optimizer = tensorArrays(tensors, 'optimizer');
-    const extra = meta.extra as { baseline?: number; wallMs?: number; curriculumPool?: number; itemRng?: RngState; algorithm?: unknown } | undefined;
+    const extra = meta.extra as { baseline?: number; wallMs?: number; curriculumPool?: number; itemRng?: RngState; algorithm?: unknown; generatorVersion?: number; drawnAhead?: SavedDraw<Item> } | undefined;
     // Swap all of it in, or none: a file whose optimizer or algorithm state is bad must not leave new weights behind.
     const before = { weights: policy.getWeights(), optimizer: algorithm.optimizerWeights(), state: algorithm.state?.() };
     try {
@@ -464,11 +461,17 @@ export async function createTrainingLoop<Item, S extends Scored>(
     globalStep = meta.step;
     rng = new Rng(meta.rngState);
     if (task.sampleItems && Array.isArray(extra?.itemRng)) itemRng = new Rng(extra.itemRng);
-    pending = null; // a batch drawn ahead belongs to the run being replaced
+    // A batch drawn ahead belongs to the run being replaced; the checkpoint's own comes back with it.
+    pending = generators?.overlap && extra?.drawnAhead ? Promise.resolve(restoredDraw(extra.drawnAhead, items)) : null;
     if (meta.dataCursor) order.restore(meta.dataCursor, extra?.curriculumPool);
     if (typeof extra?.baseline === 'number' && Number.isFinite(extra.baseline)) algorithm.setBaseline(extra.baseline);
     if (typeof extra?.wallMs === 'number' && Number.isFinite(extra.wallMs)) wallBefore = extra.wallMs - (performance.now() - startedAt);
-    if (generators && version > 0) await syncGenerators();
+    if (generators) {
+      // Fresh generators given the checkpoint's weights under its version (a lower one than they hold would be ignored).
+      version = typeof extra?.generatorVersion === 'number' ? extra.generatorVersion : version;
+      generatorsStarted = false;
+      if (version > 0) await syncGenerators({ again: true });
+    }
   }
 
   return {
