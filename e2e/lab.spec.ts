@@ -80,6 +80,10 @@ test('Download checkpoint yields a file the engine validates; loading it back re
 
   await page.getByTestId('checkpoint-input').setInputFiles({ name: 'broken.prl', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes.subarray(0, 100)) });
   await expect(page.getByTestId('errors')).toContainText('broken.prl cannot be loaded');
+  // The picker does not go on naming a file that was refused; the same file, fixed, can be picked again.
+  await expect(page.getByTestId('checkpoint-input')).toHaveValue('');
+  await page.getByTestId('checkpoint-input').setInputFiles({ name: 'broken.prl', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  await expect(page.getByTestId('status-message')).toContainText('loaded broken.prl, step 2');
 });
 
 test('charts: smoothing, wall-time axis, gzip and LZMA reference lines; metrics export as CSV and JSONL', async ({ page }) => {

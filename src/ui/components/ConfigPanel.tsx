@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { onFilePicked } from '../filePicked';
 import { configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
@@ -153,7 +154,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
         <button type="submit" className={pending.length ? 'primary' : undefined} disabled={phase === 'training' || phase === 'pretraining' || problem !== null}>Apply (new run)</button>
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>
         <button type="button" onClick={() => importInput.current?.click()}>Import JSON</button>
-        <input ref={importInput} type="file" accept=".json" hidden data-testid="config-import" onChange={(e) => e.target.files?.[0] && void importJson(e.target.files[0])} />
+        <input ref={importInput} type="file" accept=".json" hidden data-testid="config-import" onChange={onFilePicked(importJson)} />
       </form>
     </section>
   );

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { onFilePicked } from '../filePicked';
 import { download } from '../download';
 import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
 import { taskDefinition } from '../../core/registry';
@@ -80,7 +81,7 @@ export function Controls() {
         Export for PyTorch
       </button>
       <button onClick={() => checkpointInput.current?.click()} disabled={busy}>Load checkpoint</button>
-      <input ref={checkpointInput} type="file" accept=".prl,.safetensors" hidden data-testid="checkpoint-input" onChange={(e) => e.target.files?.[0] && void loadCheckpointFile(e.target.files[0], e.target.files[0].name)} />
+      <input ref={checkpointInput} type="file" accept=".prl,.safetensors" hidden data-testid="checkpoint-input" onChange={onFilePicked((file) => loadCheckpointFile(file, file.name))} />
       {definition.warmStart && !definition.warmStart.beforeTraining && <PretrainControls disabled={busy || running || phase === 'paused'} />}
     </section>
   );

@@ -1,4 +1,5 @@
 import { taskDefinition } from '../../core/registry';
+import { onFilePicked } from '../filePicked';
 import { useLab } from '../store';
 import { loadDatasetFile, loadShipped, shippedDatasets } from '../trainer';
 
@@ -18,10 +19,10 @@ export function DatasetPanel() {
         <p className="hint">Drop a file on the left half of the page to train on it, on the right half to evaluate on it, or pick one. Each task reads its own kind of file, and a file of another task&apos;s switches the run to that task: a JSONL of {'{"sequence": [0..255, ...], "program"?: "..."}'} for kolmogorov, a JSON array or JSONL of {'{"function_name", "docstring", "test_cases": [[input, output], ...], "starter_code", "hidden_test_cases"?}'} for functions (an input that is a list is the argument list: {'[[2, 3], 5]'} calls f(2, 3)).</p>
       )}
       <label>
-        training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('train', e.target.files[0].name, e.target.files[0])} />
+        training file <input type="file" accept=".jsonl,.json,.txt" data-testid="dataset-input" onChange={onFilePicked((file) => loadDatasetFile('train', file.name, file))} />
       </label>
       <label>
-        held-out file <input type="file" accept=".jsonl,.json,.txt" data-testid="heldout-input" onChange={(e) => e.target.files?.[0] && void loadDatasetFile('heldout', e.target.files[0].name, e.target.files[0])} />
+        held-out file <input type="file" accept=".jsonl,.json,.txt" data-testid="heldout-input" onChange={onFilePicked((file) => loadDatasetFile('heldout', file.name, file))} />
       </label>
       <label>
         shipped{' '}

@@ -1,4 +1,5 @@
 import { memo, useRef, useState } from 'react';
+import { onFilePicked } from '../filePicked';
 import type { RunRecord } from '../../worker/runStore';
 import { compareRun, deleteRun, downloadRun, importRunFile, renameRun, resumeRun, setAutosave, showRuns } from '../persistence';
 import { useLab } from '../store';
@@ -63,7 +64,7 @@ export function Runs() {
         <input type="checkbox" checked={autosave} onChange={(e) => void setAutosave(e.target.checked)} data-testid="autosave" /> keep the live run in this browser
       </label>
       <button type="button" onClick={() => importInput.current?.click()}>Import run</button>
-      <input ref={importInput} type="file" accept=".json" hidden data-testid="run-import" onChange={(e) => e.target.files?.[0] && void importRunFile(e.target.files[0], e.target.files[0].name)} />
+      <input ref={importInput} type="file" accept=".json" hidden data-testid="run-import" onChange={onFilePicked((file) => importRunFile(file, file.name))} />
       <p className="hint">
         The live run is saved every 10 steps of training, after each single Step, every 50 steps of Pretrain, and when it pauses or stops; a reload offers it back. Tick runs to draw their curves beside the live run's. A downloaded run (.run.json) comes back with Import run, or dropped on the page.
         {storage && storage.quota > 0 && <> Storage: {size(storage.usage)} of {size(storage.quota)}{full > 0.8 ? ' — nearly full: delete old runs' : ''}.</>}
