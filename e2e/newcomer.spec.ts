@@ -80,7 +80,7 @@ test('load, train and evaluate with no console error; Space pauses and resumes; 
   // From the keyboard: focus reads the last point, an arrow the one before it.
   await page.mouse.move(0, 0);
   await plot.focus();
-  await expect(plot).toHaveAttribute('aria-label', /^average reward: \d+ points; last .* at step \d+/);
+  await expect(plot).toHaveAttribute('aria-label', /^average reward: \d+ points( \(\d+ drawn\))?; last .* at step \d+/);
   const stepOf = async () => Number(/step (\d+):/.exec(await chart.getByTestId('chart-tooltip').innerText())![1]);
   const last = await stepOf();
   await plot.press('ArrowLeft');

@@ -59,4 +59,10 @@ describe('a chart from the keyboard', () => {
     expect(markup).toContain('aria-label="held-out accuracy: 3 points; last 0.52 at step 30; lowest 0.5, highest 0.52. Arrow keys read each point."');
     expect(chartSummary([], 'step')).toBe('no points yet');
   });
+
+  it('says the series as measured: every point and its true range, where the drawn line is smoothed and thinned', () => {
+    const measured = Array.from({ length: 300 }, (_, i) => ({ step: i + 1, wallMs: 1000 * (i + 1), value: i === 150 ? 9 : 1 }));
+    const drawn = Array.from({ length: 120 }, (_, i) => ({ x: 1 + i * 2.5, y: 1.05 })); // smoothed: the spike flattened
+    expect(chartSummary(drawn, 'step', measured)).toBe('300 points (120 drawn); last 1 at step 300; lowest 1, highest 9. Arrow keys read each drawn point.');
+  });
 });

@@ -94,14 +94,21 @@ function ReferenceValue(props: { y: number; color: string; label: string; below?
 /** Series of at most this many drawn points get a marker at each. */
 const MARKED_POINTS = 24;
 
-/** A drawn line in words, for a screen reader: its points, the last one, and its range. */
-export function chartSummary(data: readonly { x: number; y: number }[], x: 'step' | 'wallMs'): string {
-  if (data.length === 0) return 'no points yet';
-  const last = data[data.length - 1];
-  const ys = data.map((p) => p.y);
+/**
+ * A line in words, for a screen reader: its points, the last one, and its range, as measured
+ * (`measured`, the raw series, when given: the drawn line may be smoothed and thinned), and how
+ * many points the arrow keys read when fewer are drawn.
+ */
+export function chartSummary(data: readonly { x: number; y: number }[], x: 'step' | 'wallMs', measured?: readonly MetricPoint[]): string {
+  const raw = measured?.filter((p) => Number.isFinite(p.value)).map((p) => ({ x: x === 'step' ? p.step : p.wallMs / 1000, y: p.value }));
+  const points = raw && raw.length > 0 ? raw : data;
+  if (points.length === 0) return 'no points yet';
+  const last = points[points.length - 1];
+  const ys = points.map((p) => p.y);
   const where = x === 'step' ? `step ${last.x}` : `${last.x.toFixed(1)} s`;
   const label = (value: number) => tickLabel(Number(value.toPrecision(4)));
-  return `${data.length} point${data.length === 1 ? '' : 's'}; last ${label(last.y)} at ${where}; lowest ${label(Math.min(...ys))}, highest ${label(Math.max(...ys))}. Arrow keys read each point.`;
+  const drawn = points.length > data.length ? ` (${data.length} drawn)` : '';
+  return `${points.length} point${points.length === 1 ? '' : 's'}${drawn}; last ${label(last.y)} at ${where}; lowest ${label(Math.min(...ys))}, highest ${label(Math.max(...ys))}. Arrow keys read each ${drawn ? 'drawn ' : ''}point.`;
 }
 
 /** What an empty chart says: nothing yet, or that the run reports the figure without a value. */
@@ -147,7 +154,7 @@ export const Chart = memo(function Chart({ title, caption, points, others, x, gz
         tabIndex={0}
         role="group"
         aria-roledescription="chart"
-        aria-label={`${title}: ${chartSummary(view.data, x)}`}
+        aria-label={`${title}: ${chartSummary(view.data, x, measured)}`}
         onMouseMove={onMove}
         onMouseLeave={() => setHover(null)}
         onFocus={() => line.length > 0 && setHover(line.length - 1)}
