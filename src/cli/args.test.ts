@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs, positiveFlag, usage } from './args';
+import { trainHelp } from './train';
 
 describe('parseArgs', () => {
   it('says which of the command\'s own flags were given, whatever their spelling, apart from their defaults', () => {
@@ -50,6 +51,21 @@ describe('positiveFlag', () => {
       if (line.startsWith('  --')) expect(line, line).toMatch(/^ {2}--\S+( \S+)?( {2,}\S|$)/);
     }
     expect(help).toContain('  --a-very-long-flag-name-that-fills-its-column VALUE\n' + ' '.repeat(34) + 'its doc');
+  });
+
+  it('train --help lists the fields of the task and algorithm given, with their defaults there; --help all lists every field', () => {
+    const has = (help: string, flag: string) => help.includes(`  --${flag} `);
+    const plain = trainHelp();
+    expect(plain).toContain('the fields of --task kolmogorov with --algorithm reinforce');
+    for (const flag of ['prior', 'kl-coef', 'learning-rate', 'max-sequence-length']) expect(has(plain, flag), flag).toBe(true);
+    for (const flag of ['tau', 'reward-type', 'beta']) expect(has(plain, flag), flag).toBe(false); // dqn's, functions', grpo's and dpo's
+    const functionsDqn = trainHelp('functions', 'dqn');
+    for (const flag of ['tau', 'reward-type', 'learning-starts']) expect(has(functionsDqn, flag), flag).toBe(true);
+    expect(has(functionsDqn, 'prior')).toBe(false);
+    expect(functionsDqn.replace(/\s+/g, ' ')).toMatch(/--algorithm \S+ .*\(default dqn\)/);
+    const all = trainHelp('kolmogorov', undefined, true);
+    for (const flag of ['prior', 'tau', 'reward-type', 'beta', 'learning-starts']) expect(has(all, flag), flag).toBe(true);
+    expect(plain.split('\n').length).toBeLessThan(all.split('\n').length * 0.7);
   });
 
   it('a command\'s own flag named as a config field is listed once, as the command reads it (pretrain\'s --max-train-length)', () => {

@@ -50,9 +50,10 @@ function helpEntry(name: string, doc: string): string[] {
 
 /**
  * The help of a command: its own flags, then every config field by section. `present` lets a
- * command leave out fields it never reads (null) or describe one its own way.
+ * command leave out fields it never reads (null) or describe one its own way; the defaults are
+ * those of `forConfig`'s task and algorithm when given.
  */
-export function usage(command: string, summary: string, extras: ExtraFlag[], withConfig = true, present: (field: ConfigField) => ConfigField | null = (field) => field): string {
+export function usage(command: string, summary: string, extras: ExtraFlag[], withConfig = true, present: (field: ConfigField) => ConfigField | null = (field) => field, forConfig?: LabConfig): string {
   const lines = [`usage: npm run ${command} -- [flags]`, '', summary, ''];
   for (const flag of extras) {
     lines.push(...helpEntry(`  --${flag.name}${flag.boolean ? '' : ' VALUE'}`, flag.doc + (flag.defaultValue ? ` (default ${flag.defaultValue})` : '')));
@@ -62,7 +63,7 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
     let section = '';
     // A command's own flag of the same name is the one it reads: the field is not listed twice.
     const own = new Set(extras.map((flag) => flag.name));
-    for (const field of configFields().filter((f) => !own.has(f.flag)).flatMap((f) => present(f) ?? [])) {
+    for (const field of configFields(forConfig).filter((f) => !own.has(f.flag)).flatMap((f) => present(f) ?? [])) {
       if (field.section !== section) {
         section = field.section;
         lines.push('', `  ${section}:`);

@@ -141,8 +141,8 @@ describe('CLI', () => {
     expect(help.replace(/\s+/g, ' ')).toContain('Adam learning rate. (default sum_digits 0.0001, reverse_digits 0.0005)');
     expect(help.replace(/\s+/g, ' ')).toMatch(/--context INTEGER Maximum tokens of prompt plus program\. \(default 40\)/);
     expect(help.replace(/\s+/g, ' ')).toContain('only with it. (default reinforce_monarch)');
-    // train's help still lists every task's fields.
-    expect(execFileSync(tsx, ['src/cli/train.ts', '--help'], { encoding: 'utf8' })).toMatch(/--task kolmogorov\|functions\|sum_digits\|reverse_digits[\s\S]*--prior /);
+    // train's help lists every task, and its fields with --help all.
+    expect(execFileSync(tsx, ['src/cli/train.ts', '--help', 'all'], { encoding: 'utf8' })).toMatch(/--task kolmogorov\|functions\|sum_digits\|reverse_digits[\s\S]*--prior [\s\S]*--tau /);
   });
 
   it('pretrain --init-from continues from a checkpoint of the same architecture, grows a shallower one, and refuses another', async () => {

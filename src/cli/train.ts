@@ -16,13 +16,13 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseConfig, withVariant, type LabConfig } from '../core/config';
+import { defaultConfig, fieldApplies, parseConfig, withVariant, type ConfigField, type LabConfig } from '../core/config';
 import type { LoopDeps } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
 import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import { configToYaml } from '../core/configFile';
 import { isSafetensors } from '../core/safetensors';
-import { algorithmDefinition, taskDefinition, taskNames } from '../core/registry';
+import { algorithmDefinition, algorithmNames, taskDefinition, taskNames } from '../core/registry';
 import { SearchStopped, type SearchSpec, type TaskDefinition, type TaskEvaluation } from '../core/task';
 import { createRunner, programTask, taskPreludes, type Runner } from '../core/runner';
 import { taskData } from './trainData';
@@ -116,17 +116,28 @@ function formatStep(result: StepResult, total: number, secondsPerStep: number): 
   ].filter(Boolean).join('  ');
 }
 
+/**
+ * train's help: its flags, then the config fields a run of the task and algorithm given (default
+ * kolmogorov with its default algorithm) reads, with their defaults there; `--help all` lists
+ * the fields of every task and algorithm.
+ */
+export function trainHelp(task = 'kolmogorov', algorithm?: string, all = false): string {
+  const tasks = taskNames().map((name) => `  ${name}: ${taskDefinition(name).doc}`).join('\n');
+  const known = taskNames().includes(task) && (algorithm === undefined || algorithmNames().includes(algorithm));
+  const config = known ? defaultConfig(task, algorithm) : undefined;
+  const shown = (field: ConfigField) => (all || !config || fieldApplies(field, config) ? field : null);
+  const which = config ? `the fields of --task ${config.task.name} with --algorithm ${config.algorithm.name} (${algorithmNames().join(', ')}), their defaults there; --help all lists those of every task and algorithm` : 'every field';
+  return usage('train', `RL on a task (--task, default kolmogorov):\n${tasks}\n\nListed below: ${all ? 'every field' : which}.`.replace('; --help all', ';\n--help all'), extras, true, shown, all ? undefined : config);
+}
+
 /** `npm run train -- ARGS`, also called in-process by tests (the signal handlers are removed when it returns). */
 export async function trainCommand(argv: string[]): Promise<void> {
   // A task that warms up before RL on generated items (the digit tasks) has its own recipe and command (src/cli/digits.ts).
   const rerunDir = argv.flatMap((arg, i) => (arg === '--rerun' ? [argv[i + 1]] : arg.startsWith('--rerun=') ? [arg.slice(8)] : []))[0];
-  const task = rerunDir ? readRunRecord(rerunDir).config.task.name : argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
+  const flagValue = (name: string) => argv.flatMap((arg, i) => (arg === `--${name}` ? [argv[i + 1]] : arg.startsWith(`--${name}=`) ? [arg.slice(name.length + 3)] : []))[0];
+  const task = rerunDir ? readRunRecord(rerunDir).config.task.name : flagValue('task');
   if (task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining) return (await import('./digits')).digitsMain(argv);
-  if (argv.includes('--help') || argv.includes('-h')) {
-    const tasks = taskNames().map((name) => `  ${name}: ${taskDefinition(name).doc}`).join('\n');
-    console.log(usage('train', `RL on a task (--task, default kolmogorov):\n${tasks}`, extras));
-    return;
-  }
+  if (argv.includes('--help') || argv.includes('-h')) return console.log(trainHelp(task, flagValue('algorithm'), argv.includes('all')));
   const parsed = parseArgs(argv, extras);
   const { extra } = parsed;
   const repeated = typeof extra.rerun === 'string' ? rerunConfig(extra.rerun, parsed) : null;
