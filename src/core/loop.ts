@@ -232,7 +232,6 @@ export async function createTrainingLoop<Item, S extends Scored>(
   const order = new ItemOrder(preferences ? preferences.length : items.length, config.run.seed, preferences ? undefined : task.curriculum?.(items.length));
   let wallBefore = 0; // wall time of the run before this process (from a resumed checkpoint)
   const startedAt = performance.now();
-
   let generatorsStarted = false;
   /** The generators hold the trainer's weights under a new version (`again`: the version they have, to fresh generators after a resume). */
   async function syncGenerators({ again = false } = {}): Promise<void> {
@@ -468,8 +467,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     if (typeof extra?.wallMs === 'number' && Number.isFinite(extra.wallMs)) wallBefore = extra.wallMs - (performance.now() - startedAt);
     if (generators) {
       // Fresh generators given the checkpoint's weights under its version (a lower one than they hold would be ignored).
-      version = typeof extra?.generatorVersion === 'number' ? extra.generatorVersion : version;
-      generatorsStarted = false;
+      [version, generatorsStarted] = [typeof extra?.generatorVersion === 'number' ? extra.generatorVersion : version, false];
       if (version > 0) await syncGenerators({ again: true });
     }
   }
