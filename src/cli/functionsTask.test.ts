@@ -94,6 +94,18 @@ describe('the functions harness in the sandbox', () => {
     expect(own.passed).toEqual([true, false, false]);
   });
 
+  it('a problem of 64 shown and 64 hidden tests on 64-value lists is judged whole (the report is 16,640 numbers, past the default output cap); a too-long result fails its own test alone', async () => {
+    const test = (t: number) => {
+      const xs = Array.from({ length: 64 }, (_, i) => (i * 7 + t) % 50);
+      return [[xs], [...xs].sort((a, b) => a - b)];
+    };
+    const sorting = parseFunctionProblem({ function_name: 'sort_list', docstring: 'Return the list sorted.', test_cases: Array.from({ length: 64 }, (_, t) => test(t)), hidden_test_cases: Array.from({ length: 64 }, (_, t) => test(t + 64)) });
+    expect(config.sandbox.maxOutputLength).toBeLessThan(16_640);
+    expect((await run('function sort_list(a) { return [...a].sort((p, q) => p - q); }', sorting)).passed.every(Boolean)).toBe(true);
+    const long = await run('function sort_list(a) { return a[0] === 0 ? Array(100).fill(1) : [...a].sort((p, q) => p - q); }', sorting);
+    expect(long.passed.filter((passed) => !passed)).toHaveLength(allTests(sorting).filter((t) => (t.args[0] as number[])[0] === 0).length);
+  });
+
   it('a function that sorts its argument in place does not spoil the next test', async () => {
     const first = parseFunctionProblem({ function_name: 'first', docstring: 'First.', test_cases: [[[[3, 1, 2]], 3], [[[3, 1, 2]], 3]], starter_code: '' });
     const sorter = 'function first(xs) { const v = xs[0]; xs.sort(); return v; }';

@@ -2,16 +2,11 @@
  * Shared pieces of the CLI commands: the sandbox limits of a config, and the KT metrics
  * table (rows beside the gzip and LZMA baselines of the same data).
  */
-import type { LabConfig } from '../core/config';
 import type { LengthBucketMetrics } from '../core/kolmogorov/metrics';
 import type { KtMetrics } from '../core/runnerTypes';
-import type { SandboxLimits } from '../core/sandbox/outcome';
 import type { TaskEvaluation } from '../core/task';
 
-export function sandboxLimits(config: LabConfig): SandboxLimits {
-  const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength } = config.sandbox;
-  return { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength };
-}
+export { sandboxLimits } from '../core/runner';
 
 /** The whole file's metrics and, from `eval`, the same per sequence-length range. */
 export type EvalMetrics = KtMetrics & {

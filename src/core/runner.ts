@@ -6,6 +6,7 @@
 import type { LabConfig } from './config';
 import { createTrainingLoop, type LoopDeps, type TrainingLoop } from './loop';
 import { allTasks, taskDefinition } from './registry';
+import type { SandboxLimits } from './sandbox/outcome';
 import type { Prelude } from './sandbox/prelude';
 import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskDefinition, type TaskEvaluation } from './task';
 
@@ -39,6 +40,13 @@ export function programTask(config: LabConfig): Task<unknown, Scored> {
 }
 
 /** The sandbox preludes of every task, by the name a job gives (the task's). */
+/** The sandbox limits of a run of `config`: its sandbox section, the output cap raised to what the task's prelude reports (functions: every test's result). */
+export function sandboxLimits(config: LabConfig): SandboxLimits {
+  const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength } = config.sandbox;
+  const reportLength = taskDefinition(config.task.name).reportLength ?? 0;
+  return { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength: Math.max(maxOutputLength, reportLength) };
+}
+
 export function taskPreludes(): Record<string, Prelude> {
   return Object.fromEntries(allTasks().flatMap((task) => (task.prelude ? [[task.name, task.prelude]] : [])));
 }

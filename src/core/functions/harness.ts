@@ -24,7 +24,7 @@
  */
 import type { SandboxJob, SandboxOutcome } from '../sandbox/outcome';
 import type { Value } from './language';
-import type { TestCase } from './problems';
+import { MAX_LIST_VALUES, MAX_TESTS, type TestCase } from './problems';
 
 export const functionsPrelude = `
 (function () {
@@ -40,7 +40,7 @@ export const functionsPrelude = `
     if (typeof v === 'number') { if (isSafe(v)) { put(out, 0); put(out, v === 0 ? 0 : v); } else put(out, 4); return; }
     if (depth === 0 && isArray(v)) {
       var n = v.length;
-      if (!(n <= 4096)) { put(out, 4); return; }
+      if (!(n <= ${MAX_LIST_VALUES})) { put(out, 4); return; } // longer than any expected list: wrong, on this test alone
       put(out, 2); put(out, n);
       for (var i = 0; i < n; i++) enc(v[i], out, 1);
       return;
@@ -61,6 +61,9 @@ export const functionsPrelude = `
   define(G, '__runTests', { value: runTests, writable: false, enumerable: false, configurable: false });
 })();
 `;
+
+/** The longest report of one job: every shown and hidden test's result, a list of MAX_LIST_VALUES at most (tag, length, then tag and value per element). */
+export const REPORT_LENGTH = 2 * MAX_TESTS * (2 + 2 * MAX_LIST_VALUES);
 
 /** The sandbox job that runs `functionText` (a declaration of `name`) on each test's arguments. */
 export function testJob(functionText: string, name: string, tests: readonly TestCase[], seed: number): SandboxJob {

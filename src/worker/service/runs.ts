@@ -8,7 +8,7 @@ import { modelDifference } from '../../core/checkpoint';
 import type { LabConfig } from '../../core/config';
 import { GeneratorPool, inProcessGenerator } from '../../core/generators';
 import { algorithmDefinition, taskDefinition } from '../../core/registry';
-import { createRunner, taskPreludes } from '../../core/runner';
+import { createRunner, sandboxLimits, taskPreludes } from '../../core/runner';
 import { releaseShards, shardKey, shardsFor } from './shards';
 import { itemsOf, type LiveRun, type ServiceState, type Weights } from './state';
 
@@ -48,8 +48,7 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
   const heldout = definition.data.kind === 'generated' ? definition.data.heldout(next) : items.heldout;
   const parallel = definition.parallel?.(next);
   const generators = parallel ? new GeneratorPool((state.platform.createGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(parallel.generators)) : null;
-  const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength, workers } = next.sandbox;
-  const pool = definition.sandboxed ? state.platform.createPool({ size: workers, limits: { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength }, preludes: taskPreludes() }) : null;
+  const pool = definition.sandboxed ? state.platform.createPool({ size: next.sandbox.workers, limits: sandboxLimits(next), preludes: taskPreludes() }) : null;
   try {
     const [policyConfig, grammar] = [definition.policyConfig(next), definition.grammarSpec(next)];
     // The page's gradient workers (shards.ts), started for this model and grammar on first use, for an algorithm whose updates split their batch.
