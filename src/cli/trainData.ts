@@ -1,7 +1,7 @@
 /**
  * The files a training run reads (`npm run train`): its training items (several files joined by
  * commas, FILE*N for N copies), its held-out items (the report's, never trained or chosen on) and
- * its validation items (a file, or the last tenth of the training items), each file recorded with
+ * its validation items (a file, or a tenth of the distinct training items), each file recorded with
  * its hash for the run's record.
  */
 import type { LabConfig } from '../core/config';
@@ -10,7 +10,7 @@ import type { TaskDefinition } from '../core/task';
 import { loadItemsFile } from './data';
 import { recordFile, type RecordedFile } from './runRecord';
 
-/** Items kept out of training for validation when no validation file is given: the last tenth, at most this many. */
+/** Items kept out of training for validation when no validation file is given: a tenth of the distinct ones, at most this many. */
 const VALIDATION_SPLIT_MAX = 200;
 
 export interface TrainFiles {
@@ -45,14 +45,24 @@ export async function taskData(definition: TaskDefinition, config: LabConfig): P
   train = [...withoutHeldOut(definition, train, heldout, (text) => notes.push(text))];
   let validation: unknown[] = [];
   let validationName = config.run.validationDataPath;
-  if (config.run.validationDataPath) validation = [...withoutHeldOut(definition, await load('validation', config.run.validationDataPath), heldout, (text) => notes.push(text), 'validation')];
-  else if (config.run.evalFreq > 0) {
-    // No validation file: the last tenth of the training items is kept out of training to choose on.
-    const size = Math.min(VALIDATION_SPLIT_MAX, Math.max(1, Math.floor(train.length / 10)));
-    if (train.length < 2) throw new Error(`--eval-freq needs validation items: give --validation-data-path, or more than one training item to split`);
-    validation = train.slice(-size);
-    train = train.slice(0, -size);
-    validationName = `the last ${size} training items, kept out of training`;
+  const identity = (definition.data.kind === 'file' && definition.data.identity ? definition.data.identity : JSON.stringify) as (item: unknown) => string;
+  if (config.run.validationDataPath) {
+    validation = [...withoutHeldOut(definition, await load('validation', config.run.validationDataPath), heldout, (text) => notes.push(text), 'validation')];
+    const chosen = new Set(validation.map(identity));
+    const shared = train.filter((item) => chosen.has(identity(item))).length;
+    if (shared > 0) notes.push(`${shared} of the ${train.length} training items are also validation items: best.prl is chosen partly on items it trains on`);
+  } else if (config.run.evalFreq > 0) {
+    // No validation file: a tenth of the distinct training items, spread through them (every n-th),
+    // is kept out of training to choose on, every copy of each: a file given as FILE*N, or items
+    // repeated, would else be in both, and a small file repeated at the end would be all of it.
+    const distinct = [...new Map(train.map((item) => [identity(item), item] as const).reverse()).values()].reverse();
+    if (distinct.length < 2) throw new Error(`--eval-freq needs validation items: give --validation-data-path, or more than one distinct training item to split`);
+    const size = Math.min(VALIDATION_SPLIT_MAX, Math.max(1, Math.floor(distinct.length / 10)));
+    const every = Math.floor(distinct.length / size);
+    validation = distinct.filter((_, i) => (i + 1) % every === 0).slice(0, size);
+    const chosen = new Set(validation.map(identity));
+    train = train.filter((item) => !chosen.has(identity(item)));
+    validationName = `${size} of the ${distinct.length} distinct training items (every ${every}th), kept out of training`;
   }
   const task = definition.createTask(config, heldout);
   const used = task.trainingItems(train).length;

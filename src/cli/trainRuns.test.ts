@@ -10,6 +10,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { trainCommand } from './train';
+import { parseArgs } from './args';
+import { taskData } from './trainData';
+import { taskDefinition } from '../core/registry';
 import { decodeCheckpoint } from '../core/checkpoint';
 
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
@@ -60,7 +63,23 @@ describe('train runs on disk', () => {
     expect(readFileSync(join(dir, 'shared', 'logs', 'training_log.txt'), 'utf8')).toContain('2 of the 6 training sequences are also held-out sequences: left out of training');
     // Nor chosen on: a validation file's held-out items are left out of validation.
     await trainCommand([...tiny, '--data-path', both, '--eval-data-path', heldout, '--validation-data-path', both, '--eval-freq', '1', '--max-steps', '1', '--output-dir', join(dir, 'valid')]);
-    expect(readFileSync(join(dir, 'valid', 'logs', 'training_log.txt'), 'utf8')).toContain('2 of the 6 validation sequences are also held-out sequences: left out of validation (held-out data is never chosen on)');
+    const validLog = readFileSync(join(dir, 'valid', 'logs', 'training_log.txt'), 'utf8');
+    expect(validLog).toContain('2 of the 6 validation sequences are also held-out sequences: left out of validation (held-out data is never chosen on)');
+    expect(validLog).toContain('4 of the 4 training items are also validation items: best.prl is chosen partly on items it trains on');
+  });
+
+  it('the validation split takes distinct items and every copy of them: a file given twice is not in training and validation both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-split-'));
+    const lines = readFileSync('datasets/train.jsonl', 'utf8').split('\n').filter(Boolean);
+    const file = join(dir, 'twenty.jsonl');
+    writeFileSync(file, lines.slice(0, 20).join('\n') + '\n');
+    const { config } = parseArgs(['--data-path', `${file}*3`, '--eval-data-path', 'datasets/heldout.jsonl', '--eval-freq', '1'], []);
+    const { train, validation, validationName } = await taskData(taskDefinition('kolmogorov'), config);
+    expect(validationName).toBe('2 of the 20 distinct training items (every 10th), kept out of training');
+    const key = (item: unknown) => JSON.stringify((item as { sequence: number[] }).sequence);
+    expect(validation.map(key)).toEqual([lines[9], lines[19]].map((line) => JSON.stringify(JSON.parse(line).sequence)));
+    expect(train).toHaveLength(54); // 3 copies of the other 18
+    expect(train.some((item) => validation.map(key).includes(key(item)))).toBe(false);
   });
 
   it('a resumed run has each step once in metrics.jsonl and its wall time keeps growing; a refused --resume keeps the config', async () => {

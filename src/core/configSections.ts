@@ -61,7 +61,7 @@ export const runFields = {
   seed: int(0, 2 ** 31 - 1).default(1).describe('Seed of every random choice of the run.'),
   dataPath: z.string().default('datasets/train.jsonl').describe('Training JSONL file.'),
   evalDataPath: z.string().default('datasets/heldout.jsonl').describe('Held-out file: scored at the end of a run, for the report only (nothing is chosen on it).'),
-  validationDataPath: z.string().default('').describe('Validation file the periodic evaluations (evalFreq) score and best.prl is chosen on; empty: a split of the training data (its last tenth, at most 200 items, kept out of training).'),
+  validationDataPath: z.string().default('').describe('Validation file the periodic evaluations (evalFreq) score and best.prl is chosen on; empty: a split of the training data (a tenth of its distinct items, every n-th, at most 200, kept out of training with every copy).'),
   initFrom: z.string().default('').describe('Checkpoint (or safetensors weights) whose weights start the policy: a warm start, also the reference of a KL term; its model and task are adopted unless set.'),
   outputDir: z.string().default('runs/latest').describe('Where metrics.jsonl and checkpoints are written.'),
   numEpochs: int(1, 100_000).default(1).describe('Passes over the training data.'),
