@@ -70,7 +70,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
   // BOS, the values, SEP (encodePrompt).
   longestPrompt: (config) => ({ tokens: config.task.maxSequenceLength + 2, because: `task.maxSequenceLength ${config.task.maxSequenceLength} + 2` }),
   policyConfig: kolmogorovPolicyConfig,
-  createTask: (config) => kolmogorovTask(config),
+  createTask: (config, heldout) => kolmogorovTask(config, heldout as KolmogorovRecord[]),
   grammarSpec: () => ({ task: 'kolmogorov' }),
   grammarFromSpec: () => new KolmogorovGrammar(),
   tokenText,

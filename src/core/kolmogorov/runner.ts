@@ -14,7 +14,7 @@ export interface KolmogorovRunner extends TrainingLoop {
 }
 
 export async function createKolmogorovRunner(config: LabConfig, data: { train: readonly KolmogorovRecord[]; heldout: readonly KolmogorovRecord[] }, deps: LoopDeps): Promise<KolmogorovRunner> {
-  const loop = await createTrainingLoop(config, kolmogorovTask(config), data.train, deps);
+  const loop = await createTrainingLoop(config, kolmogorovTask(config, data.heldout), data.train, deps);
   return {
     config: loop.config,
     policy: loop.policy,

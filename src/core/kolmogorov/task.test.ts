@@ -28,3 +28,19 @@ describe('the Kolmogorov step figures', () => {
     expect([unwritten.all_program_bits, unwritten.program_lines]).toEqual([NaN, NaN]);
   });
 });
+
+describe('the Kolmogorov training items', () => {
+  it('a piece cut from a long training sequence that is a held-out sequence is not trained on', () => {
+    const base = defaultConfig();
+    const config = { ...base, task: { ...base.task, maxTrainLength: 8, trainPieces: 4 } };
+    const train = [{ sequence: Array(40).fill(211) }, { sequence: [1, 2, 3] }];
+    const key = (sequence: readonly number[]) => sequence.join(',');
+    const pieces = kolmogorovTask(config).trainingItems(train).map((record) => key(record.sequence));
+    const piece = pieces.find((sequence) => sequence.startsWith('211'))!;
+    expect(piece).toBeDefined(); // a run of 211s, as a held-out file may hold
+    const heldout = [{ sequence: piece.split(',').map(Number) }];
+    const kept = kolmogorovTask(config, heldout).trainingItems(train).map((record) => key(record.sequence));
+    expect(kept).not.toContain(piece);
+    expect(kept).toContain('1,2,3');
+  });
+});

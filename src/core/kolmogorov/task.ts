@@ -25,6 +25,7 @@ import { kolmogorovPrelude } from './prelude';
 import { programBits } from './prior';
 import { parseProgram, printProgram, type Program } from './program';
 import { closeness, oneEditAway, repairSearch, type Annotated } from './repair';
+import { sequenceKey } from './pairs';
 import { trainingPieces } from './split';
 
 export { kolmogorovPrelude };
@@ -137,9 +138,15 @@ export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
 
 /**
  * The training records RL samples from: those within `task.maxTrainLength` values (0: all),
- * and `task.trainPieces` pieces of each longer one (`trainingPieces`).
+ * and `task.trainPieces` pieces of each longer one (`trainingPieces`), none of them a held-out
+ * sequence (`heldout`, by sequenceKey: a piece of a training sequence can be one, a run of one
+ * value or a short range).
  */
-export function trainingRecords(config: KolmogorovConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
+export function trainingRecords(config: KolmogorovConfig, train: KolmogorovRecord[], heldout: ReadonlySet<string> = new Set()): KolmogorovRecord[] {
+  return cutRecords(config, train).filter((record) => !heldout.has(sequenceKey(record.sequence)));
+}
+
+function cutRecords(config: KolmogorovConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
   const { maxTrainLength: max, trainPieces } = config.task;
   if (max === 0) {
     if (trainPieces > 0) throw new Error('task.trainPieces needs task.maxTrainLength: pieces are cut from the sequences longer than it');
@@ -205,16 +212,17 @@ const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b
 const meanOrNaN = (values: readonly number[]) => (values.length ? mean(values) : NaN);
 
 /** The Kolmogorov task for a run's config: what the one loop (loop.ts) trains on. */
-export function kolmogorovTask(config: KolmogorovConfig): Task<KolmogorovRecord, KolmogorovScored> {
+export function kolmogorovTask(config: KolmogorovConfig, heldout: readonly KolmogorovRecord[] = []): Task<KolmogorovRecord, KolmogorovScored> {
   const grammar = new KolmogorovGrammar();
   const { prior } = config.task;
+  const heldoutKeys = new Set(heldout.map((record) => sequenceKey(record.sequence)));
 
   return {
     vocab: { name: 'kolmogorov', size: vocabSize },
     grammar,
     grammarSpec: { task: 'kolmogorov' },
     policyConfig: () => kolmogorovPolicyConfig(config),
-    trainingItems: (train) => trainingRecords(config, [...train]),
+    trainingItems: (train) => trainingRecords(config, [...train], heldoutKeys),
     prompt: (record) => encodePrompt(record.sequence, config.task.maxSequenceLength),
 
     async score(records, samples, context) {
