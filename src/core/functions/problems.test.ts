@@ -38,6 +38,10 @@ describe('parseFunctionProblem', () => {
     expect(() => parseFunctionProblem({ ...base, function_name: 'a b', test_cases: [[1, 1]] })).toThrow(/not an identifier/);
     expect(() => parseFunctionProblem({ ...base, function_name: 'return', test_cases: [[1, 1]] })).toThrow('"function_name" "return" is a JavaScript reserved word');
     expect(() => parseFunctionProblem([1])).toThrow(/got an array/);
+    // The prompt's signature comes from the shown tests: hidden ones never add to it.
+    const emptyShown = { ...base, test_cases: [[[[1, 2]], []]], hidden_test_cases: [[[[1, 2]], [true]]] };
+    expect(() => parseFunctionProblem(emptyShown)).toThrow('the output is a list of booleans in the hidden tests, which the shown tests do not say (they give only empty lists): show a test where it is not empty');
+    expect(parseFunctionProblem({ ...emptyShown, hidden_test_cases: [[[[1, 2]], [3]]] }).signature.ret).toBe('list');
   });
 
   it('ignores __proto__ and unknown keys', () => {

@@ -131,8 +131,18 @@ export function parseFunctionProblem(value: unknown): FunctionProblem {
   const arity = all[0].length;
   const odd = all.findIndex((types) => types.length !== arity);
   if (odd >= 0) throw new Error(`test ${odd + 1} has ${all[odd].length} arguments, the first has ${arity} (a single list argument is written [[[1, 2, 3]], 6])`);
-  const params = Array.from({ length: arity }, (_, k) => unify(all.map((types) => types[k]), `argument ${k + 1}`));
-  const ret = unify([...shown.outTypes, ...hidden.outTypes], 'the output');
+  // The signature is what the shown tests say (it is in the prompt); hidden tests must agree with
+  // it, never add to it (only empty lists shown, and lists of booleans hidden, would tell the policy
+  // what only the hidden tests know).
+  const typed = (shownTypes: (ValueType | 'emptylist')[], hiddenTypes: (ValueType | 'emptylist')[], where: string): ValueType => {
+    const type = unify(shownTypes, where);
+    const withHidden = unify([...shownTypes, ...hiddenTypes], where);
+    const named = { int: 'an integer', bool: 'a boolean', list: 'a list of integers', blist: 'a list of booleans' };
+    if (withHidden !== type) throw new Error(`${where} is ${named[withHidden]} in the hidden tests, which the shown tests do not say (they give only empty lists): show a test where it is not empty`);
+    return type;
+  };
+  const params = Array.from({ length: arity }, (_, k) => typed(shown.argTypes.map((types) => types[k]), hidden.argTypes.map((types) => types[k]), `argument ${k + 1}`));
+  const ret = typed(shown.outTypes, hidden.outTypes, 'the output');
   let parameters: string[] | undefined;
   const given = own(value, 'parameters');
   if (given !== undefined) {
