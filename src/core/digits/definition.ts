@@ -10,26 +10,13 @@ import { Rng } from '../rng';
 import type { ChartSpec, TaskDefinition } from '../task';
 import { digitsFields, type DigitsConfig } from './config';
 import { evaluateDigits } from './evaluate';
-import { digitPair, digitPolicyConfig, digitTask } from './task';
-import { heldOutItems, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
+import { digitPolicyConfig, digitTask, digitWarmStartBatches } from './task';
+import { heldOutItems, questionKey, type DigitItem, type DigitTaskName } from './tasks';
 import { DigitGrammar, digitTokens } from './vocab';
 
 /** The held-out questions of a digit run (a fixed seed), never trained on. */
 export function digitHeldOut(config: DigitsConfig): DigitItem[] {
   return heldOutItems(config.task.name as DigitTaskName, config.run.evalSamples, new Rng(config.digits.evalSeed));
-}
-
-/**
- * The warm start's batches: `warmStartExamples` labelled questions (never a held-out one) from
- * the run's seed, visited in random batches; null when there are none. The CLI and the page draw
- * the same batches.
- */
-export function digitWarmStartBatches(config: DigitsConfig, excluded: ReadonlySet<string>): ((size: number) => { prompt: number[]; tokens: number[] }[]) | null {
-  const rng = new Rng(config.run.seed);
-  const task = config.task.name as DigitTaskName;
-  const labelled: DigitItem[] = Array.from({ length: config.digits.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
-  if (!labelled.length) return null;
-  return (size) => Array.from({ length: size }, () => digitPair(rng.pick(labelled)));
 }
 
 const charts: ChartSpec[] = [
@@ -107,7 +94,7 @@ function digitDefinition(name: DigitTaskName, doc: string): TaskDefinition<Digit
     defaultAlgorithm: 'reinforce_monarch',
     sandboxed: false,
     policyConfig: digitPolicyConfig,
-    createTask: (config, heldout) => digitTask(config, new Set(heldout.map((item) => item.question))),
+    createTask: (config, heldout) => digitTask(config, new Set(heldout.map(questionKey))),
     grammarSpec: (config) => ({ task: name, maxResponseTokens: config.digits.maxResponseTokens }),
     grammarFromSpec: (spec) => new DigitGrammar(Number(spec.maxResponseTokens)),
     tokenText: (token) => digitTokens[token],
@@ -130,7 +117,7 @@ function digitDefinition(name: DigitTaskName, doc: string): TaskDefinition<Digit
     warmStart: {
       learningRate: (config) => (config as DigitsConfig).digits.warmStartLearningRate,
       batches(config, heldout) {
-        const excluded = new Set((heldout as DigitItem[]).map((item) => item.question));
+        const excluded = new Set((heldout as DigitItem[]).map(questionKey));
         return digitWarmStartBatches(config as DigitsConfig, excluded) ?? (() => []);
       },
       beforeTraining: true,

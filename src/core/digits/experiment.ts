@@ -25,8 +25,8 @@ import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
 import { evaluateDigits, type DigitEvalResult } from './evaluate';
-import { heldOutItems, isDigitTask, sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
-import { digitPair, digitTask } from './task';
+import { heldOutItems, isDigitTask, questionKey, type DigitItem, type DigitTaskName } from './tasks';
+import { digitTask, digitWarmStartBatches } from './task';
 import { DigitGrammar } from './vocab';
 
 export { digitPolicyConfig } from './task';
@@ -137,19 +137,6 @@ export function digitHeldOut(config: LabConfig): DigitItem[] {
 }
 
 /**
- * The warm start's batches: `warmStartExamples` labelled questions (never a held-out one) from
- * the run's seed, visited in random batches; null when there are none. The CLI and the page draw
- * the same batches.
- */
-export function digitWarmStartBatches(config: LabConfig, excluded: ReadonlySet<string>): ((size: number) => { prompt: number[]; tokens: number[] }[]) | null {
-  const rng = new Rng(config.run.seed);
-  const task = config.task.name as DigitTaskName;
-  const labelled: DigitItem[] = Array.from({ length: config.digits.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
-  if (!labelled.length) return null;
-  return (size) => Array.from({ length: size }, () => digitPair(rng.pick(labelled)));
-}
-
-/**
  * The digit tasks' supervised warm start on the run's policy: `warmStartSteps` batches drawn from
  * `warmStartExamples` labelled questions (never a held-out one), at the warm start's own rate.
  */
@@ -188,7 +175,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   const d = config.digits;
   const started = performance.now();
   const evalItems = digitHeldOut(config);
-  const excluded = new Set(evalItems.map((item) => item.question));
+  const excluded = new Set(evalItems.map(questionKey));
   if (config.algorithm.batchSize % config.algorithm.groupSize !== 0) throw new Error(`--batch-size ${config.algorithm.batchSize} is not a multiple of --group-size ${config.algorithm.groupSize}`);
   const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? hostScored, generators: { pool, overlap: d.overlap } });
   // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.

@@ -8,7 +8,7 @@
  */
 import type { DigitsConfig } from './config';
 import type { PolicyConfig } from '../model/transformer';
-import type { Rng } from '../rng';
+import { Rng } from '../rng';
 import type { Scored, Task } from '../task';
 import { scoreAnswer } from './extractAnswer';
 import { sampleTrainingItem, type DigitItem, type DigitTaskName } from './tasks';
@@ -55,4 +55,17 @@ export function digitTask(config: DigitsConfig, excluded: ReadonlySet<string>): 
     metrics: (_items, scored) => ({ format_compliance: scored.filter((s) => s.tagged).length / scored.length }),
     sampleRecord: (item, scored) => ({ target: [item.answer], ...(scored.given === null ? {} : { output: [scored.given] }), bits: 0, label: item.question, detail: `answer ${item.answer}` }),
   };
+}
+
+/**
+ * The warm start's batches: `warmStartExamples` labelled questions (never a held-out one) from
+ * the run's seed, visited in random batches; null when there are none. The CLI and the page draw
+ * the same batches.
+ */
+export function digitWarmStartBatches(config: Pick<DigitsConfig, 'run' | 'task' | 'digits'>, excluded: ReadonlySet<string>): ((size: number) => { prompt: number[]; tokens: number[] }[]) | null {
+  const rng = new Rng(config.run.seed);
+  const task = config.task.name as DigitTaskName;
+  const labelled: DigitItem[] = Array.from({ length: config.digits.warmStartExamples }, () => sampleTrainingItem(task, rng, excluded));
+  if (!labelled.length) return null;
+  return (size) => Array.from({ length: size }, () => digitPair(rng.pick(labelled)));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../rng';
-import { digitRanges, digitSum, heldOutItems, questionNumbers, reverseDigits, sampleDigitItem, sampleTrainingItem, sumDigitsQuestion } from './tasks';
+import { digitRanges, digitSum, heldOutItems, questionKey, questionNumbers, reverseDigits, sampleDigitItem, sampleTrainingItem, sumDigitsQuestion } from './tasks';
 import { DigitGrammar, SPECIAL, answerText, decodeText, digitPromptLength, digitVocabSize, encodeText, promptTokens, responseTokens } from './vocab';
 
 describe('digit tasks', () => {
@@ -48,9 +48,19 @@ describe('digit tasks', () => {
     expect(questions.size).toBe(200);
     // sum_digits has few enough prompts that collisions happen; they must be redrawn.
     const heldSum = heldOutItems('sum_digits', 200, new Rng(12345));
-    const excluded = new Set(heldSum.map((item) => item.question));
+    const excluded = new Set(heldSum.map(questionKey));
     const replay = new Rng(12345);
-    for (let i = 0; i < 200; i++) expect(excluded.has(sampleTrainingItem('sum_digits', replay, excluded).question)).toBe(false);
+    for (let i = 0; i < 200; i++) expect(excluded.has(questionKey(sampleTrainingItem('sum_digits', replay, excluded)))).toBe(false);
+  });
+
+  it('a sum_digits question is the same question with its numbers in another order: held out, its twin is not trained on', () => {
+    const held = { task: 'sum_digits' as const, question: sumDigitsQuestion([12, 34]), answer: 10 };
+    const twin = { ...held, question: sumDigitsQuestion([34, 12]) };
+    expect(questionKey(twin)).toBe(questionKey(held));
+    expect(questionKey({ task: 'reverse_digits', question: 'Reverse the digits of 1234567.' })).not.toBe(questionKey({ task: 'reverse_digits', question: 'Reverse the digits of 7654321.' }));
+    // Held-out items are distinct by it too.
+    const heldSum = heldOutItems('sum_digits', 2000, new Rng(7));
+    expect(new Set(heldSum.map(questionKey)).size).toBe(heldSum.length);
   });
 
   it('tokenises questions and answers losslessly into short prompts', () => {

@@ -65,23 +65,33 @@ export function questionNumbers(question: string): number[] {
   return (question.match(/\d+/g) ?? []).map(Number);
 }
 
+/**
+ * What makes two items the same question: the numbers for sum_digits, in any order ("[12, 34]"
+ * and "[34, 12]" are one question with one answer), the number for reverse_digits. Held-out
+ * items are distinct by it, and training items are kept apart from them by it.
+ */
+export function questionKey(item: Pick<DigitItem, 'task' | 'question'>): string {
+  const numbers = questionNumbers(item.question);
+  return item.task === 'sum_digits' ? `${item.task}:${numbers.sort((a, b) => a - b).join(',')}` : `${item.task}:${numbers.join(',')}`;
+}
+
 /** `count` distinct held-out items from a fixed seed. */
 export function heldOutItems(task: DigitTaskName, count: number, rng: Rng): DigitItem[] {
   const seen = new Set<string>();
   const items: DigitItem[] = [];
   for (let tries = 0; items.length < count && tries < count * 100; tries++) {
     const item = sampleDigitItem(task, rng);
-    if (seen.has(item.question)) continue;
-    seen.add(item.question);
+    if (seen.has(questionKey(item))) continue;
+    seen.add(questionKey(item));
     items.push(item);
   }
   return items;
 }
 
-/** Samples training items, redrawing any whose question is held out. */
+/** Samples training items, redrawing any whose question is held out (`excluded`: their questionKeys). */
 export function sampleTrainingItem(task: DigitTaskName, rng: Rng, excluded: ReadonlySet<string>): DigitItem {
   for (;;) {
     const item = sampleDigitItem(task, rng);
-    if (!excluded.has(item.question)) return item;
+    if (!excluded.has(questionKey(item))) return item;
   }
 }
