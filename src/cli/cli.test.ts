@@ -56,12 +56,16 @@ describe('CLI', () => {
         { sequence: [3, 4, 5, 6], program: 'sequence_1 = range_func_up(3, 6)\noutput = sequence_1' },
         { sequence: [1, 1, 1], program: 'sequence_1 = repeat_num(3, 2)\noutput = sequence_1' },
         { sequence: [9, 8], program: 'this is not a program' },
+        // Right, but with a value the bit prior has no price for (it would be charged as one of 0..255).
+        { sequence: [0, 1, 2], program: 'sequence_1 = range_func_up(0, 2562)\nsequence_2 = modulo_item_list(sequence_1, 256)\nsequence_3 = get_subsequence_between_indices(sequence_2, 0, 3)\noutput = sequence_3' },
       ].map((r) => JSON.stringify(r)).join('\n'),
     );
-    const result = JSON.parse(execFileSync(tsx, ['src/cli/eval.ts', '--programs', file, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    expect(result.n).toBe(3);
-    expect(result.accuracy).toBeCloseTo(1 / 3, 10);
-    expect(result.by_length).toEqual([{ length: '<=32', n: 3, values: 9, accuracy: result.accuracy, compression_rate: result.compression_rate, gzip_rate: result.gzip_rate, lzma_rate: result.lzma_rate }]);
+    const run = spawnSync(tsx, ['src/cli/eval.ts', '--programs', file, '--json'], { encoding: 'utf8' });
+    const result = JSON.parse(run.stdout.trim());
+    expect(result.n).toBe(4);
+    expect(result.accuracy).toBeCloseTo(1 / 4, 10);
+    expect(run.stderr).toContain('line 4: outside what the bit prior prices (value 2562 is outside 0..255)');
+    expect(result.by_length).toEqual([{ length: '<=32', n: 4, values: 12, accuracy: result.accuracy, compression_rate: result.compression_rate, gzip_rate: result.gzip_rate, lzma_rate: result.lzma_rate }]);
   });
 
   it('eval --rows writes each sequence\'s kept program and the search that found it; --bridge-above is checked', () => {

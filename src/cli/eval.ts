@@ -15,6 +15,7 @@
 import type { KolmogorovRecord } from '../core/data/records';
 import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogorov/metrics';
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
+import { programToTokens } from '../core/kolmogorov/grammar';
 import { splitSearch } from '../core/kolmogorov/split';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
 import { taskPreludes, programTask, searchOf } from '../core/runner';
@@ -75,7 +76,7 @@ async function scorePreferenceFile(checkpointPath: string, referencePath: string
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'checkpoint', doc: 'checkpoint file of the policy to evaluate' },
-  { name: 'programs', doc: 'JSONL of {"sequence", "program"} to score instead of a policy' },
+  { name: 'programs', doc: 'JSONL of {"sequence", "program"} to score instead of a policy (a program the bit prior cannot price, with a value past 255 or a count the grammar has no token for, counts as a failure, its line named)' },
   { name: 'data', doc: 'JSONL of sequences to evaluate the checkpoint on', defaultValue: 'datasets/heldout.jsonl' },
   { name: 'k', doc: 'programs per sequence, the greedy one and k - 1 samples; the shortest correct one counts', defaultValue: '1' },
   { name: 'num-episodes', doc: 'functions: episodes per problem, as the DQN seed\'s evaluate.py (the same as --k: the greedy program and N - 1 samples; success_rate is their share that pass every test)' },
@@ -116,6 +117,13 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
       }
       try {
         const program = parseProgram(record.program);
+        // The prior prices what the policy's grammar can write: an argument past its range (a value
+        // over 255, a count it has no token for) has no price, and would be charged as one in range.
+        try {
+          programToTokens(program);
+        } catch (error) {
+          throw new Error(`outside what the bit prior prices (${(error as Error).message})`);
+        }
         return { program, text: printProgram(program), error: null };
       } catch (error) {
         return { program: null, text: record.program, error: (error as Error).message };
@@ -144,7 +152,7 @@ async function scorePrograms(path: string, prior: PriorName, limit: number | und
     if (missing.length) console.error(`${path}: ${missing.length} record${missing.length > 1 ? 's have' : ' has'} no "program" field (line${missing.length > 1 ? 's' : ''} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}); they count as failures`);
     const failures = parsed.flatMap((entry, i) => (entry.error && records[i].program !== undefined ? [`line ${loaded.lines[i]}: ${printable(entry.error, 160)}`] : []));
     for (const failure of failures.slice(0, 10)) console.error(`${path}: ${failure}`);
-    if (failures.length) console.error(`${path}: ${failures.length} program${failures.length > 1 ? 's do' : ' does'} not parse as DSL programs${failures.length > 10 ? ' (the first 10 above)' : ''}; they count as failures`);
+    if (failures.length) console.error(`${path}: ${failures.length} program${failures.length > 1 ? 's do' : ' does'} not parse as DSL programs the bit prior prices${failures.length > 10 ? ' (the first 10 above)' : ''}; they count as failures`);
     return { ...ktMetrics(samples), byLength: ktMetricsByLength(samples) };
   } finally {
     await pool.close();
