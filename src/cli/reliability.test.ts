@@ -55,7 +55,7 @@ describe('what a person writes is checked', () => {
     const scored = run('eval', ['--programs', file, '--json']);
     expect(scored.status, scored.stderr).toBe(0);
     expect(scored.stderr).toContain(`${file}: 1 record has no "program" field (line 3); they count as failures`);
-    expect(scored.stderr).toMatch(new RegExp(`${file}: line 4: .+\\n${file}: 1 program does not parse as DSL programs; they count as failures`));
+    expect(scored.stderr).toMatch(new RegExp(`${file}: line 4: .+\\n${file}: 1 program does not parse as DSL programs the bit prior prices; they count as failures`));
     const result = JSON.parse(scored.stdout.trim().split('\n').at(-1)!);
     expect(result.n).toBe(3);
     expect(result.accuracy).toBeCloseTo(1 / 3, 12);
