@@ -278,6 +278,23 @@ describe('what the page does between training runs is kept too', () => {
     store.close();
   });
 
+  it('Pause or Stop, then Apply before the step in flight ends: the run left is saved at the step it stopped at', async () => {
+    const store = await RunStore.open(DB);
+    for (const [seed, leave] of [[31, () => api.pause()], [32, () => api.stop()]] as const) {
+      await api.configure({ ...config, run: { ...config.run, seed } }, { start: 'fresh' });
+      events.length = 0;
+      await api.train();
+      await expect.poll(() => events.filter((e) => e.type === 'step').length, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+      // As a user who edited the form while it trained: Pause (or Stop), then Apply at once.
+      await Promise.all([leave(), api.configure({ ...config, run: { ...config.run, seed: 33 } }, { start: 'fresh' })]);
+      const at = Math.max(...events.flatMap((e) => (e.type === 'step' ? [e.step] : [])));
+      expect(at % AUTOSAVE_EVERY).not.toBe(0); // else the run's own autosave would have saved it
+      await expect.poll(async () => (await store.list()).find((r) => r.config.run.seed === seed)?.step, { timeout: 10_000 }).toBe(at);
+    }
+    for (const run of await store.list()) if ([31, 32].includes(run.config.run.seed)) await api.deleteRun(run.id);
+    store.close();
+  }, 90_000);
+
   /** A fresh run of `seed`, pretrained until its first save, then paused: its stored record as the list has it. */
   const pausedPretraining = async (seed: number) => {
     await api.configure({ ...config, run: { ...config.run, seed } }, { start: 'fresh' });

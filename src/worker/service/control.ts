@@ -181,26 +181,29 @@ export async function pause(state: ServiceState): Promise<void> {
   if (events.phase === 'pretraining') {
     state.pausedFrom = 'pretraining';
     events.setPhase('paused', 'pausing pretraining after the step in flight');
-    await state.exclusive; // a step with a held-out evaluation can take seconds
     const warm = state.warmStart;
-    if ((events.phase as RunPhase) === 'paused' && warm) {
-      events.setPhase('paused', `pretraining paused at step ${warm.step}`);
+    // Queued now, right behind the step in flight (a step with a held-out evaluation can take
+    // seconds): a command given meanwhile (Apply) comes after this save, not before it.
+    await serial(state, async () => {
       // Unless Stop came first and ended it (its save says 'stopped').
-      await serial(state, async () => {
-        if (state.warmStart === warm) await keepPretraining(state, warm, 'paused');
-      });
-    }
+      if ((events.phase as RunPhase) !== 'paused' || !warm || state.warmStart !== warm) return;
+      events.setPhase('paused', `pretraining paused at step ${warm.step}`);
+      await keepPretraining(state, warm, 'paused');
+    });
     return;
   }
   if (events.phase !== 'training') return;
   state.pausedFrom = 'training';
   events.setPhase('paused', 'pausing after the step in flight');
-  await state.exclusive;
-  if ((events.phase as RunPhase) === 'paused') {
+  const run = state.run;
+  // Queued now, right behind the step in flight: an Apply given meanwhile comes after this save,
+  // so the run left is saved at the step it paused at (the save ran on the new run, and was lost).
+  await serial(state, async () => {
+    if ((events.phase as RunPhase) !== 'paused' || state.run !== run) return;
     state.wall.stop(); // after the step in flight, which it timed
-    events.setPhase('paused', `paused at step ${state.run?.runner.globalStep ?? 0}`);
-    await serial(state, () => keepRun(state, 'paused'));
-  }
+    events.setPhase('paused', `paused at step ${run?.runner.globalStep ?? 0}`);
+    await keepRun(state, 'paused');
+  });
 }
 
 export async function resume(state: ServiceState): Promise<void> {
@@ -235,13 +238,15 @@ export async function stop(state: ServiceState): Promise<void> {
     });
   }
   events.setPhase('stopped', 'stopping after the step in flight');
-  await state.exclusive;
-  // Said once the step in flight is done, so the step named is the one a download holds.
-  if ((events.phase as RunPhase) === 'stopped') {
+  const run = state.run;
+  // Said once the step in flight is done, so the step named is the one a download holds; queued
+  // now, so a command given meanwhile comes after the save (as Pause's).
+  await serial(state, async () => {
+    if ((events.phase as RunPhase) !== 'stopped' || state.run !== run) return;
     state.wall.stop();
-    events.setPhase('stopped', `stopped at step ${state.run?.runner.globalStep ?? 0}`);
-    await serial(state, () => keepRun(state, 'stopped'));
-  }
+    events.setPhase('stopped', `stopped at step ${run?.runner.globalStep ?? 0}`);
+    await keepRun(state, 'stopped');
+  });
 }
 
 export function step(state: ServiceState): Promise<void> {
