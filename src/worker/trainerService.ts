@@ -55,22 +55,30 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
       return info;
     },
 
-    async loadDataset(role, name, file) {
+    loadDataset(role, name, file) {
       // A parse would end the train loop (it runs while the phase is 'training'): refused, said.
-      if (busy()) throw new Error(`${name} was not loaded: pause or stop training first (the run is using its data)`);
-      const before = events.phase;
-      state.cancelRequested = false;
-      events.setPhase('loading', `parsing ${name}`);
-      try {
-        const summary = await datasets.parseDataset(state, role, name, file);
-        // The run is as it was until the page makes a new one from the file: a paused run stays paused (Resume works).
-        events.setPhase(before === 'loading' ? 'idle' : before, `${name}: ${summary.summary}`);
-        return summary;
-      } catch (error) {
-        const cancelled = (error as Error).message === CANCELLED;
-        events.setPhase(before === 'loading' ? 'idle' : before, `${name} was not loaded${cancelled ? ' (cancelled)' : ''}`); // the run and its sets are as they were
-        throw error;
-      }
+      const refuse = () => busy() && new Error(`${name} was not loaded: pause or stop training first (the run is using its data)`);
+      if (refuse()) return Promise.reject(refuse());
+      // One at a time with the other commands: a file picked during an evaluation loads after it.
+      return serviceState.serial(state, async () => {
+        const refused = refuse();
+        if (refused) throw refused;
+        const before = events.phase;
+        state.cancelRequested = false;
+        events.setPhase('loading', `parsing ${name}`);
+        try {
+          const summary = await datasets.parseDataset(state, role, name, file);
+          // The run is as it was until the page makes a new one from the file: a paused run stays paused (Resume works).
+          events.endPhase('loading', before === 'loading' ? 'idle' : before, `${name}: ${summary.summary}`);
+          return summary;
+        } catch (error) {
+          const cancelled = (error as Error).message === CANCELLED;
+          events.endPhase('loading', before === 'loading' ? 'idle' : before, `${name} was not loaded${cancelled ? ' (cancelled)' : ''}`); // the run and its sets are as they were
+          throw error;
+        } finally {
+          state.cancelRequested = false; // a Cancel this load did not consume is not left for the next work
+        }
+      });
     },
 
     configure(next, { start = 'carry' } = {}) {
@@ -120,6 +128,7 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
       return serviceState.serial(state, async () => {
         let run = serviceState.requireRun(state);
         if (busy() || state.warmStart) throw new Error('stop training or pretraining before pretraining again');
+        warmStart.checkPretrainOptions(options); // before the run is made again below: a refusal changes nothing
         // Pretrain is a run of its own at RL step 0, saved as it goes: a run with RL steps is made
         // again from its weights first (its RL state ends here in any case, as Pretrain's end makes a new run).
         if (run.runner.globalStep > 0 && !run.definition.warmStart?.beforeTraining) {

@@ -37,7 +37,7 @@ export function getCheckpoint(state: ServiceState): Promise<Uint8Array> {
     try {
       return state.platform.transfer(await runner.saveCheckpoint());
     } finally {
-      events.setPhase(previous, `checkpoint of step ${runner.globalStep} saved`);
+      events.endPhase('saving', previous, `checkpoint of step ${runner.globalStep} saved`);
     }
   });
 }
@@ -47,11 +47,14 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     const { events } = state;
     // While training, this runs between two steps (serial): the run continues from the file.
     if (events.phase === 'pretraining' || state.warmStart) throw new Error('stop pretraining before loading a checkpoint');
-    const wasTraining = events.phase === 'training';
+    const before = events.phase;
+    const wasTraining = before === 'training';
     const file = { role: warmStart ? 'warm start' : 'checkpoint', name: source, sha256: await sha256Hex(bytes), bytes: bytes.byteLength };
     const done = (message: string) => {
-      if (wasTraining) state.wall.start(); // a new run's clock starts stopped
-      events.setPhase(wasTraining ? 'training' : 'idle', wasTraining ? `${message}; training goes on from it` : message);
+      // Pause or Stop pressed during the load stands: the run waits, paused or stopped, at the file's step.
+      const goesOn = wasTraining && events.phase === 'training';
+      if (goesOn) state.wall.start(); // a new run's clock starts stopped
+      events.endPhase(before, wasTraining ? 'training' : 'idle', goesOn ? `${message}; training goes on from it` : message);
     };
     if (isSafetensors(bytes)) {
       // Weights a PyTorch user saved (modeling_prl.py): no config inside, so they start a run of

@@ -149,6 +149,8 @@ export async function train(state: ServiceState): Promise<void> {
 async function startTraining(state: ServiceState): Promise<void> {
   const { events } = state;
   if (busy(events.phase)) return;
+  // Train during an evaluation, a load or a save would end with the phase they hand back, its clock running.
+  if (events.phase === 'evaluating' || events.phase === 'loading' || events.phase === 'saving') throw new Error(`wait for the ${events.phase === 'evaluating' ? 'evaluation' : events.phase === 'loading' ? 'load' : 'save'} to end (or cancel it) before training`);
   if (state.warmStart) throw new Error('pretraining is in progress: let it finish or stop it first');
   let run = requireRun(state);
   const spent = budgetSpent(state, run);

@@ -13,6 +13,7 @@ import { heldoutOf, requireRun, runProvenance, wallNow, type LiveRun, type Servi
 /** Runs `work` as the 'evaluating' phase, saying whether it ended or was cancelled. */
 export async function asEvaluation<T>(state: ServiceState, message: string, total: number, work: () => Promise<T>): Promise<T> {
   const previous = state.events.phase;
+  state.cancelRequested = false; // a Cancel meant for earlier work is not this evaluation's
   state.events.setPhase('evaluating', message);
   state.events.send({ type: 'progress', task: 'evaluating', done: 0, total });
   let ended = 'evaluation done';
@@ -24,7 +25,8 @@ export async function asEvaluation<T>(state: ServiceState, message: string, tota
   } finally {
     // An evaluation asked for while training (the API allows it) leaves the run paused, its clock stopped.
     if (previous === 'training') state.wall.stop();
-    state.events.setPhase(previous === 'training' ? 'paused' : previous, ended);
+    state.cancelRequested = false; // one this evaluation did not consume (pressed after its last check) is not left for the next
+    state.events.endPhase('evaluating', previous === 'training' ? 'paused' : previous, ended);
   }
 }
 

@@ -14,6 +14,12 @@ export interface Events {
   setEmit(emit: (events: TrainerEvent[]) => void): void;
   readonly phase: RunPhase;
   setPhase(next: RunPhase, message: string): void;
+  /**
+   * Work that set a phase of its own (`own`: loading, saving, evaluating) hands back `next` when
+   * it ends, unless a command changed the phase meanwhile (Stop, Pause): that one stands, and
+   * only the message is said. Returns whether the phase was handed back.
+   */
+  endPhase(own: RunPhase, next: RunPhase, message: string): boolean;
 }
 
 export function createEvents(observe: (event: TrainerEvent) => void): Events {
@@ -47,6 +53,11 @@ export function createEvents(observe: (event: TrainerEvent) => void): Events {
     setPhase(next, message) {
       phase = next;
       send({ type: 'phase', phase: next, message }, true);
+    },
+    endPhase(own, next, message) {
+      const mine = phase === own;
+      this.setPhase(mine ? next : phase, message);
+      return mine;
     },
   };
 }

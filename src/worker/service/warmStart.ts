@@ -33,6 +33,13 @@ export async function keepPretraining(state: ServiceState, warm: WarmStartRun, s
 }
 
 
+/** Pretrain's options, each a positive whole number; refused with the one that is not. */
+export function checkPretrainOptions(options: PretrainOptions): void {
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`pretrain ${name}: expected a positive whole number, got ${value}`);
+  }
+}
+
 /** A warm start of the live run: `options.steps` supervised updates (Pretrain), or the task's own count before RL. */
 export function startWarmStart(state: ServiceState, run: LiveRun, options: PretrainOptions | null, thenTrain: boolean): WarmStartRun {
   const warm = run.definition.warmStart;
@@ -40,9 +47,7 @@ export function startWarmStart(state: ServiceState, run: LiveRun, options: Pretr
   const config = run.config;
   const steps = options?.steps ?? warm.steps?.(config) ?? 0;
   const chosen = options ?? { steps, evalEvery: steps, evalLimit: config.run.evalSamples };
-  for (const [name, value] of Object.entries(chosen)) {
-    if (!Number.isInteger(value) || value < 1) throw new Error(`pretrain ${name}: expected a positive whole number, got ${value}`);
-  }
+  checkPretrainOptions(chosen);
   // Pretrain by hand makes a run of its own (saved as it goes); a warm start before RL is the run's beginning.
   if (!warm.beforeTraining) state.savedRuns.newRun();
   const learningRate = warm.learningRate(config);
