@@ -7,6 +7,7 @@ import 'fake-indexeddb/auto';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint } from '../core/checkpoint';
 import { configFromSearchParams } from '../core/config';
@@ -162,6 +163,9 @@ describe('saved runs (the trainer worker keeps the live run in IndexedDB)', () =
     const damaged = Buffer.from(file.checkpoint, 'base64');
     damaged[damaged.length - 9] ^= 0xff;
     await expect(refused(JSON.stringify({ ...file, checkpoint: damaged.toString('base64') }))).rejects.toThrow(/b.run.json: its checkpoint cannot be loaded/);
+    // A KL reference of another model (the shipped policy's) is refused at import, not when the run is opened.
+    const otherModel = readFileSync('public/pretrained.prl').toString('base64');
+    await expect(refused(JSON.stringify({ ...file, reference: otherModel }))).rejects.toThrow(/b.run.json: its KL reference is of another model than its checkpoint \(.*dModel/);
     await api.deleteRun(imported.id);
   });
 

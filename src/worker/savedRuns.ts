@@ -12,7 +12,7 @@
  * tab may look at it, not resume it. A closed tab releases its locks.
  */
 import type { RunProvenance } from './provenance';
-import { decodeCheckpoint } from '../core/checkpoint';
+import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import type { LabConfig } from '../core/config';
 import type { EvaluationRow, MetricEvent, SampleRecord } from '../core/runnerTypes';
 import type { TrainerEvent } from './protocol';
@@ -386,9 +386,14 @@ export class SavedRuns {
       throw new Error(`${name}: its checkpoint cannot be loaded (${error.message})`);
     });
     const reference = file.reference ? fromBase64(file.reference, `${name}: reference`) : undefined;
-    if (reference) await decodeCheckpoint(reference).catch((error: Error) => {
-      throw new Error(`${name}: its KL reference cannot be loaded (${error.message})`);
-    });
+    if (reference) {
+      const { meta: referenceMeta } = await decodeCheckpoint(reference).catch((error: Error) => {
+        throw new Error(`${name}: its KL reference cannot be loaded (${error.message})`);
+      });
+      // A reference of another model would be refused only when the run is opened.
+      const other = modelDifference(meta.config, referenceMeta.config);
+      if (other) throw new Error(`${name}: its KL reference is of another model than its checkpoint (${other})`);
+    }
     const run = { ...newRunRecord(meta.config, `${file.run.name} (imported)`), createdAt: file.run.createdAt ?? Date.now() };
     const events = file.metrics.filter((e) => e.step <= meta.step);
     let stored: RunRecord;
@@ -398,7 +403,7 @@ export class SavedRuns {
         bytes,
         status: 'stopped',
         events,
-        evaluations: file.evaluations.map((row) => evaluationRow(row, meta.config.task.name)),
+        evaluations: file.evaluations.filter((row) => row.step <= meta.step).map((row) => evaluationRow(row, meta.config.task.name)),
         samples: file.samples?.filter((sample) => sample.step <= meta.step),
         best: file.run.best ?? null,
         bestSearch: file.run.bestSearch ?? null,
