@@ -98,6 +98,20 @@ describe('a command given while other work is in flight', () => {
     expect(events.filter((e) => e.type === 'step').length).toBe(stepsAfter); // no step after Stop
   }, 60_000);
 
+  it('Stop during the warm start a single Step runs on a fresh digit run ends it there, its weights kept, and takes no RL step', async () => {
+    const { api, events, phase } = await service('order-f');
+    await api.configure(configFromSearchParams('task=reverse_digits&layers=1&d-model=16&heads=2&context=40&batch-size=4&num-generators=1&warm-start-steps=400&warm-start-examples=8&eval-samples=4'));
+    events.length = 0;
+    const stepping = api.step();
+    const warmSteps = () => events.flatMap((e) => (e.type === 'metrics' ? e.events : [])).filter((m) => m.name === 'pretrain_loss').length;
+    await expect.poll(warmSteps, { timeout: 30_000 }).toBeGreaterThan(1);
+    await api.stop();
+    await stepping;
+    expect(phase()).toMatchObject({ phase: 'stopped' });
+    expect(events.some((e) => e.type === 'phase' && /^warm start stopped after \d+ steps/.test(e.message))).toBe(true);
+    expect(events.some((e) => e.type === 'step')).toBe(false); // it ran all 400 warm-start steps, then stepped
+  }, 60_000);
+
   it('Pretrain with a bad option on a run with RL steps refuses before anything changes', async () => {
     const { api, events } = await service('order-e');
     await api.step();

@@ -257,15 +257,25 @@ export function step(state: ServiceState): Promise<void> {
   return serial(state, async () => {
     const run = requireRun(state);
     if (!run.warmStarted) {
-      // A fresh run whose warm start comes first runs it to the end on its first Step, then the step.
+      // A fresh run whose warm start comes first runs it to the end on its first Step, then the
+      // step; Pause or Stop pressed meanwhile ends it there (its weights kept), without the step.
       const warm = startWarmStart(state, run, null, false);
+      const before = state.events.phase;
       try {
         state.events.setPhase('pretraining', `warm start ${warm.options.steps} steps before the first RL step`);
-        while (warm.step < warm.options.steps) await warmStartStep(state, warm);
+        while (warm.step < warm.options.steps && state.events.phase === 'pretraining') {
+          await warmStartStep(state, warm);
+          await new Promise((resolve) => setTimeout(resolve, 0)); // Pause and Stop come in between steps
+        }
+      } catch (error) {
+        state.events.endPhase('pretraining', before, `the warm start failed at step ${warm.step + 1}: ${(error as Error).message}`);
+        throw error;
       } finally {
         warm.trainer.dispose();
       }
-      await finishWarmStart(state, warm, 'done', () => undefined);
+      const interrupted = warm.step < warm.options.steps;
+      await finishWarmStart(state, warm, interrupted ? 'stopped' : 'done', () => undefined);
+      if (interrupted) return;
     }
     state.wall.start();
     try {
