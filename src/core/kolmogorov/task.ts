@@ -143,7 +143,8 @@ export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
  * value or a short range).
  */
 export function trainingRecords(config: KolmogorovConfig, train: KolmogorovRecord[], heldout: ReadonlySet<string> = new Set()): KolmogorovRecord[] {
-  return cutRecords(config, train).filter((record) => !heldout.has(sequenceKey(record.sequence)));
+  const records = cutRecords(config, train);
+  return heldout.size ? records.filter((record) => !heldout.has(sequenceKey(record.sequence))) : records;
 }
 
 function cutRecords(config: KolmogorovConfig, train: KolmogorovRecord[]): KolmogorovRecord[] {
