@@ -79,7 +79,11 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   // The worker read the file as its task's items (the definition that recognised it): the run
   // becomes that task's. A held-out file of the run's own task needs no new run; one of another
   // task would otherwise sit in the panel while the evaluation scores the old task's items.
-  if (summary.task === config.task.name) return role === 'train' ? void (await configure(config)) : undefined;
+  if (summary.task === config.task.name) {
+    // A training file the new run refuses (all of it held out, say) is not the run's: the panel keeps naming the run's own.
+    if (role === 'train' && !(await configure(config))) useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
+    return;
+  }
   const switched = withVariant(config, { task: summary.task });
   // Trained weights give way to the other task's only once the user agrees, as Apply asks. The
   // worker keeps each task's items apart, so a "no" leaves the run with its own data.

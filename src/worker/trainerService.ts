@@ -100,8 +100,8 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
         // Trained weights of the same model go on under the new configuration (RL restarts at step 0
         // from them); another model, another task, or a fresh start asked for, starts from random weights.
         const carried = start === 'carry' ? await runs.carriedWeights(state, next) : null;
-        if (!carried) state.files.weights = null; // random weights: no file behind them
         await runs.rebuild(state, next, carried?.bytes, carried?.reference);
+        if (!carried) state.files.weights = null; // random weights: no file behind them (once they are in: a refused Apply keeps the run's record)
         events.send({ type: 'newRun' }, true); // the page's charts start over, before any event of the new run
         runs.setWeights(state, carried ? { origin: carried.origin, trained: true, atStep: 0, reference: carried.reference, referenceOrigin, pretrainSteps: state.weights.pretrainSteps } : { origin: `random (seed ${next.run.seed})`, trained: false, atStep: 0 });
         if (carried) state.run!.warmStarted = true;

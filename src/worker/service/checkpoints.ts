@@ -121,6 +121,8 @@ export function resumeRun(state: ServiceState, id: string): Promise<ResumedRun> 
       throw error;
     }
     savedRuns.adopt(stored);
+    // Its weights file is the one its record names (not the one this session loaded last).
+    state.files.weights = stored.run.provenance?.files.find((file) => file.role !== 'train' && file.role !== 'heldout') ?? null;
     // Wall time goes on from the last saved event's.
     state.wall.reset(stored.events.reduce((most, event) => Math.max(most, event.wallMs), 0));
     // The reference came back with the run: it is the warm start the run began from.

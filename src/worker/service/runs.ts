@@ -64,7 +64,8 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
       onLog: (text) => state.events.send({ type: 'error', message: text }),
     });
     const warmStarted = Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0;
-    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar) };
+    const trainFile = state.files.data.get(definition.name)?.train;
+    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar), ...(trainFile ? { trainFile } : {}) };
   } catch (error) {
     generators?.close();
     await pool?.close();

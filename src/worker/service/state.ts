@@ -52,6 +52,8 @@ export interface LiveRun {
   generators: GeneratorPool | null;
   /** Held-out items made with the run (a generated task's); a file task reads its loaded ones (`heldoutOf`). */
   heldout: unknown[];
+  /** The training file the run was made with (its items are fixed then; a file loaded since is not the run's until a new run is made from it). */
+  trainFile?: FileProvenance;
   /** Whether the task's warm start (one the page runs before RL) is done, or needs none. */
   warmStarted: boolean;
   /** Which gradient shards fit the run's model and grammar (`shardKey`, shards.ts), whether or not its algorithm uses them. */
@@ -191,6 +193,7 @@ export class WallClock {
 export function runProvenance(state: ServiceState): RunProvenance {
   const task = state.run?.config.task.name;
   const data = task ? state.files.data.get(task) : undefined;
-  const files = [data?.train, data?.heldout, state.files.weights].filter((file): file is FileProvenance => Boolean(file));
+  // Held-out items are read at each evaluation (the loaded ones); training items were fixed when the run was made.
+  const files = [state.run?.trainFile, data?.heldout, state.files.weights].filter((file): file is FileProvenance => Boolean(file));
   return { code: codeOfThisBuild(), backend: state.backendName, files };
 }
