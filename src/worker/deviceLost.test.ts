@@ -69,4 +69,37 @@ describe('a lost GPU device', () => {
     await api.step();
     expect(await stepOf()).toBe(rollback.step + 1);
   });
+
+  it('lost before a new run\'s first checkpoint: back to the weights it was made from (carried by Apply), or to the checkpoint loaded', async () => {
+    const weightsOnly = (tensors: Map<string, number[]>) => [...tensors].filter(([name]) => !name.startsWith('optimizer'));
+    // Apply carries the trained weights into a new run at step 0; one step, then the loss.
+    await api.configure({ ...config, algorithm: { ...config.algorithm, learningRate: 5e-4 } });
+    const carried = await tensorsOf(await api.getCheckpoint());
+    await api.step();
+    events.length = 0;
+    loseDevice('test: lost after Apply');
+    await expect.poll(() => lastPhase()?.message ?? '', { timeout: 30_000 }).toMatch(/back at step 0/);
+    const back = await tensorsOf(await api.getCheckpoint());
+    for (const [name, data] of weightsOnly(carried)) expect(back.get(name), name).toEqual(data);
+    // A checkpoint of step 3 loaded, one step, then the loss: back at step 3.
+    for (let i = 0; i < 3; i++) await api.step();
+    const file = await api.getCheckpoint();
+    await api.loadCheckpoint(file, { source: 'three.prl' });
+    await api.step();
+    events.length = 0;
+    loseDevice('test: lost after a load');
+    await expect.poll(() => lastPhase()?.message ?? '', { timeout: 30_000 }).toMatch(/back at step 3, its last checkpoint/);
+    expect(await stepOf()).toBe(3);
+  });
+
+  it('lost while pretraining: no false error, and the run waits for Train or Pretrain (Resume would have started RL)', async () => {
+    await api.pretrain({ steps: 100_000, evalEvery: 100_000, evalLimit: 1 });
+    await expect.poll(() => events.some((e) => e.type === 'metrics' && e.events.some((m) => m.name === 'pretrain_loss')), { timeout: 30_000 }).toBe(true);
+    events.length = 0;
+    loseDevice('test: lost while pretraining');
+    await expect.poll(() => lastPhase()?.message ?? '', { timeout: 30_000 }).toMatch(/lost \(test: lost while pretraining\) while pretraining; the run is back at its last save/);
+    expect(lastPhase()?.phase).toBe('idle');
+    expect(events.some((e) => e.type === 'phase' && e.phase === 'error')).toBe(false);
+    expect(events.some((e) => e.type === 'error')).toBe(false);
+  });
 });

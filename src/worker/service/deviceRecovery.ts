@@ -19,6 +19,7 @@ export async function recoverFromLostDevice(state: ServiceState, reason: string)
     state.wall.stop();
     state.pausedFrom = 'training';
     events.setPhase('paused', `the ${lost} device was lost (${reason}): pausing`);
+    const pretraining = Boolean(state.warmStart);
     await serial(state, async () => {
       dropWarmStart(state);
       const info = await state.platform.initBackend([lost]);
@@ -27,16 +28,19 @@ export async function recoverFromLostDevice(state: ServiceState, reason: string)
       if (!config) return events.setPhase('idle', `the ${lost} device was lost (${reason}); tfjs runs on ${info.backend} now`);
       const saved = state.savedRuns.lastCheckpoint;
       const reference = state.weights.reference;
-      // No checkpoint yet: step 0, from the warm start (the reference) or the seed's initial weights.
+      // No checkpoint yet: step 0, from the weights the run was made from (a warm start, weights
+      // carried by Apply), else the seed's initial weights.
       if (saved) await installCheckpoint(state, config, saved.bytes, { reference, newRun: false });
-      else await install(state, await buildRun(state, config, reference, reference), false);
+      else await install(state, await buildRun(state, config, state.run?.initFrom ?? reference, reference), false);
       const step = saved?.step ?? 0;
       // The steps after the checkpoint are gone, and so is their time.
       state.wall.reset(saved ? checkpointWallMs((await decodeCheckpoint(saved.bytes)).meta) : 0);
       state.savedRuns.rollback(step);
       events.send({ type: 'rollback', step }, true);
       events.send({ type: 'step', step, stepsPerSecond: 0 }, true);
-      events.setPhase('paused', `the ${lost} device was lost (${reason}); the run is back at step ${step}, its last checkpoint, on ${info.backend}: Resume goes on from it`);
+      // Pretraining ends there: its weights of the last save are the run's start (as a reload's offer opens them).
+      if (pretraining) events.setPhase('idle', `the ${lost} device was lost (${reason}) while pretraining; the run is back at its last save, on ${info.backend}: Train starts RL from those weights, Pretrain trains them further`);
+      else events.setPhase('paused', `the ${lost} device was lost (${reason}); the run is back at step ${step}, its last checkpoint, on ${info.backend}: Resume goes on from it`);
     });
   } catch (error) {
     events.setPhase('error', `the ${lost} device was lost (${reason}) and the run could not be restored: ${(error as Error).message}`);

@@ -65,7 +65,7 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
     });
     const warmStarted = Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0;
     const trainFile = state.files.data.get(definition.name)?.train;
-    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar), ...(trainFile ? { trainFile } : {}) };
+    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar), ...(trainFile ? { trainFile } : {}), ...(initFrom ? { initFrom } : {}) };
   } catch (error) {
     generators?.close();
     await pool?.close();
@@ -125,4 +125,6 @@ export async function installCheckpoint(state: ServiceState, next: LabConfig, ch
   }
   built.warmStarted = true; // a checkpoint holds trained weights
   await install(state, built, newRun);
+  // The checkpoint a lost GPU device brings the run back to until its first save (else: step 0).
+  if (newRun) state.savedRuns.remember(built.runner.globalStep, checkpoint);
 }

@@ -52,6 +52,8 @@ export interface LiveRun {
   generators: GeneratorPool | null;
   /** Held-out items made with the run (a generated task's); a file task reads its loaded ones (`heldoutOf`). */
   heldout: unknown[];
+  /** The weights it was made from at step 0 (a warm start, weights carried by Apply): what a lost GPU device brings it back to before its first checkpoint. */
+  initFrom?: Uint8Array;
   /** The training file the run was made with (its items are fixed then; a file loaded since is not the run's until a new run is made from it). */
   trainFile?: FileProvenance;
   /** Whether the task's warm start (one the page runs before RL) is done, or needs none. */

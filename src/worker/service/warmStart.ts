@@ -163,6 +163,7 @@ export async function warmStartLoop(state: ServiceState, train: () => void): Pro
         }
       });
     } catch (error) {
+      if (state.recovering) return; // a lost GPU device: its recovery says what happened
       dropWarmStart(state);
       state.events.setPhase('error', `pretraining stopped: ${(error as Error).message}`);
       state.events.send({ type: 'error', message: (error as Error).message }, true);
