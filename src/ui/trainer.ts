@@ -81,7 +81,10 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
   // task would otherwise sit in the panel while the evaluation scores the old task's items.
   if (summary.task === config.task.name) {
     // A training file the new run refuses (all of it held out, say) is not the run's: the panel keeps naming the run's own.
-    if (role === 'train' && !(await configure(config))) useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
+    if (role === 'train' && !(await configure(config))) {
+      await attempt('keeping the run\'s training data', () => trainer().keepRunTraining());
+      useLab.setState((state) => ({ datasets: { ...state.datasets, [role]: previous } }));
+    }
     return;
   }
   const switched = withVariant(config, { task: summary.task });

@@ -104,6 +104,8 @@ export interface TrainerApi {
   init(onEvent: (events: TrainerEvent[]) => void, options?: InitOptions): Promise<BackendInfo>;
   /** Parses a JSONL file (streaming, in the worker) as the training or held-out set. */
   loadDataset(role: 'train' | 'heldout', name: string, file: Blob): Promise<DatasetSummary>;
+  /** The live run's training items (and file record) become its task's loaded set again: a training file the new run refused is not kept for the next Apply to refuse again. */
+  keepRunTraining(): Promise<void>;
   /**
    * (Re)creates the runner with this config, made aside and swapped in only when it worked (an
    * invalid config is refused and the live run stays). Trained weights of the same model carry

@@ -18,7 +18,7 @@ const jsonl = (n: number, seed: number) => generateDataset(seed, n).map((e) => J
 const tiny = 'layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1';
 
 describe('the files a saved run names', () => {
-  it('a resumed run names its own weights file, not the one the session loaded last; a refused Apply keeps the live run\'s', async () => {
+  it('a resumed run names its own weights file, not the one the session loaded last; a refused Apply keeps the live run\'s, and its training set comes back', async () => {
     const api = createTrainerService({
       initBackend: async () => {
         await tf.setBackend('wasm');
@@ -53,6 +53,11 @@ describe('the files a saved run names', () => {
     await api.step();
     await expect.poll(async () => (await store.list()).find((run) => run.config.run.seed === 3)?.step, { timeout: 10_000 }).toBe(1);
     expect(await names(3)).toEqual(['train.jsonl', 'heldout.jsonl', 'policy.prl']); // not the refused training file
+    // The page then puts the run's own training set back: the next Apply is not refused again.
+    await api.keepRunTraining();
+    await api.configure(configFromSearchParams(`${tiny}&seed=5`));
+    await api.step();
+    await expect.poll(() => names(5), { timeout: 10_000 }).toEqual(['train.jsonl', 'heldout.jsonl', 'policy.prl']);
     store.close();
   }, 60_000);
 });

@@ -81,6 +81,18 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
       });
     },
 
+    keepRunTraining() {
+      return serviceState.serial(state, async () => {
+        const run = state.run;
+        if (!run?.trainItems || run.definition.data.kind !== 'file') return;
+        serviceState.itemsOf(state, run.definition.name).train = run.trainItems;
+        const files = state.files.data.get(run.definition.name) ?? {};
+        if (run.trainFile) files.train = run.trainFile;
+        else delete files.train;
+        state.files.data.set(run.definition.name, files);
+      });
+    },
+
     configure(next, { start = 'carry' } = {}) {
       return serviceState.serial(state, async () => {
         if (busy()) throw new Error('stop training before changing the configuration');

@@ -65,7 +65,7 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
     });
     const warmStarted = Boolean(initFrom) || !definition.warmStart?.beforeTraining || (definition.warmStart.steps?.(next) ?? 1) === 0;
     const trainFile = state.files.data.get(definition.name)?.train;
-    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar), ...(trainFile ? { trainFile } : {}), ...(initFrom ? { initFrom } : {}) };
+    return { config: next, definition, runner, pool, generators, heldout, warmStarted, shardKey: shardKey(policyConfig, grammar), ...(trainFile ? { trainFile } : {}), ...(initFrom ? { initFrom } : {}), trainItems: items.train };
   } catch (error) {
     generators?.close();
     await pool?.close();

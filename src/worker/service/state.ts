@@ -54,6 +54,8 @@ export interface LiveRun {
   heldout: unknown[];
   /** The weights it was made from at step 0 (a warm start, weights carried by Apply): what a lost GPU device brings it back to before its first checkpoint. */
   initFrom?: Uint8Array;
+  /** The training items it was made with (its task's loaded set then). */
+  trainItems?: unknown[];
   /** The training file the run was made with (its items are fixed then; a file loaded since is not the run's until a new run is made from it). */
   trainFile?: FileProvenance;
   /** Whether the task's warm start (one the page runs before RL) is done, or needs none. */
