@@ -2,7 +2,7 @@
  * The grid command: 2 algorithms x 3 seeds under a small step budget write their table, and its
  * numbers are those of the same runs made one by one with `train`. In this process, no child.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +75,11 @@ describe('npm run grid', () => {
     const before = started();
     await gridCommand(flags);
     expect(started()).toBe(before); // unchanged files: kept
+    // A long run's metrics (past what Math.max(...lines) takes as arguments) and a last line cut off: the cell is still read.
+    const metrics = join(first.cells[0].dir, 'metrics.jsonl');
+    appendFileSync(metrics, '{"step": 1, "name": "avg_reward", "value": 0, "wallMs": 1}\n'.repeat(250_000) + '{"step": 1, "na');
+    expect((await gridCommand(flags)).rows).toEqual(first.rows.map((r) => (r.figure === 'wall_seconds' ? expect.anything() : r)));
+    expect(started()).toBe(before);
     copyFileSync(join(first.cells[0].dir, 'latest.prl'), warm); // other weights at the same path
     await gridCommand(flags);
     expect(started()).not.toBe(before);

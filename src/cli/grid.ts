@@ -10,12 +10,13 @@
  * budget (--max-steps or --time-limit), the held-out file and its size. A cell whose run
  * finished with the same command is kept, so a grid stopped halfway goes on where it was.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { algorithmNames } from '../core/registry';
 import { isEntry, runMain } from './args';
 import { trainCommand } from './train';
 import { changedFiles, type RunRecordFile } from './runRecord';
+import { writeAtomic } from './data';
 
 export interface GridCell {
   algorithm: string;
@@ -107,8 +108,16 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
   }
   const figures: Record<string, number> = {};
   const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
-  const entries = lines.map((line) => JSON.parse(line) as { step: number; name: string; value: number });
-  const last = Math.max(...entries.map((e) => e.step));
+  // A line cut off (the process killed while it appended) is no figure; the others stand.
+  const entries = lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as { step: number; name: string; value: number }];
+    } catch {
+      return [];
+    }
+  });
+  // A loop, not Math.max(...): a long run's hundreds of thousands of lines overflow the stack as arguments.
+  const last = entries.reduce((most, e) => Math.max(most, e.step), -Infinity);
   // Timings are the machine's, not the run's: wall_seconds says how long each took.
   for (const e of entries) if (e.step === last && e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name)) figures[e.name] = e.value;
   if (!Object.keys(figures).length) return null;
@@ -174,6 +183,8 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
   });
   const out = typeof own['output-dir'] === 'string' ? own['output-dir'] : 'runs/grid';
   mkdirSync(out, { recursive: true });
+  // An earlier grid's summary (other flags, other seeds) must not stand as this one's if it stops early.
+  for (const file of ['grid.json', 'grid.csv', 'grid.md']) rmSync(join(out, file), { force: true });
   // With --json, stdout is the table alone: the runs speak on stderr.
   const log = console.log;
   if (own.json) console.log = (...args: unknown[]) => console.error(...args);
@@ -201,10 +212,11 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
   }
   const rows = gridRows(cells, algorithms);
   const table: GridTable = { command: ['npm', 'run', 'grid', '--', ...argv], algorithms, seeds, cells, rows };
-  writeFileSync(join(out, 'grid.json'), JSON.stringify(table, null, 2) + '\n');
-  writeFileSync(join(out, 'grid.csv'), gridCsv(rows));
   const markdown = gridMarkdown(rows, algorithms, seeds);
-  writeFileSync(join(out, 'grid.md'), markdown);
+  const text = (body: string) => new TextEncoder().encode(body);
+  writeAtomic(join(out, 'grid.csv'), text(gridCsv(rows)));
+  writeAtomic(join(out, 'grid.md'), text(markdown));
+  writeAtomic(join(out, 'grid.json'), text(JSON.stringify(table, null, 2) + '\n')); // last: a grid.json means the summary is whole
   if (own.json) console.log(JSON.stringify(table));
   else console.log(`\n${markdown}\nwritten: ${join(out, 'grid.json')}, grid.csv, grid.md`);
   return table;

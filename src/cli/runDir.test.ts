@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { holdsRun, lockRunDir, refuseClearingInputs } from './runDir';
+import { holdsRun, lockRunDir, refuseClearingInputs, truncateMetrics } from './runDir';
 import { trainCommand } from './train';
 
 const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
@@ -111,6 +111,15 @@ describe('a resume continues its own directory\'s run only', () => {
 });
 
 describe('the resume\'s metrics rewrite is whole or not at all', () => {
+  it('a resume keeps the figures up to its step, and goes on from the training time, not the held-out report\'s after it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-truncate-'));
+    const metrics = join(dir, 'metrics.jsonl');
+    const lines = [{ step: 1, name: 'avg_reward', value: 0, wallMs: 100 }, { step: 2, name: 'avg_reward', value: 0, wallMs: 200 }, { step: 2, name: 'eval_accuracy', value: 0.5, wallMs: 900 }, { step: 3, name: 'avg_reward', value: 0, wallMs: 300 }];
+    writeFileSync(metrics, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    expect(truncateMetrics(metrics, 2)).toBe(200);
+    expect(readFileSync(metrics, 'utf8').trim().split('\n')).toHaveLength(3);
+  });
+
   it('a write cut off partway (a file-size limit stands in for kill -9) leaves metrics.jsonl as it was', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-atomic-'));
     const metrics = join(dir, 'metrics.jsonl');

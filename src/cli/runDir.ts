@@ -220,9 +220,10 @@ export function truncateMetrics(path: string, step: number): number {
   const kept = readTextChecked(path, 'metrics file', MAX_METRICS_BYTES).split('\n').filter((line) => {
     if (!line.trim()) return false;
     try {
-      const event = JSON.parse(line) as { step: number; wallMs?: number };
+      const event = JSON.parse(line) as { step: number; name?: string; wallMs?: number };
       if (event.step > step) return false;
-      if (typeof event.wallMs === 'number' && event.wallMs > wallMs) wallMs = event.wallMs;
+      // The held-out report (eval_) comes after training ended: its time is not the run's training time.
+      if (typeof event.wallMs === 'number' && event.wallMs > wallMs && !event.name?.startsWith('eval_')) wallMs = event.wallMs;
       return true;
     } catch {
       return false; // a line cut off by the crash

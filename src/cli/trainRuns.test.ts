@@ -107,6 +107,14 @@ describe('train runs on disk', () => {
     await expect(trainCommand([...tiny, '--learning-rate', '0.5', '--output-dir', out, '--resume', join(out, 'bad.prl')])).rejects.toThrow();
     expect(readFileSync(join(out, 'config.json'), 'utf8')).toBe(config);
   });
+
+  it('a run stopped by its time budget is not resumed for nothing: refused with the budget to raise, and nothing rewritten', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-budget-'));
+    await trainCommand([...tiny, '--max-steps', '100000', '--time-limit', '1', '--output-dir', out]);
+    await expect(trainCommand([...tiny, '--max-steps', '100000', '--time-limit', '1', '--output-dir', out, '--resume', join(out, 'latest.prl')])).rejects.toThrow(/the run has trained [\d.]+ s, its time budget is 1 s: give --time-limit S, more than \d+, to train on/);
+    const reports = () => events(out).filter((e) => e.name === 'eval_accuracy').length;
+    expect(reports()).toBe(1); // the refusal rewrote nothing
+  }, 60_000);
 });
 
 /** Starts an npm script in a process group of its own, as a terminal would, and waits for `ready`. */
