@@ -99,7 +99,7 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
   const recordPath = join(dir, 'run.json');
   if (!existsSync(recordPath)) return null;
   const record = JSON.parse(readFileSync(recordPath, 'utf8')) as RunRecordFile;
-  if (record.ended === null || record.stopped === 'interrupted' || JSON.stringify(record.command.slice(4).filter((arg) => arg !== '--overwrite')) !== JSON.stringify(command)) return null;
+  if (record.ended === null || record.stopped === 'interrupted' || JSON.stringify(record.command.slice(4).filter((arg) => arg !== '--overwrite')) !== JSON.stringify(command.filter((arg) => arg !== '--overwrite'))) return null;
   // The same command on other files (a warm start or data rewritten in place) is another run.
   const changed = changedFiles(record);
   if (changed.length) {

@@ -242,7 +242,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
     const algorithm = algorithmDefinition(config.algorithm.name);
     const groupSize = algorithm.groupSize?.(config) ?? config.algorithm.groupSize;
     const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
-    const epochSteps = Math.ceil((preferences?.length ?? data.train.length) / groups);
+    // An epoch passes over the items RL samples from (Kolmogorov cuts pieces of long sequences: more than the file's lines).
+    const epochSteps = Math.ceil((preferences?.length ?? data.trainedItems) / groups);
     const total = config.run.maxSteps || algorithm.stepLimit?.(config) || config.run.numEpochs * epochSteps;
     // A resumed run already at its last step has nothing to train: said, before anything is rewritten.
     if (resume !== undefined && runner.globalStep >= total) throw new Error(`--resume ${resume}: the run is at step ${runner.globalStep}, and it trains to step ${total}: give --max-steps N, more than ${runner.globalStep}, to train on`);
@@ -259,6 +260,11 @@ export async function trainCommand(argv: string[]): Promise<void> {
     if (data.note) say(data.note);
     if (resume !== undefined) {
       wallOffset = plan === 'continue' ? truncateMetrics(metricsPath, runner.globalStep) : (writeFileSync(metricsPath, ''), 0);
+      // As its figures past the resumed step, the numbered checkpoints past it are of the run before
+      // this resume: they go (kept, they outlived the new ones --keep-checkpoints prunes).
+      const later = plan === 'continue' ? numberedCheckpoints(checkpointsDir).filter((c) => c.step > runner!.globalStep) : [];
+      for (const { file } of later) rmSync(join(checkpointsDir, file), { force: true });
+      if (later.length) say(`removed ${later.map((c) => c.file).join(', ')}: past step ${runner.globalStep}, of the run before this resume`);
       say(`resumed from ${resume} at step ${runner.globalStep}${plan === 'continue' ? '' : ` into ${outputDir}, a run of its own from here`}`);
     } else {
       writeFileSync(metricsPath, '');
@@ -317,7 +323,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       if (result.score > bestScore) {
         bestScore = result.score;
         writeAtomic(join(outputDir, 'best.prl'), await runner!.saveCheckpoint());
-        writeFileSync(bestPath, JSON.stringify({ step: runner!.globalStep, score: bestScore }) + '\n');
+        writeAtomic(bestPath, new TextEncoder().encode(JSON.stringify({ step: runner!.globalStep, score: bestScore }) + '\n')); // whole or not at all: a cut file would read as no best
       }
       record(runner!.globalStep, figures('val', result), wallOffset + performance.now() - started);
       return result;

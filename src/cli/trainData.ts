@@ -15,6 +15,8 @@ const VALIDATION_SPLIT_MAX = 200;
 
 export interface TrainFiles {
   train: unknown[];
+  /** The items RL samples from, made from `train` (a task may cut pieces of long items): what an epoch passes over. */
+  trainedItems: number;
   heldout: unknown[];
   /** What the periodic evaluations score and best.prl is chosen on. */
   validation: unknown[];
@@ -68,5 +70,5 @@ export async function taskData(definition: TaskDefinition, config: LabConfig): P
   const used = task.trainingItems(train).length;
   if (used !== train.length) notes.push(`RL trains on ${used} items made from the ${train.length} training ${definition.data.itemName} (task.maxTrainLength, task.trainPieces)`);
   const note = notes.length ? notes.join('\n') : undefined;
-  return { train, heldout, validation, validationName, note, files };
+  return { train, trainedItems: used, heldout, validation, validationName, note, files };
 }

@@ -108,6 +108,27 @@ describe('train runs on disk', () => {
     expect(readFileSync(join(out, 'config.json'), 'utf8')).toBe(config);
   });
 
+  it('a resume from an earlier checkpoint drops the numbered checkpoints past it, as it drops their figures: --keep-checkpoints keeps the new run\'s', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-prune-'));
+    await trainCommand([...tiny, '--max-steps', '6', '--checkpoint-freq', '2', '--output-dir', out]);
+    await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--keep-checkpoints', '1', '--output-dir', out, '--resume', join(out, 'checkpoints', 'checkpoint-2.prl')]);
+    expect(readdirSync(join(out, 'checkpoints'))).toEqual(['checkpoint-4.prl']); // it kept the old run's checkpoint-6 and deleted the new 4
+    expect(readFileSync(join(out, 'checkpoints', 'checkpoint-4.prl')).equals(readFileSync(join(out, 'latest.prl')))).toBe(true);
+  }, 60_000);
+
+  it('an epoch (--num-epochs, the budget without --max-steps) passes over the items RL trains on, pieces of long sequences included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-epoch-'));
+    const file = join(dir, 'forty.jsonl');
+    writeFileSync(file, readFileSync('datasets/train.jsonl', 'utf8').split('\n').filter(Boolean).slice(0, 40).join('\n') + '\n');
+    const out = join(dir, 'run');
+    await trainCommand([...tiny, '--data-path', file, '--max-steps', '0', '--num-epochs', '1', '--output-dir', out]);
+    const trained = Number(/RL trains on (\d+) items made from the 40 training sequences/.exec(readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8'))![1]);
+    expect(trained).toBeGreaterThan(40);
+    const { algorithm } = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { algorithm: { batchSize: number; groupSize: number } };
+    const steps = Math.max(...events(out).filter((e) => e.name === 'avg_reward').map((e) => e.step));
+    expect(steps).toBe(Math.ceil(trained / Math.round(algorithm.batchSize / algorithm.groupSize)));
+  }, 120_000);
+
   it('a run stopped by its time budget is not resumed for nothing: refused with the budget to raise, and nothing rewritten', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-budget-'));
     await trainCommand([...tiny, '--max-steps', '100000', '--time-limit', '1', '--output-dir', out]);
