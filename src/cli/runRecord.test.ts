@@ -111,7 +111,12 @@ describe('a run repeats from its record', () => {
     const config = JSON.parse(readFileSync(join(part, 'config.json'), 'utf8')) as { algorithm: { learningRate: number; klCoef: number }; run: { initFrom: string } };
     expect([config.algorithm.learningRate, config.algorithm.klCoef, config.run.initFrom]).toEqual([0.003, 0.05, warm]);
     // train's own flags come back from the run's record, and the resumed run's record keeps them.
-    expect((JSON.parse(readFileSync(join(part, 'run.json'), 'utf8')) as { extras: Record<string, unknown> }).extras).toMatchObject({ 'eval-k': '2', resume: join(part, 'latest.prl') });
+    // The checkpoint it resumed from is kept beside the others (latest.prl was overwritten since): a rerun finds it.
+    const resumedFrom = join(part, 'checkpoints', 'resumed-from-step-2.prl');
+    expect((JSON.parse(readFileSync(join(part, 'run.json'), 'utf8')) as { extras: Record<string, unknown> }).extras).toMatchObject({ 'eval-k': '2', resume: resumedFrom });
+    await trainCommand(['--rerun', part, '--quiet']);
+    const after2 = (d: string) => figures(d).filter((line) => Number(line.split(' ')[0]) > 2);
+    expect(after2(`${part}-rerun`)).toEqual(after2(part));
     // The same figures step by step (the KL from the same reference), the held-out report aside: the interrupted part wrote one too.
     const trained = (d: string) => figures(d).filter((line) => !/ eval_/.test(line));
     expect(trained(part)).toEqual(trained(join(dir, 'whole')));

@@ -15,7 +15,7 @@
  * Q-language system's layout. Ctrl-C saves a checkpoint before leaving.
  */
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { defaultConfig, fieldApplies, parseConfig, withVariant, type ConfigField, type LabConfig } from '../core/config';
 import type { LoopDeps } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
@@ -287,7 +287,15 @@ export async function trainCommand(argv: string[]): Promise<void> {
     ], shards ? threads : 1);
     const shaping = new Set([...parsed.extraGiven, ...Object.keys(repeated?.extras ?? {}), ...restored.map(([flag]) => flag)]);
     runRecord.extras = Object.fromEntries(SHAPING_FLAGS.flatMap((flag) => (shaping.has(flag) ? [[flag, extra[flag]!]] : [])));
-    if (resume !== undefined) runRecord.files.push(recordFile('resumed from', resume));
+    if (resume !== undefined) {
+      // A checkpoint in this folder is overwritten (latest.prl) or pruned as the run goes on: the
+      // record names a copy kept beside the others, so that --rerun finds the file it resumed from.
+      const inside = resolve(resume).startsWith(resolve(outputDir) + sep);
+      const kept = inside ? join(checkpointsDir, `resumed-from-step-${runner.globalStep}.prl`) : resume;
+      if (inside && resolve(kept) !== resolve(resume)) writeAtomic(kept, readCheckpointFile(resume, 'resume'));
+      runRecord.files.push(recordFile('resumed from', kept));
+      if (runRecord.extras?.resume !== undefined) runRecord.extras.resume = kept;
+    }
     writeRunRecord(outputDir, runRecord);
 
     const started = performance.now();

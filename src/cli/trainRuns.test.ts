@@ -112,7 +112,8 @@ describe('train runs on disk', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-prune-'));
     await trainCommand([...tiny, '--max-steps', '6', '--checkpoint-freq', '2', '--output-dir', out]);
     await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--keep-checkpoints', '1', '--output-dir', out, '--resume', join(out, 'checkpoints', 'checkpoint-2.prl')]);
-    expect(readdirSync(join(out, 'checkpoints'))).toEqual(['checkpoint-4.prl']); // it kept the old run's checkpoint-6 and deleted the new 4
+    // It kept the old run's checkpoint-6 and deleted the new 4; the file it resumed from stays, for --rerun.
+    expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['checkpoint-4.prl', 'resumed-from-step-2.prl']);
     expect(readFileSync(join(out, 'checkpoints', 'checkpoint-4.prl')).equals(readFileSync(join(out, 'latest.prl')))).toBe(true);
   }, 60_000);
 
