@@ -19,7 +19,7 @@ import { join, resolve, sep } from 'node:path';
 import { defaultConfig, fieldApplies, parseConfig, withVariant, type ConfigField, type LabConfig } from '../core/config';
 import type { LoopDeps } from '../core/loop';
 import { RewardModel } from '../core/algorithms/rewardModel';
-import { decodeCheckpoint, modelDifference } from '../core/checkpoint';
+import { checkpointWallMs, decodeCheckpoint, modelDifference } from '../core/checkpoint';
 import { configToYaml } from '../core/configFile';
 import { isSafetensors } from '../core/safetensors';
 import { algorithmDefinition, algorithmNames, taskDefinition, taskNames } from '../core/registry';
@@ -129,9 +129,6 @@ export function trainHelp(task = 'kolmogorov', algorithm?: string, all = false):
   const which = config ? `the fields of --task ${config.task.name} with --algorithm ${config.algorithm.name} (${algorithmNames().join(', ')}), their defaults there; --help all lists those of every task and algorithm` : 'every field';
   return usage('train', `RL on a task (--task, default kolmogorov):\n${tasks}\n\nListed below: ${all ? 'every field' : which}.`.replace('; --help all', ';\n--help all'), extras, true, shown, all ? undefined : config);
 }
-
-/** A checkpoint's training time in ms (0 for a file without one). */
-const checkpointWall = (meta: { extra?: Record<string, unknown> }): number => (typeof meta.extra?.wallMs === 'number' && Number.isFinite(meta.extra.wallMs) ? meta.extra.wallMs : 0);
 
 /** `npm run train -- ARGS`, also called in-process by tests (the signal handlers are removed when it returns). */
 export async function trainCommand(argv: string[]): Promise<void> {
@@ -248,7 +245,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // A resumed run already at its last step has nothing to train: said, before anything is rewritten.
     if (resume !== undefined && runner.globalStep >= total) throw new Error(`--resume ${resume}: the run is at step ${runner.globalStep}, and it trains to step ${total}: give --max-steps N, more than ${runner.globalStep}, to train on`);
     // So with its time budget: it would train no step and report again.
-    const spentMs = resume !== undefined && config.run.timeLimit > 0 ? checkpointWall((await decodeCheckpoint(readCheckpointFile(resume, 'resume'))).meta) : 0;
+    const spentMs = resume !== undefined && config.run.timeLimit > 0 ? checkpointWallMs((await decodeCheckpoint(readCheckpointFile(resume, 'resume'))).meta) : 0;
     if (spentMs >= config.run.timeLimit * 1000 && config.run.timeLimit > 0) throw new Error(`--resume ${resume}: the run has trained ${(spentMs / 1000).toFixed(1)} s, its time budget is ${config.run.timeLimit} s: give --time-limit S, more than ${Math.ceil(spentMs / 1000)}, to train on`);
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.

@@ -90,6 +90,12 @@ export function checkpointWarmStart(meta: Pick<CheckpointMeta, 'extra'>): string
   return typeof named === 'string' ? named : undefined;
 }
 
+/** The run's wall time when its checkpoint was saved, in ms (`extra.wallMs`; 0 for a file without one). */
+export function checkpointWallMs(meta: Pick<CheckpointMeta, 'extra'>): number {
+  const wallMs = meta.extra?.wallMs;
+  return typeof wallMs === 'number' && Number.isFinite(wallMs) && wallMs >= 0 ? wallMs : 0;
+}
+
 /** The sha256 of some bytes, as hex (Web Crypto: in workers and in Node alike): how a run names the warm start it began from. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return [...(await sha256(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');

@@ -5,7 +5,7 @@
  * silently), and a stored run resumed with its reference.
  */
 import { sha256Hex } from '../provenance';
-import { checkpointWarmStart, decodeCheckpoint, modelDifference } from '../../core/checkpoint';
+import { checkpointWallMs, checkpointWarmStart, decodeCheckpoint, modelDifference } from '../../core/checkpoint';
 import { isSafetensors } from '../../core/safetensors';
 import type { ResumedRun } from '../protocol';
 import { evaluationRow } from '../savedRuns';
@@ -13,12 +13,6 @@ import { algorithmDefinition } from '../../core/registry';
 import { installCheckpoint, rebuild, setWeights } from './runs';
 import { requireRun, serial, type ServiceState } from './state';
 import { dropWarmStart } from './warmStart';
-
-/** The run's wall time when its checkpoint was saved (0 for a file without one). */
-export function checkpointWallMs(meta: { extra?: unknown }): number {
-  const wallMs = (meta.extra as { wallMs?: unknown } | undefined)?.wallMs;
-  return typeof wallMs === 'number' && Number.isFinite(wallMs) && wallMs >= 0 ? wallMs : 0;
-}
 
 /** Supervised pretraining steps in a checkpoint's weights (the page's Pretrain writes them; 0 for a file without). */
 export function checkpointPretrainSteps(meta: { extra?: unknown }): number {

@@ -4,8 +4,7 @@
  * AUTOSAVE_EVERY steps on a GPU backend). The page drops the metric events of the steps lost, so
  * no figure of the dead device stays on a chart; Resume goes on from the checkpoint.
  */
-import { decodeCheckpoint } from '../../core/checkpoint';
-import { checkpointWallMs } from './checkpoints';
+import { checkpointWallMs, decodeCheckpoint } from '../../core/checkpoint';
 import { buildRun, install, installCheckpoint } from './runs';
 import { serial, type ServiceState } from './state';
 import { dropWarmStart } from './warmStart';
