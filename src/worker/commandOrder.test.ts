@@ -5,14 +5,11 @@
  * behind that the next command trips on.
  */
 import 'fake-indexeddb/auto';
-import * as tf from '@tensorflow/tfjs';
-import '@tensorflow/tfjs-backend-wasm';
 import { describe, expect, it } from 'vitest';
 import { configFromSearchParams } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { createNodeSandboxPool } from '../cli/sandboxHost';
 import type { TrainerEvent } from './protocol';
-import { createTrainerService } from './trainerService';
+import { serviceInNode } from './testService';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const jsonl = (n: number, seed: number) => generateDataset(seed, n).map((e) => JSON.stringify(e)).join('\n') + '\n';
@@ -30,16 +27,7 @@ class SlowFile extends Blob {
 }
 
 async function service(db: string, extra = '') {
-  const api = createTrainerService({
-    initBackend: async () => {
-      await tf.setBackend('wasm');
-      return { backend: 'wasm', skipped: [] };
-    },
-    createPool: createNodeSandboxPool,
-    transfer: (bytes) => bytes,
-  }, { dbName: db });
-  const events: TrainerEvent[] = [];
-  await api.init((batch) => void events.push(...batch), { autosave: false });
+  const { api, events } = await serviceInNode(db, { autosave: false });
   await api.loadDataset('train', 'train.jsonl', new Blob([jsonl(16, 1)]));
   await api.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(20, 2)]));
   await api.configure(configFromSearchParams(tiny + extra));

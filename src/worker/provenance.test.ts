@@ -3,15 +3,11 @@
  * came from, and none that another run of the session read.
  */
 import 'fake-indexeddb/auto';
-import * as tf from '@tensorflow/tfjs';
-import '@tensorflow/tfjs-backend-wasm';
 import { describe, expect, it } from 'vitest';
 import { configFromSearchParams } from '../core/config';
 import { generateDataset } from '../core/kolmogorov/generator';
-import { createNodeSandboxPool } from '../cli/sandboxHost';
-import type { TrainerEvent } from './protocol';
 import { RunStore } from './runStore';
-import { createTrainerService } from './trainerService';
+import { serviceInNode } from './testService';
 
 const DB = 'provenance-test';
 const jsonl = (n: number, seed: number) => generateDataset(seed, n).map((e) => JSON.stringify(e)).join('\n') + '\n';
@@ -19,16 +15,7 @@ const tiny = 'layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max
 
 describe('the files a saved run names', () => {
   it('a resumed run names its own weights file, not the one the session loaded last; a refused Apply keeps the live run\'s, and its training set comes back', async () => {
-    const api = createTrainerService({
-      initBackend: async () => {
-        await tf.setBackend('wasm');
-        return { backend: 'wasm', skipped: [] };
-      },
-      createPool: createNodeSandboxPool,
-      transfer: (bytes) => bytes,
-    }, { dbName: DB });
-    const events: TrainerEvent[] = [];
-    await api.init((batch) => void events.push(...batch), { autosave: true });
+    const { api } = await serviceInNode(DB, { autosave: true });
     await api.loadDataset('train', 'train.jsonl', new Blob([jsonl(16, 1)]));
     await api.loadDataset('heldout', 'heldout.jsonl', new Blob([jsonl(5, 2)]));
     const store = await RunStore.open(DB);
