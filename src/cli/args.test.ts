@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs, positiveFlag, usage } from './args';
 import { trainHelp } from './train';
 
@@ -73,6 +76,24 @@ describe('positiveFlag', () => {
     expect(help.match(/--max-train-length /g)).toHaveLength(1);
     expect(help).toContain('the command\'s own meaning');
     expect(usage('train', 'summary', [])).toContain('--max-train-length ');
+  });
+});
+
+describe('a config file\'s command section', () => {
+  it('sets the command\'s own flags, which the command line overrides; refuses run-folder flags; skips flags of other commands', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-args-'));
+    const file = join(dir, 'config.yaml');
+    const extras = [{ name: 'eval-k', doc: '', defaultValue: '1' }, { name: 'quiet', doc: '', boolean: true }, { name: 'resume', doc: '' }];
+    writeFileSync(file, 'algorithm:\n  learningRate: 0.002\ncommand:\n  eval-k: 8\n  quiet: true\n  num-samples-of-eval: 3\n');
+    const fromFile = parseArgs(['--config', file], extras);
+    expect(fromFile.extra).toMatchObject({ 'eval-k': '8', quiet: true });
+    expect([...fromFile.extraGiven].sort()).toEqual(['eval-k', 'quiet']);
+    expect(fromFile.config.algorithm.learningRate).toBe(0.002);
+    expect(parseArgs(['--config', file, '--eval-k', '2', '--quiet', 'false'], extras).extra).toMatchObject({ 'eval-k': '2', quiet: false });
+    writeFileSync(file, 'command:\n  resume: runs/x/latest.prl\n');
+    expect(() => parseArgs(['--config', file], extras)).toThrow(`--config ${file}: command.resume: --resume is given on the command line, not in a config file`);
+    writeFileSync(file, 'command:\n  quiet: 3\n');
+    expect(() => parseArgs(['--config', file], extras)).toThrow('command.quiet must be true or false, got "3"');
   });
 });
 

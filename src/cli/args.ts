@@ -23,12 +23,15 @@ export interface ParsedArgs {
   /** The fields set by the flags or the config file (`section.key`): the rest are their task's and algorithm's defaults. */
   given: Set<string>;
   extra: Record<string, string | boolean | undefined>;
-  /** The command's own flags given on the command line (the rest of `extra` are their defaults). */
+  /** The command's own flags given on the command line or in the config file's `command` section (the rest of `extra` are their defaults). */
   extraGiven: Set<string>;
 }
 
 /** Where a flag's description starts, and how wide a help line is. */
 const DOC_COLUMN = 34;
+
+/** Flags a config file's `command` section never sets: they say what to do with a run folder, not how the run computes. */
+const COMMAND_LINE_ONLY = new Set(['help', 'config', 'resume', 'rerun', 'overwrite', 'allow-changed']);
 const WIDTH = 110;
 
 /** One flag of the help: its name, then its description wrapped at WIDTH; a name too long for its column puts the description on the lines below. */
@@ -110,6 +113,7 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
 
   let base: ConfigInput = {};
   const given = new Set<string>();
+  const extraGiven = new Set<string>();
   const configFile = pairs.find(([name]) => name === 'config');
   if (configFile && withConfig) {
     let text: string;
@@ -123,12 +127,22 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
       base = file.input as ConfigInput;
       for (const [section, values] of Object.entries(file.input)) for (const key of Object.keys(values)) given.add(`${section}.${key}`);
       for (const note of file.notes) console.error(`--config ${configFile[1]}: ${note}`);
+      for (const [name, value] of Object.entries(file.flags)) {
+        const flag = extraByName.get(name);
+        if (COMMAND_LINE_ONLY.has(name)) throw new Error(`command.${name}: --${name} is given on the command line, not in a config file`);
+        if (!flag) {
+          console.error(`--config ${configFile[1]}: command.${name}: not a flag of this command (ignored)`);
+          continue;
+        }
+        if (flag.boolean && typeof value !== 'boolean' && value !== 'true' && value !== 'false') throw new Error(`command.${name} must be true or false, got ${JSON.stringify(value)}`);
+        extra[name] = flag.boolean ? value === true || value === 'true' : String(value);
+        extraGiven.add(name);
+      }
     } catch (error) {
       throw new Error(`--config ${configFile[1]}: ${(error as Error).message}`);
     }
   }
   const flags: [string, string][] = [];
-  const extraGiven = new Set<string>();
   for (const [name, value] of pairs) {
     if (name === 'config' && withConfig) continue;
     const flag = extraByName.get(name);

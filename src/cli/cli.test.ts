@@ -15,7 +15,7 @@ const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size'
 describe('CLI', () => {
   it('trains for a few steps, writing metrics and checkpoints that eval can score', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-train-'));
-    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--output-dir', out, '--quiet'], { stdio: 'pipe' });
+    execFileSync(tsx, ['src/cli/train.ts', ...tiny, '--max-steps', '3', '--checkpoint-freq', '2', '--eval-k', '2', '--output-dir', out, '--quiet'], { stdio: 'pipe' });
     const events = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     const names = new Set(events.map((e) => e.name));
     for (const name of ['avg_reward', 'accuracy', 'compression_rate', 'policy_loss', 'entropy', 'program_bits', 'tokens_per_s', 'evals_per_s', 'outcome_ok']) {
@@ -34,6 +34,9 @@ describe('CLI', () => {
     expect(rewards.reward.mean).toBeCloseTo(rewards.per_step.reduce((sum, s) => sum + s.avg_reward, 0) / 3, 9);
     // config.yaml is a config file the next run can start from.
     execFileSync(tsx, ['src/cli/train.ts', '--config', join(out, 'config.yaml'), '--max-steps', '1', '--output-dir', join(out, 'again'), '--quiet'], { stdio: 'pipe' });
+    // with train's own flags that shaped the run (best-of-2 at evaluation), which a config's fields do not hold.
+    expect(JSON.parse(readFileSync(join(out, 'again', 'logs', 'eval_results.json'), 'utf8'))).toMatchObject({ k: 2 });
+    expect(JSON.parse(readFileSync(join(out, 'again', 'run.json'), 'utf8')).extras).toEqual({ 'eval-k': '2' });
     expect(JSON.parse(readFileSync(join(out, 'again', 'config.json'), 'utf8'))).toEqual({ ...JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')), run: { ...JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).run, maxSteps: 1, outputDir: join(out, 'again') } });
     const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, 'latest.prl'))));
     expect(meta.step).toBe(3);

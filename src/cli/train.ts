@@ -274,8 +274,6 @@ export async function trainCommand(argv: string[]): Promise<void> {
       for (const [name, value] of entries) rewards.add(step, name, value);
     };
     // Written once the run is sure to start: a refused --resume leaves the earlier config as it was.
-    writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
-    writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config));
     const runRecord = newRunRecord(['npm', 'run', 'train', '--', ...argv], backend.backend, config, [
       ...data.files,
       ...(initPath ? [recordFile('warm start', initPath)] : []),
@@ -284,6 +282,10 @@ export async function trainCommand(argv: string[]): Promise<void> {
     ], shards ? threads : 1);
     const shaping = new Set([...parsed.extraGiven, ...Object.keys(repeated?.extras ?? {}), ...restored.map(([flag]) => flag)]);
     runRecord.extras = Object.fromEntries(SHAPING_FLAGS.flatMap((flag) => (shaping.has(flag) ? [[flag, extra[flag]!]] : [])));
+    writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+    // config.yaml also keeps the flags that shaped the run (not --resume: a config starts a run), so --config repeats it.
+    const commandFlags = Object.fromEntries(Object.entries(runRecord.extras).filter(([flag]) => flag !== 'resume'));
+    writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config, { ...commandFlags, threads: String(runRecord.threads ?? 1) }));
     if (resume !== undefined) {
       // A checkpoint in this folder is overwritten (latest.prl) or pruned as the run goes on: the
       // record names a copy kept beside the others, so that --rerun finds the file it resumed from.

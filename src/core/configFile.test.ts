@@ -18,6 +18,18 @@ describe('config files', () => {
     expect(parseConfigFile('model:\n  dModel: 32\nlearning_rate: 0.001').config).toMatchObject({ model: { dModel: 32 }, algorithm: { learningRate: 0.001 } });
   });
 
+  it('keeps a run\'s own flags under command, and reads them back as flags, not config fields', () => {
+    const config = defaultConfig();
+    const file = parseConfigFile(configToYaml(config, { 'eval-k': '8', preferences: 'pairs.jsonl', 'reward-model-alone': true, threads: '2' }));
+    expect(file.config).toEqual(config);
+    expect(file.flags).toEqual({ 'eval-k': '8', preferences: 'pairs.jsonl', 'reward-model-alone': true, threads: '2' });
+    expect(parseConfigFile('command:\n  eval-k: 4').flags).toEqual({ 'eval-k': '4' });
+    expect(parseConfigFile(configToYaml(config)).flags).toEqual({});
+    expect(() => parseConfigFile('command: [1]')).toThrow(/"command" must be a mapping/);
+    expect(() => parseConfigFile('command:\n  evalK: 4')).toThrow(/command.evalK: not a flag name/);
+    expect(() => parseConfigFile('command:\n  eval-k: [4]')).toThrow(/command.eval-k must be a string, a number or true\/false/);
+  });
+
   it('reads the DQN seed\'s train_config.yaml: algorithm dqn, its agent\'s settings, episodes as steps', () => {
     const yaml = ['environment:', '  max_steps: 50', '  vocab_size: 5000', 'agent:', '  learning_rate: 0.0001', '  gamma: 0.99', '  epsilon_start: 1.0', '  epsilon_end: 0.01', '  epsilon_decay: 0.995', '  buffer_capacity: 50000', '  batch_size: 64', '  device: cpu', 'training:', '  num_episodes: 1000', 'reward:', '  type: code_quality'].join('\n');
     const { config, notes } = parseConfigFile(yaml);

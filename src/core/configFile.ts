@@ -70,6 +70,12 @@ export interface ConfigFile {
   input: Record<string, Record<string, unknown>>;
   /** What the reader did that the user should know (ignored keys). */
   notes: string[];
+  /**
+   * The file's `command` section: a command's own flags that are not config fields (train's
+   * `eval-k`, `preferences`, `threads`, ...), by flag name, as a run's config.yaml keeps them.
+   * The command that reads the file applies those it knows (cli/args.ts).
+   */
+  flags: Record<string, string | boolean>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -105,6 +111,7 @@ export function parseConfigFile(text: string): ConfigFile {
   const lab: Record<string, Record<string, unknown>> = {};
   const notes: string[] = [];
   const unknown: string[] = [];
+  const flags: Record<string, string | boolean> = {};
   let numEpisodes: unknown;
   // Defined, not assigned: a key `__proto__` becomes an own key (refused as unknown by
   // parseConfig's strict check), never the prototype that would smuggle values past it.
@@ -114,7 +121,16 @@ export function parseConfigFile(text: string): ConfigFile {
     Object.defineProperty(lab[section], key, { value, enumerable: true, writable: true, configurable: true });
   };
   for (const [key, value] of Object.entries(input)) {
-    if (sections.includes(key)) {
+    if (key === 'command') {
+      if (!isObject(value)) throw new Error(`"command" must be a mapping of flag names to values, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+      for (const [flag, flagValue] of Object.entries(value)) {
+        if (!/^[a-z][a-z0-9-]*$/.test(flag)) throw new Error(`command.${flag}: not a flag name (lower case words joined by -, as on the command line)`);
+        if (typeof flagValue !== 'string' && typeof flagValue !== 'boolean' && !(typeof flagValue === 'number' && Number.isFinite(flagValue))) {
+          throw new Error(`command.${flag} must be a string, a number or true/false, got ${shown(flagValue)}`);
+        }
+        Object.defineProperty(flags, flag, { value: typeof flagValue === 'number' ? String(flagValue) : flagValue, enumerable: true, writable: true, configurable: true });
+      }
+    } else if (sections.includes(key)) {
       if (!isObject(value)) throw new Error(`"${key}" must be a mapping of its fields, got ${Array.isArray(value) ? 'a list' : typeof value}`);
       for (const [field, fieldValue] of Object.entries(value)) set(`${key}.${field}`, fieldValue);
     } else if (dqnSections.includes(key)) {
@@ -137,7 +153,7 @@ export function parseConfigFile(text: string): ConfigFile {
       unknown.push(key);
     }
   }
-  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}; or the seed's keys: batch_size, ${[...seedKeys.keys()].join(', ')}; or the DQN seed's: ${[...dqnSeedKeys.keys(), 'training.num_episodes'].join(', ')})`);
+  if (unknown.length) throw new Error(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the lab's sections: ${sections.join(', ')}, and command for a command's own flags; or the seed's keys: batch_size, ${[...seedKeys.keys()].join(', ')}; or the DQN seed's: ${[...dqnSeedKeys.keys(), 'training.num_episodes'].join(', ')})`);
   if (Object.hasOwn(input, 'batch_size')) {
     // Whole numbers first: 2.5 x 2 would be a valid batch of 5 that nobody asked for.
     const wholeKey = (key: string, value: unknown) => {
@@ -162,10 +178,14 @@ export function parseConfigFile(text: string): ConfigFile {
     }
     notes.push(`training.num_episodes ${numEpisodes}: ${config.run.maxSteps} steps of ${config.algorithm.batchSize} programs`);
   }
-  return { config, input: lab, notes };
+  return { config, input: lab, notes, flags };
 }
 
-/** A config as the YAML a run's output dir holds (config.yaml): the lab's own shape, read back by parseConfigFile. */
-export function configToYaml(config: LabConfig): string {
-  return stringifyYaml(config);
+/**
+ * A config as the YAML a run's output dir holds (config.yaml): the lab's own shape, read back by
+ * parseConfigFile, and under `command` the run's own flags that are not config fields, so that
+ * `--config runs/NAME/config.yaml` repeats the whole run.
+ */
+export function configToYaml(config: LabConfig, flags: Record<string, string | boolean> = {}): string {
+  return stringifyYaml(Object.keys(flags).length ? { ...config, command: flags } : config);
 }
