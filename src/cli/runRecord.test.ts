@@ -113,7 +113,14 @@ describe('a run repeats from its record', () => {
     // train's own flags come back from the run's record, and the resumed run's record keeps them.
     // The checkpoint it resumed from is kept beside the others (latest.prl was overwritten since): a rerun finds it.
     const resumedFrom = join(part, 'checkpoints', 'resumed-from-step-2.prl');
-    expect((JSON.parse(readFileSync(join(part, 'run.json'), 'utf8')) as { extras: Record<string, unknown> }).extras).toMatchObject({ 'eval-k': '2', resume: resumedFrom });
+    const record = JSON.parse(readFileSync(join(part, 'run.json'), 'utf8')) as { extras: Record<string, unknown>; command: string[]; previous: { command: string[]; steps: number; stopped: string; format?: string }[] };
+    expect(record.extras).toMatchObject({ 'eval-k': '2', resume: resumedFrom });
+    // The session that began the run is kept in the record that replaced it: its command, steps and end.
+    expect(record.command).toContain('--resume');
+    expect(record.previous).toHaveLength(1);
+    expect(record.previous[0]).toMatchObject({ steps: 2, stopped: 'step budget' });
+    expect(record.previous[0].command).toEqual(expect.arrayContaining(['--init-from', warm, '--max-steps', '2']));
+    expect(record.previous[0].format).toBeUndefined();
     await trainCommand(['--rerun', part, '--quiet']);
     const after2 = (d: string) => figures(d).filter((line) => Number(line.split(' ')[0]) > 2);
     expect(after2(`${part}-rerun`)).toEqual(after2(part));

@@ -60,6 +60,27 @@ export interface RunRecordFile {
    * repeats them. A record without it came before 2026-11-27.
    */
   extras?: Record<string, string | boolean>;
+  /**
+   * A run continued in place (`--resume DIR/latest.prl` into DIR) keeps here the records of its
+   * earlier sessions, oldest first, each as it was written (its command, code, config, files,
+   * start and end), so that the command that began the run is never lost.
+   */
+  previous?: RunSession[];
+}
+
+/** One earlier session of a run continued in place. */
+export type RunSession = Omit<RunRecordFile, 'format' | 'version' | 'previous'>;
+
+/** The sessions of the run recorded in `dir` so far (its earlier ones, then the last), or [] when it has no readable record. */
+export function sessionsSoFar(dir: string): RunSession[] {
+  let record: RunRecordFile;
+  try {
+    record = readRunRecord(dir);
+  } catch {
+    return [];
+  }
+  const { format: _format, version: _version, previous = [], ...last } = record;
+  return [...previous, last];
 }
 
 /** train's own flags that change what a run computes, kept in its record for a rerun. */

@@ -33,7 +33,7 @@ import { catchInterrupt, isEntry, parseArgs, positiveFlag, runMain, type ExtraFl
 import { loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, refuseClearingInputs, runDirPlan, truncateMetrics } from './runDir';
-import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, SHAPING_FLAGS, writeRunRecord } from './runRecord';
+import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, sessionsSoFar, SHAPING_FLAGS, writeRunRecord } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -294,6 +294,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
       if (inside && resolve(kept) !== resolve(resume)) writeAtomic(kept, readCheckpointFile(resume, 'resume'));
       runRecord.files.push(recordFile('resumed from', kept));
       if (runRecord.extras?.resume !== undefined) runRecord.extras.resume = kept;
+      // Continued in place: the record this one replaces, and those before it, are kept in it.
+      const earlier = sessionsSoFar(outputDir);
+      if (earlier.length) runRecord.previous = earlier;
     }
     writeRunRecord(outputDir, runRecord);
 
