@@ -170,7 +170,12 @@ export async function accumulatedStep(
   }
 }
 
-/** Contiguous micro-batches of whole groups (episodes of one prompt stay together), at most `count`. */
+/**
+ * Contiguous micro-batches of whole groups (episodes of one prompt stay together), about
+ * `items / count` items each: a group is never split, so uneven groups can make one part more
+ * than `count` (groups of 3, 3, 3 and 1 in 2 parts give 3, 3 and 4). Callers weight each part by
+ * its share of the tokens, so the gradient is the whole batch's either way.
+ */
 export function microBatches<T>(items: readonly T[], count: number, groupOf: (item: T) => number | undefined = (item) => (item as { group?: number }).group): T[][] {
   if (count <= 1 || items.length <= 1) return [[...items]];
   const groups: T[][] = [];
@@ -204,7 +209,7 @@ export async function applyClipped(
   const gradNorm = (await norm.data())[0];
   norm.dispose();
   if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
-    return { gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? 'gradient' : 'loss'} (${loss}); update skipped, weights unchanged` };
+    return { gradNorm, skipped: true, reason: `non-finite ${Number.isFinite(loss) ? `gradient (norm ${gradNorm})` : `loss (${loss})`}; update skipped, weights unchanged` };
   }
   optimizer.apply(gradients, gradNorm > gradClip ? gradClip / gradNorm : 1);
   return { gradNorm, skipped: false };

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { KolmogorovGrammar, encodePrompt, tokensToProgram, vocabSize } from '../kolmogorov/grammar';
 import { parseProgram, printProgram } from '../kolmogorov/program';
 import { Rng } from '../rng';
-import { runnersUp, sampleBatch } from './sampler';
+import { pickToken, runnersUp, sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
 import { TransformerPolicy } from './transformer';
 import { scheduledRate } from './schedule';
@@ -108,12 +108,39 @@ describe('transformer policy', () => {
     a.getWeights().forEach((w, i) => expect(new Uint8Array(b.getWeights()[i].data.buffer)).toEqual(new Uint8Array(w.data.buffer)));
     const wrong = a.getWeights().map((w) => (w.name === 'head/b' ? { ...w, shape: [w.shape[0] + 1], data: new Float32Array(w.data.length + 1) } : w));
     expect(() => b.setWeights(wrong)).toThrow(/head\/b has shape/);
+    // A tensor of another type or length is refused before anything is written: the model is left as it was.
+    const before = b.getWeights();
+    const int32 = a.getWeights().map((w, i) => (i === 3 ? { ...w, data: new Int32Array(w.data.length) as unknown as Float32Array } : w));
+    expect(() => b.setWeights(int32)).toThrow(/is not float32/);
+    const short = a.getWeights().map((w, i) => (i === 3 ? { ...w, data: w.data.subarray(1) } : w));
+    expect(() => b.setWeights(short)).toThrow(/values, its shape/);
+    b.getWeights().forEach((w, i) => expect(w.data).toEqual(before[i].data));
     a.dispose();
     b.dispose();
+  });
+
+  it('starts from the same weights for the same seed, 0 included (tfjs reads a seed of 0 as none)', () => {
+    for (const seed of [0, 1]) {
+      const [a, b] = [new TransformerPolicy(tiny, seed), new TransformerPolicy(tiny, seed)];
+      a.getWeights().forEach((w, i) => expect(b.getWeights()[i].data, `${seed} ${w.name}`).toEqual(w.data));
+      a.dispose();
+      b.dispose();
+    }
   });
 });
 
 describe('constrained sampling', () => {
+  it('refuses a NaN score among the allowed tokens rather than draw the argmax with a NaN log-probability', () => {
+    const mask = new Uint8Array([1, 1, 1, 1]);
+    const rng = new Rng(1);
+    expect(() => pickToken(new Float32Array([NaN, 1, 2, 0.5]), 0, mask, 1, false, rng)).toThrow(/score of a token the grammar allows here is NaN/);
+    expect(() => pickToken(new Float32Array([NaN, 1, 2, 0.5]), 0, mask, 1, true, rng)).toThrow(/NaN/);
+    // A NaN where the grammar forbids the token is no matter.
+    const [token, logProb] = pickToken(new Float32Array([NaN, 1, 2, 0.5]), 0, new Uint8Array([0, 1, 1, 1]), 1, true, rng);
+    expect(token).toBe(2);
+    expect(Number.isFinite(logProb)).toBe(true);
+  });
+
   it('respects the grammar, is reproducible from the seed, and greedy is deterministic', async () => {
     const policy = new TransformerPolicy({ ...tiny, vocabSize: 10 }, 5);
     const grammar = new ToyGrammar();

@@ -102,9 +102,13 @@ interface Block {
   fc2W: tf.Variable; fc2B: tf.Variable;
 }
 
-/** A small seeded normal initialiser (std 0.02, as GPT-2), independent of tfjs's global RNG. */
+/**
+ * A small seeded normal initialiser (std 0.02, as GPT-2), independent of tfjs's global RNG.
+ * tfjs reads a seed of 0 as none (`Math.random()`), so 0 is passed as -1, which no other
+ * variable's seed is: a run with `--seed 0` starts from the same weights every time.
+ */
 function initTensor(shape: number[], seed: number, std: number): tf.Tensor {
-  return tf.randomNormal(shape, 0, std, 'float32', seed);
+  return tf.randomNormal(shape, 0, std, 'float32', seed === 0 ? -1 : seed);
 }
 
 /** Weights that do not fit the model (a name missing, a shape different): the file's fault, not the run's. */
@@ -390,6 +394,9 @@ export class TransformerPolicy {
       const weight = byName.get(name);
       if (!weight) throw new WeightsMismatchError(`weights lack ${name}`);
       if (weight.shape.join(',') !== variable.shape.join(',')) throw new WeightsMismatchError(`weight ${name} has shape [${weight.shape}], the model needs [${variable.shape}]`);
+      // Checked here too, so that a bad tensor never leaves the model half written.
+      if (!(weight.data instanceof Float32Array)) throw new WeightsMismatchError(`weight ${name} is not float32 (${(weight.data as object)?.constructor?.name ?? typeof weight.data}): a policy's weights are`);
+      if (weight.data.length !== variable.size) throw new WeightsMismatchError(`weight ${name} has ${weight.data.length} values, its shape [${variable.shape}] ${variable.size}`);
     }
     if (byName.size !== this.variables.length) throw new WeightsMismatchError(`weights have ${byName.size} tensors, the model ${this.variables.length}`);
     for (const variable of this.variables) {
