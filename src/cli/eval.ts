@@ -17,6 +17,7 @@ import { ktMetrics, ktMetricsByLength, type ScoredSample } from '../core/kolmogo
 import { parseProgram, printProgram } from '../core/kolmogorov/program';
 import { programToTokens } from '../core/kolmogorov/grammar';
 import { splitSearch } from '../core/kolmogorov/split';
+import { repairSearch } from '../core/kolmogorov/repair';
 import { programBits, type PriorName } from '../core/kolmogorov/prior';
 import { taskPreludes, programTask, searchOf } from '../core/runner';
 import type { FoundBy } from '../core/kolmogorov/evaluate';
@@ -82,7 +83,7 @@ const extras: ExtraFlag[] = [
   { name: 'num-episodes', doc: 'functions: episodes per problem, as the DQN seed\'s evaluate.py (the same as --k: the greedy program and N - 1 samples; success_rate is their share that pass every test)' },
   { name: 'temperature', doc: 'sampling temperature of the k - 1 programs sampled beside the greedy one (default 1; functions --search: 1.3)' },
   { name: 'repair', doc: 'when no program is correct, search edits of the closest ones: swaps for, and inserts of, the policy\'s M runner-ups per token, and dropped numbers (0: off)', defaultValue: '0' },
-  { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more', defaultValue: '1' },
+  { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more (the default is the recipe\'s, the page\'s and train\'s)', defaultValue: String(repairSearch.rounds) },
   { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
   { name: 'bridge-above', doc: `with --split: where the policy writes nothing from a place, split search bridges it with the values themselves (set_list) and goes on; a program holding such a bridge counts only at most R bits per raw bit, since failing leaves the sequence to gzip (0: no bridges; default ${splitSearch.bridgeAbove})` },
   { name: 'search', doc: 'functions: search instead of best-of-k: up to --k programs per problem (at most 1024; 256 when --k is not given), drawn in batches (see --sampling), a problem stopping once a stage of distinct draws has a program that passes its shown tests (independent samples: once --enough draws pass them); the choice among them by --select; prints solved@k and names problems with a shown test that looks wrong', boolean: true },

@@ -97,6 +97,7 @@ async function writePieces({ policy, config, pool, shouldStop }: EvaluationSetup
   const grammar = new KolmogorovGrammar();
   const keys = pieces.map((piece) => piece.join(','));
   const fresh = [...new Map(keys.flatMap((key, j) => (cache.has(key) ? [] : [[key, pieces[j]] as const]))).entries()];
+  const thisCall = new Map<string, WrittenPiece>();
   for (let at = 0; at < fresh.length; at += PIECE_BATCH) {
     const batch = fresh.slice(at, at + PIECE_BATCH);
     const samples = await sampleBatch(policy, grammar, batch.map(([, piece]) => encodePrompt(piece, config.task.maxSequenceLength)), {
@@ -105,10 +106,20 @@ async function writePieces({ policy, config, pool, shouldStop }: EvaluationSetup
       greedy: true,
     });
     const candidates = samples.map((sample) => toCandidate(sample, config.task.prior));
-    const outcomes = await evaluateCandidates(pool, candidates.map((candidate, j) => jobFor(candidate, batch[j][1], config.run.seed)));
-    outcomes.forEach((outcome, j) => cache.set(batch[j][0], outcome.kind === 'ok' ? { program: candidates[j].program!, bits: candidates[j].bits } : null));
+    const jobs = candidates.map((candidate, j) => jobFor(candidate, batch[j][1], config.run.seed));
+    const outcomes = await evaluateCandidates(pool, jobs);
+    // A run the machine's load cut short (a timeout, a sandbox that died) says nothing of the
+    // program: it runs once more, and if cut short again it is not kept, so a later search that
+    // asks for the same piece runs it anew rather than find it lost for the whole evaluation.
+    const cutShort = (j: number) => outcomes[j].kind === 'timeout' || outcomes[j].kind === 'infra_error';
+    const again = outcomes.flatMap((_, j) => (cutShort(j) ? [j] : []));
+    if (again.length) (await evaluateCandidates(pool, again.map((j) => jobs[j]))).forEach((outcome, i) => (outcomes[again[i]] = outcome));
+    outcomes.forEach((outcome, j) => {
+      const written = outcome.kind === 'ok' ? { program: candidates[j].program!, bits: candidates[j].bits } : null;
+      (cutShort(j) ? thisCall : cache).set(batch[j][0], written);
+    });
   }
-  return keys.map((key) => cache.get(key)!);
+  return keys.map((key) => (cache.has(key) ? cache.get(key)! : (thisCall.get(key) ?? null)));
 }
 
 export async function evaluateKolmogorov(setup: EvaluationSetup, records: readonly KolmogorovRecord[], options: EvaluateOptions = {}): Promise<EvaluationResult> {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runProgram } from './dsl';
-import { parseProgram, printProgram } from './program';
+import { generateExample } from './generator';
+import { parseProgram, printProgram, type Program } from './program';
+import { Rng } from '../rng';
 import { programBits } from './prior';
 import { concatenatePrograms, interleavePrograms } from './join';
 import { SplitSearch, segmentEnds, splitPrograms, splitSearch, unweave, unweaveLengths, type PieceWriter } from './split';
@@ -153,6 +155,61 @@ describe('split search', () => {
     const joined = search.result()!;
     expect(printProgram(joined)).not.toContain('set_list');
     expect(runProgram(joined)).toEqual(sequence);
+  });
+});
+
+describe('what a cover costs', () => {
+  it('charges a piece its lines, not an output line of its own: a cover of more, cheaper pieces wins when the joined program is cheaper', () => {
+    const sequence = [0, 1, 2, 5, ...range(200, 210)];
+    const search = new SplitSearch(sequence, { ...splitSearch, bridge: [] }, 'kt');
+    const one = (line: string) => parseProgram(`sequence_1 = ${line}\noutput = sequence_1`);
+    const confirm = (start: number, end: number, program: ReturnType<typeof one>) => search.confirm({ start, end }, program, programBits(program, 'kt'));
+    confirm(0, 4, one('set_list([0, 1, 2, 5])'));
+    confirm(0, 3, one('range_func_up(0, 2)'));
+    confirm(3, 4, one('set_list([5])'));
+    confirm(4, 15, one('range_func_up(200, 210)'));
+    const kept = search.result()!;
+    const fewer = concatenatePrograms([one('set_list([0, 1, 2, 5])'), one('range_func_up(200, 210)')]);
+    expect(runProgram(kept)).toEqual(sequence);
+    // Before, each piece paid an output line: the two-piece cover (69.75 bits joined) beat this one (67.22).
+    expect(programBits(kept, 'kt')).toBeLessThan(programBits(fewer, 'kt'));
+    expect(printProgram(kept)).toContain('set_list([5])');
+  });
+
+  it('never keeps an interleave dearer, once merged, than the cover end to end (merged too): generated sequences, a writer of runs and short literals', async () => {
+    const int = (value: number) => ({ kind: 'int' as const, value });
+    // A stand-in for the policy: constant runs, ranges, intervals and literals of up to 10 values.
+    const writeOne = (v: readonly number[]): Program | null => {
+      const step = v[1] - v[0];
+      const run = v.length > 1 && v.every((x, i) => i === 0 || x - v[i - 1] === step);
+      if (run && step === 0) return { lines: [{ fn: 'repeat_num', args: [int(v.length), int(v[0])] }], output: 0 };
+      if (run && step === 1) return { lines: [{ fn: 'range_func_up', args: [int(v[0]), int(v[v.length - 1])] }], output: 0 };
+      if (run && step >= 2 && step <= 8 && v[v.length - 1] + 1 < 256) return { lines: [{ fn: 'range_func_interval', args: [int(v[0]), int(v[v.length - 1] + 1), int(step)] }], output: 0 };
+      return v.length <= 10 ? { lines: [{ fn: 'set_list', args: [{ kind: 'list', values: [...v] }] }], output: 0 } : null;
+    };
+    for (const prior of ['kt', 'strict'] as const) {
+      const write: PieceWriter = async (pieces) => pieces.map((piece) => {
+        const program = writeOne(piece);
+        return program && { program, bits: programBits(program, prior) };
+      });
+      const rng = new Rng(7);
+      let compared = 0;
+      const dearer: number[] = [];
+      for (let i = 0; i < 400; i++) {
+        const { sequence } = generateExample(rng);
+        if (sequence.length < 30) continue;
+        const settings = { ...splitSearch, bridge: [] };
+        const [full] = await splitPrograms([sequence], write, { prior, settings });
+        const [endToEnd] = await splitPrograms([sequence], write, { prior, settings: { ...settings, unweave: [] } });
+        if (!full || !endToEnd) continue;
+        compared++;
+        expect(runProgram(full.program)).toEqual(sequence);
+        if (programBits(full.program, prior) > programBits(endToEnd.program, prior) + 1e-9) dearer.push(i);
+      }
+      // Before, the choice compared programs before merging: 4 (kt) and 11 (strict) of these were dearer.
+      expect(compared, prior).toBeGreaterThan(250);
+      expect(dearer, prior).toEqual([]);
+    }
   });
 });
 

@@ -13,8 +13,10 @@
  * furthest reached positions not yet tried and asks the policy for the segments that start
  * there and end at a few likely places (`segmentEnds`): fixed widths, and the ends of runs of
  * constant difference (a range, an interval, a repeat). Every segment the sandbox confirms
- * reaches its end, and each position keeps its cheapest cover in prior bits, so the first
- * cover of the whole sequence is refined by later rounds when they find a cheaper one.
+ * reaches its end, and each position keeps its cheapest cover (the sum of its pieces' prior
+ * bits, each piece without the output line it had as a program of its own: the joined program
+ * has one), so the first cover of the whole sequence is refined by later rounds when they find
+ * a cheaper one.
  *
  * The generator reuses its sequences (repeat_list, a sequence folded in twice, a reversed copy),
  * so a long sequence often repeats a piece. Where a part of a position's cover comes again, or
@@ -42,7 +44,7 @@
  * it counts only if its output is the sequence; its bits are its own under the prior.
  */
 import type { Program } from './program';
-import { programBits, type PriorName } from './prior';
+import { priorConstants, programBits, type PriorName } from './prior';
 import { concatenatePrograms, interleavePrograms, literalProgram } from './join';
 import { mergeRuns } from './merge';
 
@@ -202,6 +204,7 @@ interface Part {
 }
 
 interface Cover {
+  /** The parts' bits (each piece priced without its output line, which the joined program has once). */
   bits: number;
   parts: Part[];
   /** Whether a literal bridge is among the parts. */
@@ -286,7 +289,7 @@ export class SplitSearch {
     const ends = [...new Set(this.settings.bridge.map((width) => Math.min(sequence.length, p + width)))];
     for (const end of ends) {
       const program = literalProgram(sequence.slice(p, end));
-      this.add(p, { end, program, bits: programBits(program, this.prior), literal: true });
+      this.add(p, { end, program, bits: pieceBits(programBits(program, this.prior), this.prior), literal: true });
     }
     return ends.filter((end) => end < sequence.length && !this.tried.has(end)).sort((a, b) => b - a);
   }
@@ -298,7 +301,7 @@ export class SplitSearch {
    * pass in order of position settles every cover).
    */
   confirm({ start, end }: Segment, program: Program, bits: number): void {
-    this.add(start, { end, program, bits });
+    this.add(start, { end, program, bits: pieceBits(bits, this.prior) });
   }
 
   private add(start: number, piece: Piece): void {
@@ -344,11 +347,11 @@ export class SplitSearch {
         same &&= sequence[p + i] === values[i];
         reversed &&= sequence[p + i] === values[length - 1 - i];
       }
-      if (same) copies.push({ end, program, bits: 0 });
+      if (same) copies.push({ end, program, bits: partBits(this.prior) });
       else if (reversed) {
         const { lines, output } = program;
         const copy = { lines: [...lines, { fn: 'reverse_list' as const, args: [{ kind: 'ref' as const, line: output }] }], output: lines.length };
-        copies.push({ end, program: copy, bits: programBits(copy, this.prior) - programBits(program, this.prior) });
+        copies.push({ end, program: copy, bits: programBits(copy, this.prior) - programBits(program, this.prior) + partBits(this.prior) });
       }
     }
     return copies;
@@ -365,6 +368,20 @@ export class SplitSearch {
     return cover ? concatenatePrograms(cover.parts.map((part) => part.program)) : null;
   }
 }
+
+/**
+ * What a part costs in the joined program beside its own lines: nothing under kt, whose one
+ * `concatenate` pays two references whatever the number of parts; under strict a reference
+ * each, which the bits of a name stand for (the line it points to is not known yet).
+ */
+const partBits = (prior: PriorName): number => (prior === 'strict' ? priorConstants.nameBits : 0);
+
+/**
+ * What a piece adds to a cover: its bits as a program of its own, less its output line (the
+ * joined program has one), plus its part's share of the `concatenate`. Charging every piece an
+ * output line made a cover of more, cheaper pieces lose to one of fewer, dearer ones under kt.
+ */
+const pieceBits = (programBits: number, prior: PriorName): number => programBits - priorConstants.nameBits + partBits(prior);
 
 /** A sequence's joined program, and whether it holds a literal bridge (`SplitSettings.bridge`). */
 export interface SplitFound {
@@ -443,6 +460,10 @@ async function searchAll(
   });
   const width = settings.unweave[depth] ?? 0;
   const bits = found.map((one) => (one ? programBits(one.program, prior) : Infinity));
+  // The programs kept are merged (splitPrograms), so candidates are compared merged: an
+  // interleave cheaper than the cover end to end before merging may be dearer after.
+  const mergedBits = (program: Program) => programBits(mergeRuns(program, prior), prior);
+  const best = found.map((one) => (one ? mergedBits(one.program) : Infinity));
   // Unsolved, or covered only at a cost that suggests literals where an interleave was.
   const unweaving = width > 0 ? targets.flatMap((target, r) => (!found[r] || bits[r] > settings.unweaveAbove * 8 * target.length ? [r] : [])) : [];
   if (unweaving.length === 0) return found;
@@ -472,8 +493,8 @@ async function searchAll(
     const rest = rests[c];
     if (!rest) return;
     const program = interleavePrograms(rest.program, piece.program);
-    const joinedBits = programBits(program, prior);
-    if (joinedBits < bits[r]) [found[r], bits[r]] = [{ program, bridged: rest.bridged }, joinedBits];
+    const joinedBits = mergedBits(program);
+    if (joinedBits < best[r]) [found[r], best[r]] = [{ program, bridged: rest.bridged }, joinedBits];
   });
   return found;
 }
