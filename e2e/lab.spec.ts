@@ -84,6 +84,12 @@ test('Download checkpoint yields a file the engine validates; loading it back re
   await expect(page.getByTestId('checkpoint-input')).toHaveValue('');
   await page.getByTestId('checkpoint-input').setInputFiles({ name: 'broken.prl', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
   await expect(page.getByTestId('status-message')).toContainText('loaded broken.prl, step 2');
+
+  // Downloaded while training: the file is named after the step it holds, not the one on screen (which lags).
+  await lab.button('Train').click();
+  await expect(page.getByTestId('step')).not.toHaveText('step 2', { timeout: 60_000 });
+  for (let i = 0; i < 3; i++) await lab.downloadCheckpoint();
+  await lab.button('Stop').click();
 });
 
 test('charts: smoothing, wall-time axis, gzip and LZMA reference lines; metrics export as CSV and JSONL', async ({ page }) => {
@@ -231,6 +237,15 @@ test('the default pretrained checkpoint: the shipped one loads; missing means a 
   await expect(page.getByTestId('checkpoint-note')).toContainText('was refused');
   await expect(page.getByTestId('errors')).toContainText('/pretrained.prl cannot be loaded');
   await expect(page.getByTestId('status-message')).toContainText('ready to train');
+
+  // A shipped data file the server does not give is named with why; the rest of the lab starts and trains.
+  await page.goto('about:blank');
+  await page.unroute('**/pretrained.prl');
+  await page.route(/\/heldout-[^/]*\.jsonl$/, (route) => route.abort('failed'));
+  await lab.open();
+  await expect(page.getByTestId('errors')).toContainText('the shipped held-out file heldout.jsonl');
+  await lab.button('Step').click();
+  await expect(page.getByTestId('step')).toHaveText('step 1');
 });
 
 test('a digit task (sum_digits) trains from the link with generator workers; accuracy and format-compliance charts get points', async ({ page }) => {

@@ -171,10 +171,26 @@ test('the configuration applies what its fields show: Enter in a field applies t
   const lab = new LabPage(page);
   await lab.open();
   // Enter before the field loses focus: the typed value is the one applied.
+  await page.getByTestId('config-advanced').locator('summary').click();
   await page.getByTestId('field-learning-rate').fill('0.0003');
   await page.getByTestId('field-learning-rate').press('Enter');
   await expect.poll(() => page.url()).toContain('learning-rate=0.0003');
   expect(await page.getByTestId('field-learning-rate').inputValue()).toBe('0.0003');
+  // The form stays as it was: focus in the field, Advanced still open (it was made again, and both were lost).
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('field-learning-rate');
+  await expect(page.getByTestId('config-advanced')).toHaveAttribute('open', '');
+  // Typed, then Apply pressed with the mouse (held as a person holds it): the field is saved as the
+  // button takes focus, and the note that then appears must not move Apply from under the pointer.
+  await page.getByTestId('field-learning-rate').fill('0.0007');
+  const apply = lab.button('Apply (new run)');
+  await apply.scrollIntoViewIfNeeded();
+  const box = (await apply.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.waitForTimeout(80);
+  await page.mouse.up();
+  await expect.poll(() => page.url()).toContain('learning-rate=0.0007');
+  await expect(page.getByTestId('config-pending')).toHaveCount(0);
   // A bad value holds Apply back, also after another field is changed.
   await lab.setField('learning-rate', 'abc');
   await expect(page.getByTestId('config-panel').getByRole('alert')).toBeVisible();

@@ -4,6 +4,7 @@
  */
 import { expect, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { checkpointStep } from '../../src/core/checkpoint';
 
 export const tinyRun = 'layers=1&d-model=16&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1';
 /** A tiny sum_digits run: a two-step warm start, then RL with two generator workers. */
@@ -35,9 +36,12 @@ export class LabPage {
   }
 
   /** The bytes of a checkpoint the page downloads (Download checkpoint). */
+  /** Downloads the run's checkpoint; its file is named after the step it holds, which is checked. */
   async downloadCheckpoint(): Promise<Uint8Array> {
     const [download] = await Promise.all([this.page.waitForEvent('download'), this.button('Download checkpoint').click()]);
-    return new Uint8Array(readFileSync((await download.path())!));
+    const bytes = new Uint8Array(readFileSync((await download.path())!));
+    expect(download.suggestedFilename()).toBe(`program-rl-lab-step${checkpointStep(bytes)}.prl`);
+    return bytes;
   }
 
   state<T>(pick: string): Promise<T> {

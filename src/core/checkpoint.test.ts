@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, checkpointTask, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
+import { CheckpointError, checkpointStep, checkpointTask, compatibleWith, decodeCheckpoint, encodeCheckpoint, type NamedTensor } from './checkpoint';
 import { defaultConfig } from './config';
 
 const meta = { config: defaultConfig(), step: 12, rngState: [1, 2, 3, 4] as [number, number, number, number], extra: { baseline: 0.5 } };
@@ -15,11 +15,12 @@ async function rejects(bytes: Uint8Array, pattern: RegExp) {
 }
 
 /** Rewrites the JSON header of a valid file and rebuilds it with a correct hash: a forgery that passes the checksum. */
-async function forge(edit: (header: any) => void): Promise<Uint8Array> {
+async function forge(edit: (header: any) => void, editPayload?: (payload: DataView, header: any) => void): Promise<Uint8Array> {
   const bytes = await encodeCheckpoint(meta, tensors());
   const length = new DataView(bytes.buffer).getUint32(12, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + length)));
   const payload = bytes.subarray(Math.ceil((16 + length) / 8) * 8, bytes.length - 32);
+  editPayload?.(new DataView(payload.buffer, payload.byteOffset, payload.byteLength), header);
   edit(header);
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const start = Math.ceil((16 + headerBytes.length) / 8) * 8;
@@ -98,16 +99,22 @@ describe('checkpoint format', () => {
     flipped[at] ^= 0x01;
     await rejects(flipped, /checksum mismatch/);
     await rejects(await forge((h) => (h.step = 1e12)), /no valid step/);
-    const absurd = tensors().map((t, i) => (i === 0 ? { ...t, data: new Float32Array(t.data.length).fill(3e38) } : t));
-    await rejects(await encodeCheckpoint(meta, absurd), /beyond the 1000000 a trained weight can reach/);
+    const value = (tensor: number, index: number, x: number) => forge(() => {}, (payload, header) => payload.setFloat32(header.tensors[tensor].offset + 4 * index, x, true));
+    await rejects(await value(0, 0, 3e38), /beyond the 1000000 a trained weight can reach/);
   });
 
   it('rejects NaN or Infinity in the weights', async () => {
+    const value = (x: number) => forge(() => {}, (payload, header) => payload.setFloat32(header.tensors[1].offset + 8, x, true));
+    await rejects(await value(Number.NaN), /non-finite/);
+    await rejects(await value(Number.POSITIVE_INFINITY), /non-finite/);
+  });
+
+  it('refuses to write what it would refuse to read: values of a run that diverged are said at the save', async () => {
+    const absurd = tensors().map((t, i) => (i === 0 ? { ...t, data: new Float32Array(t.data.length).fill(3e38) } : t));
+    await expect(encodeCheckpoint(meta, absurd)).rejects.toThrow(/refusing to write a checkpoint that would not load back: tensor .* beyond the 1000000/);
     const bad = tensors();
     bad[1].data[2] = Number.NaN;
-    await rejects(await encodeCheckpoint(meta, bad), /non-finite/);
-    bad[1].data[2] = Number.POSITIVE_INFINITY;
-    await rejects(await encodeCheckpoint(meta, bad), /non-finite/);
+    await expect(encodeCheckpoint(meta, bad)).rejects.toThrow(/would not load back: .*non-finite/);
   });
 
   it('says when a checkpoint comes from another architecture', () => {
@@ -133,5 +140,10 @@ describe('checkpointTask', () => {
     expect(checkpointTask(await encodeCheckpoint(meta, tensors()))).toBe('kolmogorov');
     expect(checkpointTask(bytes.subarray(0, 40))).toBeNull(); // truncated inside its header
     expect(checkpointTask(new TextEncoder().encode('{"not": "a checkpoint"} and some more bytes to be long enough'))).toBeNull();
+  });
+
+  it('checkpointStep reads the step the same way (the page names a downloaded file after it)', async () => {
+    expect(checkpointStep(await encodeCheckpoint({ ...meta, step: 42 }, tensors()))).toBe(42);
+    expect(checkpointStep(new Uint8Array(10))).toBeNull();
   });
 });

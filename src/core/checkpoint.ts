@@ -101,6 +101,17 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return [...(await sha256(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** Why a float32 tensor's values do not load (NaN, Infinity, or beyond what training reaches), or null. */
+function valueProblem(name: string, group: TensorGroup, data: Float32Array | Int32Array): string | null {
+  // Finite but absurd values (3e38) would overflow the first forward pass: refused like NaN.
+  const limit = group === 'weights' ? MAX_WEIGHT : MAX_OPTIMIZER_VALUE;
+  for (let i = 0; i < data.length; i++) {
+    if (!Number.isFinite(data[i])) return `tensor ${name} holds a non-finite value (NaN or Infinity) at index ${i}`;
+    if (Math.abs(data[i]) > limit) return `tensor ${name} holds ${data[i]} at index ${i}, beyond the ${limit} a trained ${group === 'weights' ? 'weight' : 'optimizer moment'} can reach`;
+  }
+  return null;
+}
+
 export async function encodeCheckpoint(meta: CheckpointMeta, tensors: NamedTensor[]): Promise<Uint8Array> {
   // What the decoder would refuse is never written: a run whose config went past the schema (a
   // mapping set after validation) would otherwise train and leave checkpoints nothing can load.
@@ -114,6 +125,9 @@ export async function encodeCheckpoint(meta: CheckpointMeta, tensors: NamedTenso
   let offset = 0;
   const names = new Set<string>();
   for (const tensor of tensors) {
+    // Said when it is written, not when it is loaded back: a run whose values went past what loads has diverged.
+    const problem = tensor.dtype === 'float32' ? valueProblem(tensor.name, tensor.group, tensor.data) : null;
+    if (problem) throw new CheckpointError(`refusing to write a checkpoint that would not load back: ${problem} (the run has diverged: resume from an earlier checkpoint, with a lower learning rate)`);
     const key = `${tensor.group}/${tensor.name}`;
     if (names.has(key)) throw new CheckpointError(`duplicate tensor ${key}`);
     names.add(key);
@@ -173,10 +187,21 @@ function checkSpecs(specs: unknown, payloadLength: number): TensorSpec[] {
  * header (decodeCheckpoint then says what is wrong with it).
  */
 export function checkpointTask(bytes: Uint8Array): string | null {
+  const task = unreadHeader(bytes)?.config?.task?.name;
+  return typeof task === 'string' ? task : null;
+}
+
+/** The step a checkpoint's header names, read as checkpointTask reads the task (the page names a downloaded file after it); null when unreadable. */
+export function checkpointStep(bytes: Uint8Array): number | null {
+  const step = unreadHeader(bytes)?.step;
+  return typeof step === 'number' && Number.isSafeInteger(step) && step >= 0 ? step : null;
+}
+
+/** A checkpoint's header as plain data, nothing in it checked; null when the framing is not a checkpoint's. */
+function unreadHeader(bytes: Uint8Array): { step?: unknown; config?: { task?: { name?: unknown } } } | null {
   try {
     const headerLength = headerLengthOf(bytes);
-    const task = (JSON.parse(new TextDecoder().decode(bytes.subarray(PREFIX, PREFIX + headerLength))) as { config?: { task?: { name?: unknown } } }).config?.task?.name;
-    return typeof task === 'string' ? task : null;
+    return JSON.parse(new TextDecoder().decode(bytes.subarray(PREFIX, PREFIX + headerLength))) as { step?: unknown; config?: { task?: { name?: unknown } } };
   } catch {
     return null;
   }
@@ -241,12 +266,8 @@ export async function decodeCheckpoint(
     const raw = bytes.buffer.slice(start, start + spec.byteLength);
     const data = spec.dtype === 'float32' ? new Float32Array(raw) : new Int32Array(raw);
     if (spec.dtype === 'float32') {
-      // Finite but absurd values (3e38) would overflow the first forward pass: refused like NaN.
-      const limit = spec.group === 'weights' ? MAX_WEIGHT : MAX_OPTIMIZER_VALUE;
-      for (let i = 0; i < data.length; i++) {
-        if (!Number.isFinite(data[i])) fail(`tensor ${spec.name} holds a non-finite value (NaN or Infinity) at index ${i}`);
-        if (Math.abs(data[i]) > limit) fail(`tensor ${spec.name} holds ${data[i]} at index ${i}, beyond the ${limit} a trained ${spec.group === 'weights' ? 'weight' : 'optimizer moment'} can reach`);
-      }
+      const problem = valueProblem(spec.name, spec.group, data);
+      if (problem) fail(problem);
     }
     return { name: spec.name, group: spec.group, dtype: spec.dtype, shape: spec.shape, data };
   });

@@ -90,3 +90,35 @@ describe('metric names that are members of every object (issue 29)', () => {
     expect(metricsToJsonl(series).trim().split('\n').map((line) => JSON.parse(line).name)).toEqual(names);
   });
 });
+
+describe('points kept per metric', () => {
+  it('a stored run of many points (a resumed or compared run) is thinned to at most MAX_POINTS at once, its last point kept', () => {
+    const events = Array.from({ length: 10_000 }, (_, i) => ({ step: i + 1, name: 'avg_reward', value: i, wallMs: i }));
+    const points = grownSeries(new Map(), events).get('avg_reward')!;
+    expect(points.length).toBeLessThanOrEqual(MAX_POINTS);
+    expect(points.length).toBeGreaterThan(MAX_POINTS / 2);
+    expect(points.at(-1)!.step).toBe(10_000);
+    expect(points[0].step).toBe(1);
+  });
+});
+
+describe('evaluation rows', () => {
+  it('keep their figures, and only the latest row its items (the only ones listed)', () => {
+    useLab.setState(initialState());
+    const row = (step: number) => ({ label: `greedy @ step ${step}`, step, task: 'kolmogorov', search: 'greedy', k: 1, n: 2, score: 0.5, metrics: { accuracy: 0.5 }, items: [] as never[] });
+    handleEvents([{ type: 'evaluation', row: row(10) }]);
+    handleEvents([{ type: 'evaluation', row: row(20) }]);
+    const rows = useLab.getState().evaluations;
+    expect(rows.map((r) => [r.step, r.score, r.items !== undefined])).toEqual([[10, 0.5, false], [20, 0.5, true]]);
+  });
+});
+
+describe('steps per second', () => {
+  it('are shown while training and cleared when training ends', () => {
+    useLab.setState(initialState());
+    handleEvents([{ type: 'phase', phase: 'training', message: 'training' }, { type: 'step', step: 3, stepsPerSecond: 2.5 }]);
+    expect(useLab.getState().stepsPerSecond).toBe(2.5);
+    handleEvents([{ type: 'phase', phase: 'stopped', message: 'stopped at step 3' }]);
+    expect(useLab.getState().stepsPerSecond).toBe(0);
+  });
+});

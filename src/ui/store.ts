@@ -115,8 +115,10 @@ export const initialState = (): LabState => ({
 
 export const useLab = create<LabState>()(() => initialState());
 
-function thin(points: MetricPoint[]): MetricPoint[] {
-  return points.length > MAX_POINTS ? points.filter((_, i) => i % 2 === 0 || i === points.length - 1) : points;
+/** Every other point dropped (the last kept) until at most MAX_POINTS are left: a stored run of 10,000 points loads as 1,250, not 5,000. */
+export function thin(points: MetricPoint[]): MetricPoint[] {
+  while (points.length > MAX_POINTS) points = points.filter((_, i) => i % 2 === 0 || i === points.length - 1);
+  return points;
 }
 
 /** Charts redraw at most this often: often enough to watch, rarely enough to never jank. */
@@ -192,7 +194,8 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
   for (const event of events) {
     switch (event.type) {
       case 'phase':
-        useLab.setState({ phase: event.phase, message: event.message, progress: null });
+        // Steps per second are a training figure: shown while it trains, not left standing after.
+        useLab.setState(event.phase === 'training' ? { phase: event.phase, message: event.message, progress: null } : { phase: event.phase, message: event.message, progress: null, stepsPerSecond: 0 });
         break;
       case 'metrics':
         metrics.push(...event.events);
@@ -204,7 +207,9 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         useLab.setState({ progress: { task: event.task, done: event.done, total: event.total } });
         break;
       case 'evaluation':
-        useLab.setState((state) => ({ evaluations: [...state.evaluations, event.row] }));
+        // Only the latest row's items are listed (Samples): earlier rows keep their figures, not their
+        // items, or a long run's periodic evaluations held evalSamples records each for good.
+        useLab.setState((state) => ({ evaluations: [...(event.row.items ? state.evaluations.map(({ items: _, ...row }) => row) : state.evaluations), event.row] }));
         break;
       case 'step':
         useLab.setState({ step: event.step, stepsPerSecond: event.stepsPerSecond });

@@ -3,10 +3,7 @@
  * into the store. Components call these functions; none of them talks to the worker directly.
  */
 import * as Comlink from 'comlink';
-import { zipSync, strToU8 } from 'fflate';
-import { checkpointTask, decodeCheckpoint, modelDifference, tensorArrays } from '../core/checkpoint';
-import { exportFiles } from '../core/export';
-import modelingPy from '../cli/modeling_prl.py?raw';
+import { checkpointTask, modelDifference } from '../core/checkpoint';
 import { configToSearchParams, withVariant, type LabConfig } from '../core/config';
 import { taskDefinition, taskNames } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
@@ -104,8 +101,12 @@ export async function loadDatasetFile(role: 'train' | 'heldout', name: string, f
 export async function loadShipped(name: string, reconfigure = true): Promise<void> {
   const entry = shippedDatasets.find((d) => d.name === name || d.path === name);
   if (!entry) return;
-  const response = await fetch(entry.url);
-  await loadDatasetFile(entry.role, entry.name, await response.blob(), reconfigure);
+  const fetched = await fetchShipped(entry.url);
+  if ('problem' in fetched) {
+    reportError(`the shipped ${entry.role === 'train' ? 'training' : 'held-out'} file ${entry.name} (${entry.url}) cannot be loaded: ${fetched.problem}`);
+    return;
+  }
+  await loadDatasetFile(entry.role, entry.name, new Blob([fetched.bytes]), reconfigure);
 }
 
 /** Loads a task's shipped training and held-out files where the loaded ones are another task's. */
@@ -182,7 +183,7 @@ async function loadShippedPolicy(task: string): Promise<boolean> {
   const shipped = taskDefinition(task).shippedPolicy;
   if (!shipped) return false;
   const url = `${import.meta.env.BASE_URL}${shipped.file}`;
-  const fetched = await fetchCheckpoint(url);
+  const fetched = await fetchShipped(url);
   const note = (checkpointNote: string) => useLab.setState({ checkpointNote });
   if ('problem' in fetched) {
     note(`no ${shipped.name} at ${url}: ${fetched.problem}; starting fresh`);
@@ -223,17 +224,17 @@ export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): P
 }
 
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
-export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number } | undefined> {
+export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number; sameRun: boolean } | undefined> {
   try {
     const before = useLab.getState().config;
     const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: name, ...options });
     // The note of what the page loaded when it opened no longer says what the weights are (a shipped policy's load says its own again).
     useLab.setState({ config: result.config, step: result.step, checkpointNote: '' });
     if (!options.warmStart) {
-      // A file of another task or model starts the charts over; one of this run's model keeps the
-      // points up to its step (its past, when it is an earlier checkpoint of this run) and drops
-      // the later ones, whose weights are gone.
-      if (before.task.name !== result.config.task.name || modelDifference(before, result.config)) {
+      // Only a checkpoint this run handed out (Download, then loaded back) keeps the points up to
+      // its step, its past, and drops the later ones, whose weights are gone. Any other file starts
+      // the charts over: the points on them are not its history, even with the same model.
+      if (!result.sameRun || before.task.name !== result.config.task.name || modelDifference(before, result.config)) {
         resetMetrics();
         useLab.setState({ step: result.step, evaluations: [] });
       } else rollbackTo(result.step);
@@ -245,8 +246,8 @@ export async function loadCheckpointBytes(bytes: Uint8Array, name: string, optio
   }
 }
 
-/** Why there is no usable checkpoint at `url`, or its bytes. */
-async function fetchCheckpoint(url: string): Promise<{ bytes: Uint8Array } | { problem: string }> {
+/** Why there is no usable file at `url` (a shipped checkpoint or dataset), or its bytes. */
+async function fetchShipped(url: string): Promise<{ bytes: Uint8Array<ArrayBuffer> } | { problem: string }> {
   let response: Response;
   try {
     response = await fetch(url, { cache: 'no-cache' });
@@ -263,30 +264,28 @@ export async function startLab(config: LabConfig, fromLink = false, options: Ini
   useLab.setState({ config, autosave: options.autosave ?? true });
   const backend = await attempt('starting tfjs', () => trainer().init(Comlink.proxy(handleEvents), options));
   if (backend) useLab.setState({ backend });
-  await loadShippedData(config.task.name);
-  if (!backend) return;
-  // A link that sets more than the task starts fresh with its own config (`#task=functions` alone still gets the shipped policy).
-  const shipped = taskDefinition(config.task.name).shippedPolicy;
-  if (!shipped || (fromLink && linkSetsMoreThanTask())) {
-    if (shipped) useLab.setState({ checkpointNote: `${shipped.name} not loaded: the link sets its own configuration` });
-    await configure(config);
-  } else if (!(await loadShippedPolicy(config.task.name))) {
-    await configure(config); // a server without the policy: a fresh run of the configuration
+  try {
+    await loadShippedData(config.task.name);
+    if (!backend) return;
+    // A link that sets more than the task starts fresh with its own config (`#task=functions` alone still gets the shipped policy).
+    const shipped = taskDefinition(config.task.name).shippedPolicy;
+    if (!shipped || (fromLink && linkSetsMoreThanTask())) {
+      if (shipped) useLab.setState({ checkpointNote: `${shipped.name} not loaded: the link sets its own configuration` });
+      await configure(config);
+    } else if (!(await loadShippedPolicy(config.task.name))) {
+      await configure(config); // a server without the policy: a fresh run of the configuration
+    }
+  } catch (error) {
+    reportError(`starting the lab: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    // Whatever failed after tfjs started was said: the page's controls (Open, Resume, a dataset to drop) stay usable.
+    if (backend) useLab.setState({ started: true });
   }
-  useLab.setState({ started: true });
 }
 
 /** Whether the link's hash sets any field besides the task. */
 function linkSetsMoreThanTask(): boolean {
   return window.location.hash.slice(1).split('&').filter(Boolean).some((pair) => pair.split('=')[0] !== 'task');
-}
-
-/** The export folder of `npm run export` (core/export.ts) as one zip: what a PyTorch user loads. */
-export async function pytorchZip(checkpoint: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
-  const { meta, tensors } = await decodeCheckpoint(checkpoint);
-  const files = exportFiles(meta, tensorArrays(tensors, 'weights'), modelingPy);
-  const entries = Object.fromEntries(Object.entries(files).map(([name, content]) => [`program-rl-lab/${name}`, typeof content === 'string' ? strToU8(content) : content]));
-  return zipSync(entries) as Uint8Array<ArrayBuffer>;
 }
 
 /** The address the page last wrote (writeLink): a change to another one is the user's (App's hashchange). */

@@ -133,6 +133,8 @@ export interface TrainerApi {
   cancel(): Promise<void>;
   /** The current checkpoint's bytes (transferred); while training, the phase and the status line stay as they are. */
   getCheckpoint(): Promise<Uint8Array>;
+  /** The current checkpoint as the zip of `npm run export`'s folder (safetensors, config, vocab, modeling_prl.py), made here, off the page's thread; with the step it holds. */
+  getPytorchZip(): Promise<{ bytes: Uint8Array; step: number }>;
   /**
    * Validates and loads a checkpoint between steps (also while training, which goes on from it), with the configuration inside it (the run is
    * rebuilt when it differs); returns the run's step and the checkpoint's. Throws a readable error for a bad file.
@@ -140,7 +142,7 @@ export interface TrainerApi {
    * the checkpoint's step; `warmStart` starts it at step 0 from the weights only, which also
    * become the KL reference (as `train --init-from`): how a shipped warm start is meant to run.
    */
-  loadCheckpoint(bytes: Uint8Array, options?: { source?: string; warmStart?: boolean }): Promise<{ step: number; checkpointStep: number; config: LabConfig }>;
+  loadCheckpoint(bytes: Uint8Array, options?: { source?: string; warmStart?: boolean }): Promise<{ step: number; checkpointStep: number; config: LabConfig; sameRun: boolean }>;
 
   /** Turns saving the live run in the browser on or off (on: it saves at once when it has steps). */
   setAutosave(on: boolean): Promise<void>;

@@ -159,6 +159,13 @@ describe('trainer protocol', () => {
     expect(after.meta.step).toBe(0);
     const weight = (c: typeof before) => c.tensors.find((t) => t.group === 'weights')!.data;
     expect(weight(after)).not.toEqual(weight(before));
+    // A second Pretrain before RL goes on from the first one's steps: its curve does not run back over the first.
+    events.length = 0;
+    await api.pretrain({ steps: 2, evalEvery: 2, evalLimit: 3 });
+    await expect.poll(() => events.some((e) => e.type === 'phase' && e.phase === 'idle' && /pretraining done after 2 steps/.test(e.message)), { timeout: 30_000 }).toBe(true);
+    const again = events.flatMap((e) => (e.type === 'metrics' ? e.events : []));
+    expect(again.filter((m) => m.name === 'pretrain_loss').map((m) => m.step)).toEqual([5, 6]);
+    expect(again.filter((m) => m.name === 'heldout_loss').map((m) => m.step)).toEqual([6]);
     await api.step();
     await expect.poll(() => events.some((e) => e.type === 'step' && e.step === 1)).toBe(true);
   });
@@ -191,7 +198,7 @@ describe('trainer protocol', () => {
     const said = events.filter((e) => e.type === 'weights').at(-1);
     expect(said).toMatchObject({ type: 'weights', trained: true, atStep: 0 });
     // Pretrain went on from the run's trained weights, and the origin says so.
-    expect((said as { origin: string }).origin).toMatch(/^checkpoint, step 1 \+ \d+ RL steps?, then pretrained here \d+ steps \+ 1 RL step(, then pretrained here \d+ steps \+ 1 RL step)*$/);
+    expect((said as { origin: string }).origin).toMatch(/^checkpoint, step 1 \+ \d+ RL steps?(, then pretrained here \d+ steps( \+ 1 RL step)?)+$/);
     // Another width: the weights cannot carry over, and the page is told before it applies.
     const wider = configFromSearchParams('layers=1&d-model=32&heads=2&batch-size=4&max-program-tokens=40&max-sequence-length=32&context=96&workers=1');
     expect(await api.weightsResetBy(wider)).toMatch(/dModel 16 -> 32.*would be replaced$/);

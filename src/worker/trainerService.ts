@@ -10,6 +10,8 @@ import { configProblem } from '../core/config';
 import { CANCELLED, type TrainerApi } from './protocol';
 import { SavedRuns } from './savedRuns';
 import { checkpoints, control, datasets, deviceRecovery, evaluation, events as makeEvents, runs, serviceState, warmStart } from './service';
+import { checkpointStep } from '../core/checkpoint';
+import { pytorchZip } from './pytorchZip';
 
 export type { TrainerPlatform } from './service/state';
 
@@ -166,6 +168,10 @@ export function createTrainerService(platform: serviceState.TrainerPlatform, opt
     },
 
     getCheckpoint: () => checkpoints.getCheckpoint(state),
+    async getPytorchZip() {
+      const checkpoint = await checkpoints.getCheckpoint(state);
+      return { bytes: state.platform.transfer(await pytorchZip(checkpoint)), step: checkpointStep(checkpoint) ?? 0 };
+    },
     loadCheckpoint: (bytes, options = {}) => checkpoints.loadCheckpoint(state, bytes, options),
 
     async setAutosave(on) {

@@ -369,17 +369,13 @@ export class SplitSearch {
   }
 }
 
-/**
- * What a part costs in the joined program beside its own lines: nothing under kt, whose one
- * `concatenate` pays two references whatever the number of parts; under strict a reference
- * each, which the bits of a name stand for (the line it points to is not known yet).
- */
+/** What a part costs beside its lines: nothing under kt (one `concatenate` pays two references whatever the parts), a reference each under strict (a name's bits stand for it). */
 const partBits = (prior: PriorName): number => (prior === 'strict' ? priorConstants.nameBits : 0);
 
 /**
  * What a piece adds to a cover: its bits as a program of its own, less its output line (the
- * joined program has one), plus its part's share of the `concatenate`. Charging every piece an
- * output line made a cover of more, cheaper pieces lose to one of fewer, dearer ones under kt.
+ * joined program has one), plus its part's cost. An output line charged to every piece made a
+ * cover of more, cheaper pieces lose to one of fewer, dearer ones under kt.
  */
 const pieceBits = (programBits: number, prior: PriorName): number => programBits - priorConstants.nameBits + partBits(prior);
 

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { onFilePicked } from '../filePicked';
 import { configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
 import { download } from '../download';
@@ -29,6 +29,15 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
     }
   };
   const testId = `field-${field.flag}`;
+  // A value the draft takes from elsewhere (another task's defaults, a loaded config) is written
+  // into the input, or a submit would read the old text back (a switch to sum_digits applied the
+  // functions task's context). Not while it has focus: that text is the user's, and the input is
+  // kept, not made again, so focus stays in it when Enter applies it.
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const element = input.current;
+    if (element && element !== document.activeElement && element.value !== String(value)) element.value = String(value);
+  }, [value]);
   return (
     <label title={field.doc} className="field">
       <span>{field.flag}</span>
@@ -40,9 +49,7 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
         <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} />
       ) : (
         <input
-          // A value the draft takes from elsewhere (another task's defaults) is shown: the input is made again with it,
-          // or a submit would read the old text back (a switch to sum_digits applied the functions task's context).
-          key={String(value)}
+          ref={input}
           defaultValue={String(value)}
           onBlur={(e) => onChange(e.target.value)}
           // Enter submits even while Apply is disabled by this field's problem: the submit reads the fixed value.
@@ -62,8 +69,7 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
 /** The config form, generated from the one config schema; applying it re-creates the run and the URL hash. */
 export function ConfigPanel() {
   const config = useLab((s) => s.config);
-  // A new config from outside (a loaded checkpoint) resets the form's draft and its inputs.
-  return <ConfigForm key={configToSearchParams(config, { page: true })} config={config} />;
+  return <ConfigForm config={config} />;
 }
 
 function ConfigForm({ config }: { config: LabConfig }) {
@@ -71,6 +77,18 @@ function ConfigForm({ config }: { config: LabConfig }) {
   const [draft, setDraft] = useState<LabConfig>(config);
   // Each field's own problem, so that fixing one field does not hide another's.
   const [fieldProblems, setFieldProblems] = useState<Record<string, string>>({});
+  const [start, setStart] = useState<RunStart>('carry');
+  // A new config (applied, or from outside: a loaded checkpoint) resets the draft, its problems and
+  // the start, while the form stays: focus stays where it was (on Apply, or in the field where Enter
+  // applied) and Advanced stays open. A field whose value changed is made again with it (Field's key).
+  const applied = configToSearchParams(config, { page: true });
+  const [shownFor, setShownFor] = useState(applied);
+  if (shownFor !== applied) {
+    setShownFor(applied);
+    setDraft(config);
+    setFieldProblems({});
+    setStart('carry');
+  }
   const setProblem = (flag: string, message: string | null) =>
     setFieldProblems((now) => {
       const { [flag]: _, ...rest } = now;
@@ -78,7 +96,6 @@ function ConfigForm({ config }: { config: LabConfig }) {
     });
   // A field the form no longer shows (dpo's beta after switching to reinforce) holds nothing back.
   const fieldProblem = Object.entries(fieldProblems).find(([flag]) => pageFields.some((f) => f.flag === flag && fieldApplies(f, draft)))?.[1] ?? null;
-  const [start, setStart] = useState<RunStart>('carry');
   const importInput = useRef<HTMLInputElement>(null);
   // A field out of its range, or fields that disagree (heads must divide d_model): Apply waits.
   const problem = fieldProblem ?? configProblem(draft);
@@ -137,12 +154,6 @@ function ConfigForm({ config }: { config: LabConfig }) {
             ) : null;
           })}
         </details>
-        {problem && <p className="problem" role="alert">{problem}</p>}
-        {pending.length > 0 && (
-          <p className="pending" data-testid="config-pending">
-            Not applied yet: {pending.join(', ')}. Train goes on with the current run until you press Apply.
-          </p>
-        )}
         <label title="Where the new run's weights come from: the live run's (when the model is the same), the warm start the live run began from (the same start, to compare algorithms or settings fairly), or fresh random weights">
           start from{' '}
           <select value={start} onChange={(e) => setStart(e.target.value as RunStart)} data-testid="run-start">
@@ -155,6 +166,14 @@ function ConfigForm({ config }: { config: LabConfig }) {
         <button type="button" onClick={() => download('config.json', JSON.stringify(config, null, 2), 'application/json')}>Export JSON</button>
         <button type="button" onClick={() => importInput.current?.click()}>Import JSON</button>
         <input ref={importInput} type="file" accept=".json" hidden data-testid="config-import" onChange={onFilePicked(importJson)} />
+        {/* Below the buttons: a field saved as the mouse goes down on Apply shows these, and shown
+            above they moved Apply from under the pointer before the click. */}
+        {problem && <p className="problem" role="alert">{problem}</p>}
+        {pending.length > 0 && (
+          <p className="pending" data-testid="config-pending">
+            Not applied yet: {pending.join(', ')}. Train goes on with the current run until you press Apply.
+          </p>
+        )}
       </form>
     </section>
   );

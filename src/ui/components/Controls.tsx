@@ -1,10 +1,10 @@
 import { useRef, useState } from 'react';
 import { onFilePicked } from '../filePicked';
 import { download } from '../download';
-import { DEFAULT_MAX_CHECKPOINT_BYTES } from '../../core/checkpoint';
+import { DEFAULT_MAX_CHECKPOINT_BYTES, checkpointStep } from '../../core/checkpoint';
 import { taskDefinition } from '../../core/registry';
 import { reportError, useLab } from '../store';
-import { attempt, loadCheckpointFromFile, pytorchZip, trainer } from '../trainer';
+import { attempt, loadCheckpointFromFile, trainer } from '../trainer';
 
 /** A dropped or picked .prl file: the worker validates it (off the main thread) and says what is wrong. */
 export async function loadCheckpointFile(file: Blob, name: string): Promise<void> {
@@ -66,7 +66,8 @@ export function Controls() {
         onClick={() =>
           void attempt('download checkpoint', async () => {
             const bytes = await trainer().getCheckpoint();
-            download(`program-rl-lab-step${step}.prl`, bytes as Uint8Array<ArrayBuffer>);
+            // Named after the step it holds: while training, the step shown lags the one saved.
+            download(`program-rl-lab-step${checkpointStep(bytes) ?? step}.prl`, bytes as Uint8Array<ArrayBuffer>);
           })
         }
         disabled={busy}
@@ -74,7 +75,12 @@ export function Controls() {
         Download checkpoint
       </button>
       <button
-        onClick={() => void attempt('export for PyTorch', async () => download(`program-rl-lab-step${step}-pytorch.zip`, await pytorchZip((await trainer().getCheckpoint()) as Uint8Array), 'application/zip'))}
+        onClick={() =>
+          void attempt('export for PyTorch', async () => {
+            const zip = await trainer().getPytorchZip();
+            download(`program-rl-lab-step${zip.step}-pytorch.zip`, zip.bytes as Uint8Array<ArrayBuffer>, 'application/zip');
+          })
+        }
         disabled={busy || !hasRun}
         title="A zip of model.safetensors, config.json, vocab.json and modeling_prl.py: the policy in PyTorch (see the README)"
       >

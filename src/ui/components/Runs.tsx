@@ -35,7 +35,7 @@ export function InterruptedRun() {
   return (
     <div className="interrupted" role="status" data-testid="interrupted-run">
       The run <strong>{run.name}</strong> was interrupted at {stepText(run)} (saved {timeText(time, run.updatedAt)}).{' '}
-      <button onClick={() => void resumeRun(run.id)} disabled={busy}>Resume it</button>{' '}
+      <button onClick={() => openRun(run)} disabled={busy}>Resume it</button>{' '}
       <button onClick={() => useLab.setState({ interruptedRun: null })}>Dismiss</button>
     </div>
   );

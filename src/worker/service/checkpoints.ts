@@ -22,14 +22,20 @@ export function checkpointPretrainSteps(meta: { extra?: unknown }): number {
 
 export function getCheckpoint(state: ServiceState): Promise<Uint8Array> {
   return serial(state, async () => {
-    const { runner } = requireRun(state);
+    const run = requireRun(state);
+    const { runner } = run;
     const { events } = state;
+    const handOut = async () => {
+      const bytes = await runner.saveCheckpoint();
+      (run.issued ??= new Map()).set(await sha256Hex(bytes), runner.globalStep);
+      return state.platform.transfer(bytes);
+    };
     // A download while training leaves the phase alone: the train loop runs while it is 'training', and a 'saving' phase would end it.
-    if (events.phase === 'training') return state.platform.transfer(await runner.saveCheckpoint());
+    if (events.phase === 'training') return handOut();
     const previous = events.phase;
     events.setPhase('saving', `saving checkpoint at step ${runner.globalStep}`);
     try {
-      return state.platform.transfer(await runner.saveCheckpoint());
+      return await handOut();
     } finally {
       events.endPhase('saving', previous, `checkpoint of step ${runner.globalStep} saved`);
     }
@@ -59,7 +65,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
       setWeights(state, { origin: `${source} (safetensors)`, trained: true, atStep: 0, reference: bytes, referenceOrigin: `${source} (safetensors)` });
       state.files.weights = file;
       done(`loaded the weights of ${source}; Train starts RL at step 0 from them`);
-      return { step: 0, checkpointStep: 0, config: run.config };
+      return { step: 0, checkpointStep: 0, config: run.config, sameRun: false };
     }
     const { meta } = await decodeCheckpoint(bytes);
     const live = state.run;
@@ -74,7 +80,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
       setWeights(state, { origin, trained: true, atStep: 0, reference: bytes, referenceOrigin: origin, pretrainSteps }); // the reference, should a later config want one
       state.files.weights = file;
       done(`loaded ${origin}; ${wasTraining ? 'RL restarts' : 'Train starts RL'} at step 0 from its weights${switched}`);
-      return { step: 0, checkpointStep: meta.step, config: meta.config };
+      return { step: 0, checkpointStep: meta.step, config: meta.config, sameRun: false };
     }
     // The run's KL is measured from the warm start it drifted from. A checkpoint names it by hash
     // (warmStartSha256): the session's warm start when it is that one, else the checkpoint's own
@@ -86,7 +92,11 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     const reference = known ? sessionWarmStart : bytes;
     // Named only when it is a warm start; the checkpoint's own weights are a stand-in, never called one.
     const referenceOrigin = known ? state.weights.referenceOrigin! : undefined;
+    // One of the live run's own downloads: the charts hold its past up to its step, and so do the earlier downloads.
+    const issued = live?.issued;
+    const sameRun = issued?.get(file.sha256) === meta.step;
     await installCheckpoint(state, meta.config, bytes, { reference }); // validated aside: a bad file leaves the live run be
+    state.run!.issued = new Map(sameRun ? [...issued!].filter(([, step]) => step <= meta.step) : [[file.sha256, meta.step]]);
     dropWarmStart(state);
     state.wall.reset(checkpointWallMs(meta)); // wall time goes on from the checkpoint's
     setWeights(state, { origin, trained: true, atStep: meta.step, reference, referenceOrigin, pretrainSteps });
@@ -95,7 +105,7 @@ export function loadCheckpoint(state: ServiceState, bytes: Uint8Array, { source 
     const taken = named !== undefined ? `the warm start (${referenceOrigin}), the one it began from` : `the session's warm start (${referenceOrigin}); the checkpoint does not name the one it began from`;
     const measured = algorithmDefinition(meta.config.algorithm.name).needsReference(meta.config) ? `; its KL is measured from ${known ? taken : `these weights (${elsewhere})`}` : '';
     done(`loaded ${origin}${switched}${measured}`);
-    return { step: meta.step, checkpointStep: meta.step, config: meta.config };
+    return { step: meta.step, checkpointStep: meta.step, config: meta.config, sameRun };
   });
 }
 

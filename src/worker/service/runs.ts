@@ -99,6 +99,8 @@ export async function install(state: ServiceState, built: LiveRun, newRun = true
       console.warn(`disposing the previous run: ${(error as Error).message}`);
     }
   }
+  // The same run going on (a lost GPU device recovered) keeps its charts, so the checkpoints that lead to them.
+  if (!newRun && state.run?.issued) built.issued = state.run.issued;
   state.run = built;
   releaseShards(state, built.shardKey);
   if (newRun) state.wall.reset();

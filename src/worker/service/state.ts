@@ -65,6 +65,11 @@ export interface LiveRun {
   /** Held-out evaluations after the warm start and after the last RL step (the digit recipe's before/after). */
   before?: TaskEvaluation;
   after?: TaskEvaluation;
+  /**
+   * The checkpoints handed out (Download) whose past the page's charts hold, by sha256, with their
+   * steps: loading one back keeps the charts up to its step, any other checkpoint starts them over.
+   */
+  issued?: Map<string, number>;
 }
 
 /**

@@ -106,7 +106,9 @@ export async function warmStartStep(state: ServiceState, warm: WarmStartRun): Pr
   }
   const elapsed = performance.now() - started;
   warm.wallMs += elapsed;
-  state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step, name, value, wallMs: warm.wallMs })), pretraining: true });
+  // Charted at the pretraining step of the weights (steps already in them first), so a second Pretrain goes on from the first one's curve, not back over it.
+  const charted = warm.priorSteps + step;
+  state.events.send({ type: 'metrics', events: Object.entries(values).map(([name, value]) => ({ step: charted, name, value, wallMs: warm.wallMs })), pretraining: true });
   if (step % PRETRAIN_SAVE_EVERY === 0 && step < steps) await keepPretraining(state, warm, 'training');
   state.events.send({ type: 'progress', task: `${warm.beforeTraining ? 'warm start' : 'pretraining'} ${step}/${steps} (${(1000 / elapsed).toFixed(1)} steps/s, ${Math.round(values.pretrain_tokens_per_s).toLocaleString('en-US')} tokens/s on ${threads} thread${threads === 1 ? '' : 's'})`, done: step, total: steps });
 }
