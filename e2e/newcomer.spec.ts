@@ -191,6 +191,7 @@ test('the configuration applies what its fields show: Enter in a field applies t
   await page.mouse.up();
   await expect.poll(() => page.url()).toContain('learning-rate=0.0007');
   await expect(page.getByTestId('config-pending')).toHaveCount(0);
+  const atSevenTenThousandths = await lab.downloadCheckpoint();
   // A bad value holds Apply back, also after another field is changed.
   await lab.setField('learning-rate', 'abc');
   await expect(page.getByTestId('config-panel').getByRole('alert')).toBeVisible();
@@ -202,6 +203,11 @@ test('the configuration applies what its fields show: Enter in a field applies t
   await page.getByTestId('field-learning-rate').press('Enter');
   await expect.poll(() => page.url()).toContain('learning-rate=0.0002');
   await expect(page.getByTestId('config-panel').getByRole('alert')).toHaveCount(0);
+  // A config from outside (a checkpoint loaded) is what every field shows, the one being typed in too.
+  await page.getByTestId('field-learning-rate').fill('0.9');
+  await page.getByTestId('checkpoint-input').setInputFiles({ name: 'lr7.prl', mimeType: 'application/octet-stream', buffer: Buffer.from(atSevenTenThousandths) });
+  await expect(page.getByTestId('status-message')).toContainText('loaded lr7.prl');
+  await expect(page.getByTestId('field-learning-rate')).toHaveValue('0.0007');
 });
 
 test('Saved runs scroll inside their panel: the page is no wider than a 1280-pixel window', async ({ page }) => {

@@ -35,7 +35,6 @@ export class LabPage {
     await this.button('Pretrain').click();
   }
 
-  /** The bytes of a checkpoint the page downloads (Download checkpoint). */
   /** Downloads the run's checkpoint; its file is named after the step it holds, which is checked. */
   async downloadCheckpoint(): Promise<Uint8Array> {
     const [download] = await Promise.all([this.page.waitForEvent('download'), this.button('Download checkpoint').click()]);

@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
@@ -62,8 +62,8 @@ export interface RunRecordFile {
   extras?: Record<string, string | boolean>;
   /**
    * A run continued in place (`--resume DIR/latest.prl` into DIR) keeps here the records of its
-   * earlier sessions, oldest first, each as it was written (its command, code, config, files,
-   * start and end), so that the command that began the run is never lost.
+   * earlier sessions, oldest first (each one's command, code, config, files, start and end), so
+   * that the command that began the run is not lost.
    */
   previous?: RunSession[];
 }
@@ -71,12 +71,13 @@ export interface RunRecordFile {
 /** One earlier session of a run continued in place. */
 export type RunSession = Omit<RunRecordFile, 'format' | 'version' | 'previous'>;
 
-/** The sessions of the run recorded in `dir` so far (its earlier ones, then the last), or [] when it has no readable record. */
+/** The sessions of the run recorded in `dir` so far (its earlier ones, then the last), or [] when it has no readable record (said on stderr when there is one). */
 export function sessionsSoFar(dir: string): RunSession[] {
   let record: RunRecordFile;
   try {
     record = readRunRecord(dir);
-  } catch {
+  } catch (error) {
+    if (existsSync(join(dir, 'run.json'))) console.error(`${join(dir, 'run.json')}: its earlier sessions are not kept in the new record: ${(error as Error).message}`);
     return [];
   }
   const { format: _format, version: _version, previous = [], ...last } = record;

@@ -285,7 +285,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     writeFileSync(join(outputDir, 'config.json'), JSON.stringify(config, null, 2) + '\n');
     // config.yaml also keeps the flags that shaped the run (not --resume: a config starts a run), so --config repeats it.
     const commandFlags = Object.fromEntries(Object.entries(runRecord.extras).filter(([flag]) => flag !== 'resume'));
-    writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config, { ...commandFlags, threads: String(runRecord.threads ?? 1) }));
+    writeFileSync(join(outputDir, 'config.yaml'), configToYaml(config, { ...commandFlags, threads: String(threads) }));
     if (resume !== undefined) {
       // A checkpoint in this folder is overwritten (latest.prl) or pruned as the run goes on: the
       // record names a copy kept beside the others, so that --rerun finds the file it resumed from.

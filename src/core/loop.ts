@@ -318,12 +318,12 @@ export async function createTrainingLoop<Item, S extends Scored>(
     const found: Episode[] = [];
     const taskDef = taskDefinition(config.task.name);
     const groups = Array.from({ length: scored.length / groupSize }, (_, g) => g).filter((g) => !scored.slice(g * groupSize, (g + 1) * groupSize).some((s) => s.correct));
-    // A few items per search call: batched enough to be quick, few enough that a stop request ends it soon.
+    // A few items per search call, and a stop request acted on at the search's progress reports inside one (a functions search draws up to 256 a problem).
     for (let at = 0; at < groups.length && !shouldStop?.(); at += SEARCH_CHUNK) {
       const chunk = groups.slice(at, at + SEARCH_CHUNK);
       let result: Awaited<ReturnType<typeof taskDef.evaluate>>;
       try {
-        result = await taskDef.evaluate({ policy, config, pool: deps.pool, shouldStop }, chunk.map((g) => batch[g * groupSize]), { search: spec });
+        result = await taskDef.evaluate({ policy, config, pool: deps.pool, shouldStop, onProgress: () => { if (shouldStop?.()) throw new SearchStopped(); } }, chunk.map((g) => batch[g * groupSize]), { search: spec });
       } catch (error) {
         if (error instanceof SearchStopped) break;
         throw error;

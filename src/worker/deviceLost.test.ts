@@ -86,10 +86,13 @@ describe('a lost GPU device', () => {
     const file = await api.getCheckpoint();
     await api.loadCheckpoint(file, { source: 'three.prl' });
     await api.step();
+    const downloadedOnTheLostDevice = await api.getCheckpoint();
     events.length = 0;
     loseDevice('test: lost after a load');
     await expect.poll(() => lastPhase()?.message ?? '', { timeout: 30_000 }).toMatch(/back at step 3, its last checkpoint/);
     expect(await stepOf()).toBe(3);
+    // A download of a lost step is not the past of the charts cut back to step 3: loaded, it starts them over.
+    expect((await api.loadCheckpoint(downloadedOnTheLostDevice, { source: 'lost.prl' })).sameRun).toBe(false);
   });
 
   it('lost while pretraining: no false error, and the run waits for Train or Pretrain (Resume would have started RL)', async () => {

@@ -5,7 +5,7 @@
  * charts and warm start (the generator's problems) are here; the rest of the folder is how.
  */
 import { Rng } from '../rng';
-import { SearchStopped, type TaskDefinition } from '../task';
+import type { TaskDefinition } from '../task';
 import { functionsFields, type FunctionsConfig } from './config';
 import { evaluateFunctions } from './evaluate';
 import { searchFunctions, type Selection } from './search';
@@ -61,12 +61,7 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
     { name: 'search-64, likely', k: 64, options: { selection: 'likely' } },
     { name: 'search-256, likely', k: 256, options: { selection: 'likely' } },
   ],
-  async evaluate({ policy, config, pool, onProgress: report, shouldStop }, problems, { limit, search }) {
-    // A stop asked for during a search inside training (expert iteration, repair demonstrations) ends it at its next report.
-    const onProgress = (done: number, total: number) => {
-      if (shouldStop?.()) throw new SearchStopped();
-      report?.(done, total);
-    };
+  async evaluate({ policy, config, pool, onProgress }, problems, { limit, search }) {
     if (search.options?.selection) {
       const result = await searchFunctions({ policy, config, pool }, problems, { k: search.k, selection: search.options.selection as Selection, limit, onProgress });
       return {

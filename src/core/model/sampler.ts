@@ -71,8 +71,8 @@ export function maskedSoftmax(logits: Float32Array, offset: number, mask: Uint8A
   if (argmax < 0) throw new Error(mask.includes(1) ? 'the policy\'s scores of every token the grammar allows here are not finite (NaN or -Infinity)' : 'the grammar allows no token here');
   let total = 0;
   for (let v = 0; v < V; v++) if (mask[v]) total += Math.exp(logits[offset + v] / temperature - max);
-  // One NaN among finite scores would make every draw the argmax, with a NaN log-probability.
-  if (Number.isNaN(total)) throw new Error('the policy\'s score of a token the grammar allows here is NaN');
+  // One NaN (or +Infinity) among finite scores would make every draw the argmax, with a NaN log-probability.
+  if (Number.isNaN(total)) throw new Error('the policy\'s score of a token the grammar allows here is not finite (NaN or Infinity)');
   return { argmax, max, total };
 }
 

@@ -17,7 +17,7 @@ const essential = new Set([
 ]);
 
 /** One field: its flag, its input, and its doc as a tooltip. */
-function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; draft: LabConfig; setDraft: (next: LabConfig) => void; setProblem: (flag: string, problem: string | null) => void }) {
+function Field({ field, draft, setDraft, setProblem, generation }: { field: ConfigField; draft: LabConfig; setDraft: (next: LabConfig) => void; setProblem: (flag: string, problem: string | null) => void; generation: number }) {
   const value = valueOf(draft, field);
   const onChange = (text: string) => {
     try {
@@ -29,15 +29,19 @@ function Field({ field, draft, setDraft, setProblem }: { field: ConfigField; dra
     }
   };
   const testId = `field-${field.flag}`;
-  // A value the draft takes from elsewhere (another task's defaults, a loaded config) is written
-  // into the input, or a submit would read the old text back (a switch to sum_digits applied the
-  // functions task's context). Not while it has focus: that text is the user's, and the input is
-  // kept, not made again, so focus stays in it when Enter applies it.
+  // A value the draft takes from elsewhere (another task's defaults) is written into the input, or
+  // a submit would read the old text back (a switch to sum_digits applied the functions task's
+  // context); not while the input has focus, whose text is the user's. A new config (`generation`:
+  // applied, or a loaded checkpoint's) is written whatever has focus. The input is kept, not made
+  // again, so focus stays in it when Enter applies it.
   const input = useRef<HTMLInputElement>(null);
+  const seen = useRef(generation);
   useEffect(() => {
     const element = input.current;
-    if (element && element !== document.activeElement && element.value !== String(value)) element.value = String(value);
-  }, [value]);
+    const reset = seen.current !== generation;
+    seen.current = generation;
+    if (element && element.value !== String(value) && (reset || element !== document.activeElement)) element.value = String(value);
+  }, [value, generation]);
   return (
     <label title={field.doc} className="field">
       <span>{field.flag}</span>
@@ -80,11 +84,13 @@ function ConfigForm({ config }: { config: LabConfig }) {
   const [start, setStart] = useState<RunStart>('carry');
   // A new config (applied, or from outside: a loaded checkpoint) resets the draft, its problems and
   // the start, while the form stays: focus stays where it was (on Apply, or in the field where Enter
-  // applied) and Advanced stays open. A field whose value changed is made again with it (Field's key).
+  // applied) and Advanced stays open. Each field's text is then the new config's (Field's effect).
   const applied = configToSearchParams(config, { page: true });
   const [shownFor, setShownFor] = useState(applied);
+  const [generation, setGeneration] = useState(0);
   if (shownFor !== applied) {
     setShownFor(applied);
+    setGeneration(generation + 1);
     setDraft(config);
     setFieldProblems({});
     setStart('carry');
@@ -112,7 +118,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
     }
   };
   const shown = pageFields.filter((field) => fieldApplies(field, draft));
-  const field = (f: ConfigField) => <Field key={f.flag} field={f} draft={draft} setDraft={setDraft} setProblem={setProblem} />;
+  const field = (f: ConfigField) => <Field key={f.flag} field={f} draft={draft} setDraft={setDraft} setProblem={setProblem} generation={generation} />;
   const advanced = shown.filter((f) => !essential.has(`${f.section}.${f.key}`));
   const pending = pendingChanges(config, draft);
   return (

@@ -32,6 +32,8 @@ export async function recoverFromLostDevice(state: ServiceState, reason: string)
       if (saved) await installCheckpoint(state, config, saved.bytes, { reference, newRun: false });
       else await install(state, await buildRun(state, config, state.run?.initFrom ?? reference, reference), false);
       const step = saved?.step ?? 0;
+      // Downloads made past it, on the lost device, are not the past of the charts cut back to it.
+      if (state.run?.issued) state.run.issued = new Map([...state.run.issued].filter(([, at]) => at <= step));
       // The steps after the checkpoint are gone, and so is their time.
       state.wall.reset(saved ? checkpointWallMs((await decodeCheckpoint(saved.bytes)).meta) : 0);
       state.savedRuns.rollback(step);
