@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProductThreads } from '../core/model/productThreads';
+import { startProductThreads, type ProductThreads } from '../core/model/productThreads';
 import { installWasmBatchMatMul, setProductThreads } from '../core/model/wasmBatchMatMul';
 import { Rng } from '../core/rng';
 import { startNodeProductThreads } from './productThreads';
@@ -60,5 +60,23 @@ describe('products split with a helper thread', () => {
     const alone = grads();
     split.forEach((g, i) => expect(Array.from(g)).toEqual(Array.from(alone[i])));
     tf.dispose([x, w]);
+  });
+});
+
+describe('a helper thread that does not answer', () => {
+  it('fails the product with why, after its timeout, instead of waiting for good; products then stay on one thread', async () => {
+    // A "helper" that never runs runProductHelper: the caller's part is computed, the helper's never comes.
+    const silent = await startProductThreads(async () => ({ close: async () => undefined }), { minMacs: 4096, helperTimeoutMs: 300 });
+    const a = random([64, 48]), b = random([48, 32]);
+    setProductThreads(null);
+    const alone = tf.matMul(a, b);
+    setProductThreads(silent);
+    expect(() => tf.matMul(a, b)).toThrow(/product helper thread did not finish its part of a product in 0.3 s; products stay on one thread/);
+    const after = tf.matMul(a, b);
+    expect(Array.from(after.dataSync())).toEqual(Array.from(alone.dataSync()));
+    expect(silent.splits).toBe(0);
+    setProductThreads(null);
+    await silent.close();
+    tf.dispose([a, b, alone, after]);
   });
 });

@@ -27,6 +27,6 @@ function startHelper(init: ProductHelperInit): Promise<{ close(): Promise<void> 
 }
 
 /** Starts the helper thread; products of at least `minMacs` multiply-adds are split with it. */
-export function startNodeProductThreads(options?: { share?: number; minMacs?: number }): Promise<ProductThreads> {
+export function startNodeProductThreads(options?: { share?: number; minMacs?: number; helperTimeoutMs?: number }): Promise<ProductThreads> {
   return startProductThreads(startHelper, options);
 }

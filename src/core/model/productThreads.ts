@@ -28,13 +28,15 @@ export type StartProductHelper = (init: ProductHelperInit) => Promise<{ close():
 type KernelEntry = (...args: number[]) => void;
 
 // Control block, Int32 slots: the job number the caller posted, the job number the helper finished,
-// the kernel's 12 arguments, quit, and which build to run (1: fused multiply-add).
+// the kernel's 12 arguments, quit, which build to run (1: fused multiply-add), and the job number
+// whose kernel call threw.
 const POSTED = 0;
 const DONE = 1;
 const ARGS = 2;
 const QUIT = 14;
 const BUILD = 15;
-const CONTROL_BYTES = 64;
+const FAILED = 16;
+const CONTROL_BYTES = 80;
 /** How long the helper spins for the next product before it sleeps, and the caller for the helper's part. */
 const HELPER_SPIN_MS = 2;
 const CALLER_SPIN_MS = 20;
@@ -59,7 +61,12 @@ export function runProductHelper({ memory }: ProductHelperInit): void {
     seen = Atomics.load(control, POSTED);
     if (Atomics.load(control, QUIT)) return;
     const args = Array.from(control.subarray(ARGS, ARGS + 12));
-    kernel(control[BUILD] ? 'fma' : 'simd')(...args);
+    try {
+      kernel(control[BUILD] ? 'fma' : 'simd')(...args);
+    } catch {
+      // Said to the caller, which would otherwise wait for this part for good.
+      Atomics.store(control, FAILED, seen);
+    }
     Atomics.store(control, DONE, seen);
     Atomics.notify(control, DONE);
   }
@@ -97,7 +104,7 @@ const align16 = (bytes: number) => (bytes + 15) & ~15;
  * sampling's (a decode step's are 1.5M at most, and copying a weight matrix for each of them, with
  * a hand-off, made sampling 3x slower at a 1M threshold).
  */
-export async function startProductThreads(start: StartProductHelper, { share = 0.45, minMacs = 1 << 23 } = {}): Promise<ProductThreads> {
+export async function startProductThreads(start: StartProductHelper, { share = 0.45, minMacs = 1 << 23, helperTimeoutMs = 30_000 } = {}): Promise<ProductThreads> {
   const memory = new WebAssembly.Memory({ initial: 16, maximum: 65536, shared: true });
   const control = new Int32Array(memory.buffer, 0, CONTROL_BYTES / 4);
   const helper = await start({ memory });
@@ -110,6 +117,20 @@ export async function startProductThreads(start: StartProductHelper, { share = 0
     const have = memory.buffer.byteLength;
     if (bytes > have) memory.grow(Math.ceil((bytes - have) / 65536));
     return new Float32Array(memory.buffer);
+  };
+
+  /** Waits for the helper's part of the last job posted; says why when it will not come. */
+  const waitForHelper = (): string | null => {
+    const until = performance.now() + CALLER_SPIN_MS;
+    while (Atomics.load(control, DONE) !== posted && performance.now() < until);
+    // A product takes milliseconds: a helper silent for helperTimeoutMs has died (its thread ended).
+    const giveUp = performance.now() + helperTimeoutMs;
+    for (let done = Atomics.load(control, DONE); done !== posted; done = Atomics.load(control, DONE)) {
+      const left = giveUp - performance.now();
+      if (left <= 0) return `the product helper thread did not finish its part of a product in ${helperTimeoutMs / 1000} s`;
+      Atomics.wait(control, DONE, done, left);
+    }
+    return Atomics.load(control, FAILED) === posted ? 'the product helper thread failed on its part of a product' : null;
   };
 
   return {
@@ -154,12 +175,15 @@ export async function startProductThreads(start: StartProductHelper, { share = 0
       control[BUILD] = build === 'fma' ? 1 : 0;
       Atomics.store(control, POSTED, ++posted);
       Atomics.notify(control, POSTED);
+      let problem: string | null = null;
       try {
         compute(byBatch ? { ...job, batch: mine } : { ...job, m: mine });
       } finally {
-        const until = performance.now() + CALLER_SPIN_MS;
-        while (Atomics.load(control, DONE) !== posted && performance.now() < until);
-        for (let done = Atomics.load(control, DONE); done !== posted; done = Atomics.load(control, DONE)) Atomics.wait(control, DONE, done);
+        problem = waitForHelper();
+      }
+      if (problem) {
+        closed = true;
+        throw new Error(`${problem}; products stay on one thread from now on`);
       }
       new Float32Array(heap()).set(new Float32Array(memory.buffer, cAt, cFloats), cTo);
       splits++;
