@@ -22,13 +22,14 @@ export default defineConfig({
   timeout: 120_000,
   retries: 0,
   use: {
-    baseURL: 'http://127.0.0.1:4173',
+    // A port of their own: `npm test` runs while `npm start` serves the lab on 4173.
+    baseURL: 'http://127.0.0.1:4183',
     headless: true,
     launchOptions: { executablePath: '/usr/bin/chromium', args: chromiumArgs },
   },
   webServer: {
-    command: 'npx vite preview --host 127.0.0.1 --port 4173 --strictPort',
-    url: 'http://127.0.0.1:4173',
+    command: 'npx vite preview --host 127.0.0.1 --port 4183 --strictPort',
+    url: 'http://127.0.0.1:4183',
     reuseExistingServer: false,
     timeout: 60_000,
   },

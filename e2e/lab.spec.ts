@@ -190,6 +190,8 @@ test('the default pretrained checkpoint: the shipped one loads; missing means a 
   // Greedy, then greedy + repair on the same 50 held-out sequences: repair keeps every greedy solve.
   await lab.button('Evaluate held-out').click();
   await expect(page.getByTestId('evaluations')).toContainText('greedy @ step 1', { timeout: 60_000 });
+  // Each figure's head says what it is on hover (a precision above 1 is no bug).
+  await expect(page.getByTestId('evaluations-kolmogorov').locator('th', { hasText: 'precision' })).toHaveAttribute('title', /gzip of the programs found over gzip of the sequences/);
   await page.getByTestId('eval-search').selectOption('greedy + repair');
   await lab.button('Evaluate held-out').click();
   await expect(page.getByTestId('evaluations')).toContainText('greedy + repair @ step 1', { timeout: 120_000 });

@@ -127,3 +127,18 @@ test('another task and another algorithm applied together: the task\'s shipped p
   expect(await lab.state<number>('config.model.dModel')).not.toBe(16);
   expect(page.url()).not.toMatch(/d-model=16|context=40|layers=1\b/);
 });
+
+test('another task picked in the form loads its shipped policy, and the link the page writes loads it again on a reload', async ({ page }) => {
+  const lab = new LabPage(page);
+  page.on('dialog', (dialog) => void dialog.accept());
+  await lab.openDefault();
+  await page.getByTestId('field-task').selectOption('functions');
+  await lab.button('Apply (new run)').click();
+  await expect(page.getByTestId('weights')).toContainText('weights: shipped functions policy, step 0', { timeout: 60_000 });
+  // The policy's own settings (its seed among them) are the task's start, not settings of the user's: the link says the task alone.
+  await expect.poll(() => new URL(page.url()).hash).toBe('#task=functions');
+  const seed = await lab.state<number>('config.run.seed');
+  await page.reload();
+  await expect(page.getByTestId('weights')).toContainText('weights: shipped functions policy, step 0', { timeout: 60_000 });
+  expect(await lab.state<number>('config.run.seed')).toBe(seed);
+});

@@ -79,6 +79,15 @@ describe('positiveFlag', () => {
   });
 });
 
+describe('an unknown flag', () => {
+  it('is said with the nearest flag the command has, when one is near', () => {
+    expect(() => parseArgs(['--max-step', '5'], [])).toThrow('unknown flag --max-step (did you mean --max-steps?) (see --help)');
+    expect(() => parseArgs(['--learning_rat', '0.1'], [])).toThrow('(did you mean --learning-rate?)');
+    expect(() => parseArgs(['--smok'], [{ name: 'smoke', doc: '', boolean: true }], false)).toThrow('unknown flag --smok (did you mean --smoke?)');
+    expect(() => parseArgs(['--zzzzzzzz', '1'], [])).toThrow(/^unknown flag --zzzzzzzz \(see --help\)$/);
+  });
+});
+
 describe('a config file\'s command section', () => {
   it('sets the command\'s own flags, which the command line overrides; refuses run-folder flags; skips flags of other commands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-args-'));

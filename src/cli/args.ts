@@ -6,6 +6,7 @@
  * sections, or the Q-language system's flat keys); flags override it.
  */
 import { availableParallelism } from 'node:os';
+import { closest, distance } from 'fastest-levenshtein';
 import { pathToFileURL } from 'node:url';
 import { configFields, configFromFlags, configProblem, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
@@ -83,6 +84,12 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
 export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true): ParsedArgs {
   const fields = new Map<string, ConfigField>(configFields().map((field) => [field.flag, field]));
   const extraByName = new Map(extras.map((flag) => [flag.name, flag]));
+  // A typo (--max-step, --learning_rat) is answered with the nearest flag the command has.
+  const known = [...extras.map((flag) => flag.name), ...(withConfig ? [...fields.keys(), 'config'] : [])];
+  const unknownFlag = (name: string) => {
+    const near = known.length ? closest(name, known) : null;
+    return `unknown flag --${name}${near && distance(name, near) <= Math.max(2, Math.floor(name.length / 4)) ? ` (did you mean --${near}?)` : ''} (see --help)`;
+  };
   const extra: ParsedArgs['extra'] = {};
   for (const flag of extras) if (flag.defaultValue !== undefined) extra[flag.name] = flag.defaultValue;
 
@@ -104,7 +111,7 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
       value = argv[++i];
       // A flag is never a value (`--output-dir --quiet` forgot the folder); a negative number (-1) is.
       if (value === undefined || value.startsWith('--')) {
-        if (!fields.has(name) && !extraByName.has(name)) throw new Error(`unknown flag --${name} (see --help)`);
+        if (!fields.has(name) && !extraByName.has(name)) throw new Error(unknownFlag(name));
         throw new Error(`--${name} needs a value${value === undefined ? '' : `, got the flag ${value}`}`);
       }
     }
@@ -152,12 +159,12 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
       continue;
     }
     const field = withConfig ? fields.get(name) : undefined;
-    if (!field) throw new Error(`unknown flag --${name} (see --help)`);
+    if (!field) throw new Error(unknownFlag(name));
     flags.push([name, value ?? '']);
     given.add(`${field.section}.${field.key}`);
   }
   // One resolution of everything set: the fields not set take the run's task's and algorithm's defaults.
-  const config = configFromFlags(flags, base, (flag) => new Error(`unknown flag --${flag} (see --help)`));
+  const config = configFromFlags(flags, base, (flag) => new Error(unknownFlag(flag)));
   // Fields that disagree (heads must divide d_model) are said now, before data loads or workers start.
   const problem = configProblem(config);
   if (problem) throw new Error(problem);

@@ -25,3 +25,22 @@ describe('progressLine', () => {
     expect(written.at(-1)).toBe('evaluated 50/50\n');
   });
 });
+
+describe('progressLine on long work', () => {
+  it('says the time so far and, from the pace so far, the time left; a shorter line is padded over a longer one', () => {
+    let clock = 0;
+    const { written, stream: s } = stream(false);
+    const line = progressLine(s, () => clock);
+    clock = 30_000;
+    line.update('evaluated 100/500', 100, 500);
+    clock = 150_000;
+    line.update('evaluated 500/500', 500, 500);
+    expect(written).toEqual(['evaluated 100/500 (30 s, about 2.0 min left)\n', 'evaluated 500/500 (2.5 min)\n']);
+    const tty = stream(true);
+    const rewritten = progressLine(tty.stream, () => clock);
+    clock = 160_000;
+    rewritten.update('evaluated 1/2', 1, 2);
+    rewritten.update('done 2/2', 2, 2);
+    expect(tty.written[1].length).toBe(tty.written[0].length);
+  });
+});

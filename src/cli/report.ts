@@ -77,18 +77,33 @@ export function evaluationTable(result: TaskEvaluation, title: string): string {
   return [`${title}: ${result.n} items`, ...Object.entries(result.metrics).map(([name, value]) => `  ${name.padEnd(width)}  ${Number.isFinite(value) ? value.toFixed(3) : '-'}`)].join('\n');
 }
 
+/** Seconds as a person reads them: 45 s, 3.5 min. */
+const duration = (seconds: number): string => (seconds < 90 ? `${Math.round(seconds)} s` : `${(seconds / 60).toFixed(1)} min`);
+
 /**
  * A progress line on stderr: rewritten in place on a terminal; in a log (stderr not a terminal),
  * where carriage returns would run the updates together, one line per tenth of the work and at its
- * end. `end()` finishes the line on a terminal.
+ * end, with the time so far and left once it runs past a few seconds. `end()` finishes the line
+ * on a terminal.
  */
-export function progressLine(stream: NodeJS.WriteStream = process.stderr): { update(text: string, done: number, total: number): void; end(): void } {
+export function progressLine(stream: NodeJS.WriteStream = process.stderr, now: () => number = () => performance.now()): { update(text: string, done: number, total: number): void; end(): void } {
   let shown = -1;
   let wrote = false;
+  let width = 0;
+  const started = now();
   return {
-    update(text, done, total) {
+    update(progress, done, total) {
       wrote = true;
-      if (stream.isTTY) return void stream.write(`\r${text}`);
+      // Past a few seconds, the time so far and, from the pace so far, the time left.
+      const seconds = (now() - started) / 1000;
+      const left = done > 0 && done < total ? (seconds * (total - done)) / done : null;
+      const text = seconds >= 2 ? `${progress} (${duration(seconds)}${left === null ? '' : `, about ${duration(left)} left`})` : progress;
+      if (stream.isTTY) {
+        // A shorter line rewritten over a longer one is padded, so no end of the old one stays.
+        stream.write(`\r${text.padEnd(width)}`);
+        width = text.length;
+        return;
+      }
       const tenth = total > 0 ? Math.floor((10 * done) / total) : 0;
       if (tenth === shown && done !== total) return;
       shown = tenth;

@@ -132,7 +132,8 @@ describe('a run repeats from its record', () => {
     await trainCommand(['--rerun', join(dir, 'whole'), '--quiet']);
     expect((JSON.parse(readFileSync(join(dir, 'whole-rerun', 'logs', 'eval_results.json'), 'utf8')) as { k: number }).k).toBe(2);
     expect(figures(join(dir, 'whole-rerun'))).toEqual(figures(join(dir, 'whole')));
-    await expect(trainCommand(['--rerun', join(dir, 'whole'), '--eval-k', '4', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop eval-k');
+    await expect(trainCommand(['--rerun', join(dir, 'whole'), '--eval-k', '4', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop --eval-k');
+    await expect(trainCommand(['--rerun', join(dir, 'whole'), '--max-steps', '5', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop --max-steps (only');
   }, 180_000);
   it('--resume refuses a warm start that is not the one the run began from (its KL\'s reference), and another task\'s checkpoint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-record-warm-'));

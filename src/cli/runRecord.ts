@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
-import { parseConfig } from '../core/config';
+import { configFields, parseConfig } from '../core/config';
 import { algorithmDefinition } from '../core/registry';
 import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
@@ -52,7 +52,7 @@ export interface RunRecordFile {
   started: string;
   ended: string | null;
   steps: number | null;
-  /** How the run ended: its step budget, its time budget, an interruption. */
+  /** How the run ended: its step budget, its epoch budget (--num-epochs without --max-steps), its time budget, an interruption. */
   stopped: string | null;
   /**
    * The command's own flags that shape the run beside its config (`SHAPING_FLAGS`: the pair file,
@@ -163,7 +163,9 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   // --threads is refused by train itself, with the count the run had.
   const allowed = new Set(['run.outputDir', 'rerun', 'overwrite', 'quiet', 'allow-changed', 'threads']);
   const others = [...parsed.given, ...parsed.extraGiven].filter((path) => !allowed.has(path));
-  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
+  // Said as the flags the user typed (--max-steps), not the fields they set (run.maxSteps).
+  const flagOf = (path: string) => `--${configFields().find((field) => `${field.section}.${field.key}` === path)?.flag ?? path}`;
+  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.map(flagOf).join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
   const record = readRunRecord(dir);
   const extras = record.extras ?? {};
   const threads = record.threads ?? 1;

@@ -372,11 +372,13 @@ export async function trainCommand(argv: string[]): Promise<void> {
     writeFileSync(join(logsDir, 'unsolved.json'), JSON.stringify({ steps: runner.globalStep, sampled: tries.size, never_solved: unsolved }, null, 2) + '\n');
     if (unsolved.length) {
       const shown = unsolved.slice(0, 10).map((entry) => `${entry.label} (${entry.tries} samples)`).join('; ');
-      say(`${unsolved.length} of the ${tries.size} training ${definition.data.itemName} sampled were never solved (most tried first; a wrong test case shows up here): ${shown}${unsolved.length > 10 ? '; ... (logs/unsolved.json)' : ''}`);
+      say(`${unsolved.length} of the ${tries.size} training ${definition.data.itemName} sampled were never solved (most tried first${config.task.name === 'functions' ? '; a wrong test case shows up here' : ''}): ${shown}${unsolved.length > 10 ? '; ... (logs/unsolved.json)' : ''}`);
     }
     runRecord.ended = new Date().toISOString();
     runRecord.steps = runner.globalStep;
-    runRecord.stopped = interrupted ? 'interrupted' : runner.globalStep >= total ? 'step budget' : 'time budget';
+    // An epoch budget (--num-epochs, no --max-steps) is said as such: no step budget was given.
+    const byEpochs = !config.run.maxSteps && !algorithm.stepLimit?.(config);
+    runRecord.stopped = interrupted ? 'interrupted' : runner.globalStep >= total ? (byEpochs ? 'epoch budget' : 'step budget') : 'time budget';
     writeRunRecord(outputDir, runRecord);
 
     if (!interrupted) {

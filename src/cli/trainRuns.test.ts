@@ -128,6 +128,8 @@ describe('train runs on disk', () => {
     const { algorithm } = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')) as { algorithm: { batchSize: number; groupSize: number } };
     const steps = Math.max(...events(out).filter((e) => e.name === 'avg_reward').map((e) => e.step));
     expect(steps).toBe(Math.ceil(trained / Math.round(algorithm.batchSize / algorithm.groupSize)));
+    // Its record says the epoch ended it: no step budget was given.
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).stopped).toBe('epoch budget');
   }, 120_000);
 
   it('a run stopped by its time budget is not resumed for nothing: refused with the budget to raise, and nothing rewritten', async () => {

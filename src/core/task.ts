@@ -221,6 +221,8 @@ export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
   evaluate(context: EvaluationContext<C>, items: readonly Item[], options: { limit?: number; search: SearchSpec }): Promise<TaskEvaluation>;
   /** The charts of its training figures, in order (the algorithm's follow). */
   readonly charts: readonly ChartSpec[];
+  /** What each figure of its held-out evaluations means, in a sentence (the page's table heads say it on hover). */
+  readonly evaluationDocs?: Readonly<Record<string, string>>;
   readonly warmStart?: WarmStart;
   /** The shipped policy of this task (a checkpoint in public/, relative to the page), the page's warm start, and what the page calls it. */
   readonly shippedPolicy?: { file: string; name: string };

@@ -4,7 +4,7 @@
  */
 import * as Comlink from 'comlink';
 import { checkpointTask, modelDifference } from '../core/checkpoint';
-import { configToSearchParams, withVariant, type LabConfig } from '../core/config';
+import { configToSearchParams, defaultConfig, withVariant, type LabConfig } from '../core/config';
 import { taskDefinition, taskNames } from '../core/registry';
 import { CANCELLED, type InitOptions, type RunStart, type TrainerApi } from '../worker/protocol';
 import { handleEvents, reportError, resetMetrics, rollbackTo, useLab } from './store';
@@ -192,6 +192,7 @@ async function loadShippedPolicy(task: string): Promise<boolean> {
   const size = fetched.bytes.byteLength;
   // A warm start: RL from its weights at step 0, which are also the reference (the recipe's RL stage).
   const loaded = await loadCheckpointBytes(fetched.bytes, url, { source: shipped.name, warmStart: true });
+  if (loaded) shippedStarts.set(task, configToSearchParams(loaded.config, { page: true }));
   note(loaded ? `loaded ${shipped.name}, step ${loaded.checkpointStep} (${(size / 1024).toFixed(0)} KB)` : `${url} was refused (see the error above); starting fresh`);
   return Boolean(loaded);
 }
@@ -224,7 +225,7 @@ export async function loadCheckpointFromFile(bytes: Uint8Array, name: string): P
 }
 
 /** Validates and loads checkpoint bytes in the worker (transferred), with the config inside it. */
-export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number; sameRun: boolean } | undefined> {
+export async function loadCheckpointBytes(bytes: Uint8Array, name: string, options: { source?: string; warmStart?: boolean } = {}): Promise<{ step: number; checkpointStep: number; sameRun: boolean; config: LabConfig } | undefined> {
   try {
     const before = useLab.getState().config;
     const result = await trainer().loadCheckpoint(Comlink.transfer(bytes, [bytes.buffer]), { source: name, ...options });
@@ -291,9 +292,17 @@ function linkSetsMoreThanTask(): boolean {
 /** The address the page last wrote (writeLink): a change to another one is the user's (App's hashchange). */
 let linkWritten: string | null = null;
 
-/** Writes the run's configuration into the address, so that a reload opens the same run settings. */
+/** Each task's shipped policy's own configuration as the link writes it, once loaded: its settings (its seed) are the task's start, not the user's. */
+const shippedStarts = new Map<string, string>();
+
+/**
+ * Writes the run's configuration into the address, so that a reload opens the same run settings.
+ * A run as a task's shipped policy made it is written as its task alone: a link that sets more
+ * starts from fresh weights, and the page itself must not write one that loses the policy.
+ */
 export function writeLink(config: LabConfig = useLab.getState().config): void {
-  linkWritten = configToSearchParams(config, { page: true });
+  const full = configToSearchParams(config, { page: true });
+  linkWritten = shippedStarts.get(config.task.name) === full ? configToSearchParams(defaultConfig(config.task.name), { page: true }) : full;
   window.location.hash = linkWritten;
   useLab.setState({ linkEdited: false });
 }

@@ -19,6 +19,12 @@ export function digitHeldOut(config: DigitsConfig): DigitItem[] {
   return heldOutItems(config.task.name as DigitTaskName, config.run.evalSamples, new Rng(config.digits.evalSeed));
 }
 
+/** What each held-out figure means (the page's table heads say it on hover). */
+export const digitEvaluationDocs = {
+  accuracy: 'the share of held-out prompts answered right, greedily',
+  format_compliance: 'the share of answers that end in [ANSWER] n, right or wrong',
+};
+
 const charts: ChartSpec[] = [
   { name: 'accuracy', title: 'accuracy', caption: 'Share of sampled answers that are right.' },
   { name: 'format_compliance', title: 'format compliance', caption: 'Share of sampled answers written in the [ANSWER] n tag.' },
@@ -114,6 +120,7 @@ function digitDefinition(name: DigitTaskName, doc: string): TaskDefinition<Digit
       };
     },
     charts,
+    evaluationDocs: digitEvaluationDocs,
     warmStart: {
       learningRate: (config) => (config as DigitsConfig).digits.warmStartLearningRate,
       batches(config, heldout) {

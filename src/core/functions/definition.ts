@@ -101,6 +101,12 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
       summary: `solved ${result.solved.toFixed(3)}  pass@1 ${result.pass_at_1.toFixed(3)}  on ${result.n}`,
     };
   },
+  evaluationDocs: {
+    solved: 'the share of problems whose chosen program (chosen on the shown tests) passes every test, hidden ones too',
+    pass_at_1: 'the share of problems the greedy program solves',
+    success_rate: 'the share of all programs drawn that pass every test',
+    mean_drawn: 'programs drawn per problem before the search stopped',
+  },
   charts: [
     { name: 'avg_reward', title: 'average reward', caption: 'Mean reward of the programs sampled at each step; it should rise as the policy learns.' },
     { name: 'accuracy', title: 'solved (all tests pass)', caption: 'Share of sampled functions that pass every test of their problem.' },

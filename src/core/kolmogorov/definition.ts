@@ -130,6 +130,13 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
       summary: `accuracy ${result.accuracy.toFixed(3)}  compression ${result.compressionRate.toFixed(3)}`,
     };
   },
+  evaluationDocs: {
+    accuracy: 'the share of sequences whose kept program prints the whole sequence',
+    compression_rate: 'bits of the kept programs (the failed sequences at their gzip size) over 8 bits per value: lower is better; gzip and LZMA below',
+    precision: 'gzip of the programs found over gzip of the sequences they print: above 1, the programs are longer as text than their data, though fewer bits under the prior',
+    'acc@16': 'the share whose kept program prints the sequence\'s first 16 values right',
+    'acc@64': 'the share whose kept program prints the sequence\'s first 64 values right',
+  },
   charts: [
     { name: 'avg_reward', title: 'average reward', caption: rewardCaption },
     {

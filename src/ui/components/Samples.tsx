@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { EvaluatedItem, EvaluationRow } from '../../worker/protocol';
 import { useLab } from '../store';
-import { taskDefinition } from '../../core/registry';
+import { taskDefinition, taskNames } from '../../core/registry';
 
 const SHOWN_VALUES = 24;
 
@@ -141,12 +141,13 @@ export function SampleInspector() {
 function TaskRows({ rows }: { rows: EvaluationRow[] }) {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r.metrics)))].filter((name) => name !== 'gzip_rate' && name !== 'lzma_rate');
   const last = rows.at(-1)!;
+  const docs = (taskNames().includes(last.task) ? taskDefinition(last.task).evaluationDocs : undefined) ?? {};
   const f = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(3));
   const compressors = (['gzip_rate', 'lzma_rate'] as const).filter((name) => last.metrics[name] !== undefined);
   return (
     <div className="table-scroll">
     <table data-testid={`evaluations-${last.task}`}>
-      <thead><tr><th>method</th><th>n</th>{names.map((name) => <th key={name}>{name.replace(/_/g, ' ')}</th>)}</tr></thead>
+      <thead><tr><th>method</th><th title="items scored">n</th>{names.map((name) => <th key={name} title={docs[name] ?? (/^solved@\d+$/.test(name) ? `the share solved within the first ${name.slice(7)} programs drawn` : undefined)}>{name.replace(/_/g, ' ')}</th>)}</tr></thead>
       <tbody>
         {rows.map((r, i) => <tr key={i}><td>{r.label}</td><td>{r.n}</td>{names.map((name) => <td key={name}>{f(r.metrics[name])}</td>)}</tr>)}
         {compressors.map((name) => (
