@@ -170,6 +170,9 @@ test('a link with an invalid value says so and starts as no link does, from the 
 test('the configuration applies what its fields show: Enter in a field applies the typed value, and a bad field stays a problem until fixed', async ({ page }) => {
   const lab = new LabPage(page);
   await lab.open();
+  // Each field is named by its flag alone, as a script or a screen reader finds it.
+  await expect(page.getByRole('combobox', { name: 'task', exact: true })).toHaveCount(1);
+  await expect(page.getByRole('textbox', { name: 'learning-rate', exact: true })).toHaveCount(1);
   // Enter before the field loses focus: the typed value is the one applied.
   await page.getByTestId('config-advanced').locator('summary').click();
   await page.getByTestId('field-learning-rate').fill('0.0003');

@@ -46,11 +46,11 @@ function Field({ field, draft, setDraft, setProblem, generation }: { field: Conf
     <label title={field.doc} className="field">
       <span>{field.flag}</span>
       {field.kind === 'enum' ? (
-        <select value={String(value)} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
+        <select value={String(value)} onChange={(e) => onChange(e.target.value)} data-testid={testId} aria-label={field.flag}>
           {field.options!.map((option) => <option key={option}>{option}</option>)}
         </select>
       ) : field.kind === 'boolean' ? (
-        <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} />
+        <input type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(String(e.target.checked))} data-testid={testId} aria-label={field.flag} />
       ) : (
         <input
           ref={input}
@@ -64,6 +64,8 @@ function Field({ field, draft, setDraft, setProblem, generation }: { field: Conf
           }}
           data-testid={testId}
           data-flag={field.flag}
+          // The flag alone names it (the label around a select also holds its options' text).
+          aria-label={field.flag}
         />
       )}
     </label>
