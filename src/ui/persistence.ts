@@ -5,7 +5,7 @@
  * resume, rename, delete, download or compare a stored run.
  */
 import { download } from './download';
-import { appendMetrics, grownSeries, reportError, resetMetrics, useLab } from './store';
+import { appendMetrics, grownSeries, keptItems, reportError, resetMetrics, useLab } from './store';
 import { taskNames } from '../core/registry';
 import { attempt, loadShippedData, trainer, whileConfiguring, writeLink } from './trainer';
 
@@ -68,7 +68,7 @@ export async function resumeRun(id: string): Promise<void> {
   try {
     resetMetrics();
     appendMetrics(resumed.events);
-    useLab.setState({ config: resumed.config, step: resumed.step, evaluations: resumed.evaluations, samples: resumed.samples, interruptedRun: null, checkpointNote: '' });
+    useLab.setState({ config: resumed.config, step: resumed.step, evaluations: keptItems(resumed.evaluations), samples: resumed.samples, interruptedRun: null, checkpointNote: '' });
     writeLink(resumed.config); // a reload opens the run's settings, its task among them
   } catch (error) {
     // Said, not lost in an unhandled rejection that left the page at step 0 with no word.

@@ -103,13 +103,14 @@ describe('points kept per metric', () => {
 });
 
 describe('evaluation rows', () => {
-  it('keep their figures, and only the latest row its items (the only ones listed)', () => {
+  it('keep their figures, and the last three rows their items (the latest is listed; the others stand in after a rollback)', () => {
     useLab.setState(initialState());
     const row = (step: number) => ({ label: `greedy @ step ${step}`, step, task: 'kolmogorov', search: 'greedy', k: 1, n: 2, score: 0.5, metrics: { accuracy: 0.5 }, items: [] as never[] });
-    handleEvents([{ type: 'evaluation', row: row(10) }]);
-    handleEvents([{ type: 'evaluation', row: row(20) }]);
+    for (const step of [10, 20, 30, 40, 50]) handleEvents([{ type: 'evaluation', row: row(step) }]);
     const rows = useLab.getState().evaluations;
-    expect(rows.map((r) => [r.step, r.score, r.items !== undefined])).toEqual([[10, 0.5, false], [20, 0.5, true]]);
+    expect(rows.map((r) => [r.step, r.score, r.items !== undefined])).toEqual([[10, 0.5, false], [20, 0.5, false], [30, 0.5, true], [40, 0.5, true], [50, 0.5, true]]);
+    handleEvents([{ type: 'rollback', step: 45 }]);
+    expect(useLab.getState().evaluations.filter((r) => r.items !== undefined).at(-1)?.step).toBe(40);
   });
 });
 

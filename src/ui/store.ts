@@ -189,6 +189,21 @@ export function reportError(message: string): void {
   useLab.setState((state) => ({ errors: [...state.errors.slice(-9), message] }));
 }
 
+/** Rows whose items are kept: the latest row's items are listed (Samples), and two before it stand in after a rollback drops it. */
+const ROWS_WITH_ITEMS = 3;
+
+/**
+ * `rows` with the items of all but the last ROWS_WITH_ITEMS rows that have them dropped (their
+ * figures stay): a long run's periodic evaluations had held evalSamples records each for good.
+ */
+export function keptItems(rows: EvaluationRow[]): EvaluationRow[] {
+  let kept = 0;
+  return [...rows]
+    .reverse()
+    .map((row) => (row.items === undefined ? row : ++kept <= ROWS_WITH_ITEMS ? row : (({ items: _, ...rest }) => rest)(row)))
+    .reverse();
+}
+
 export function handleEvents(events: readonly TrainerEvent[]): void {
   const metrics: MetricEvent[] = [];
   for (const event of events) {
@@ -207,9 +222,7 @@ export function handleEvents(events: readonly TrainerEvent[]): void {
         useLab.setState({ progress: { task: event.task, done: event.done, total: event.total } });
         break;
       case 'evaluation':
-        // Only the latest row's items are listed (Samples): earlier rows keep their figures, not their
-        // items, or a long run's periodic evaluations held evalSamples records each for good.
-        useLab.setState((state) => ({ evaluations: [...(event.row.items ? state.evaluations.map(({ items: _, ...row }) => row) : state.evaluations), event.row] }));
+        useLab.setState((state) => ({ evaluations: keptItems([...state.evaluations, event.row]) }));
         break;
       case 'step':
         useLab.setState({ step: event.step, stepsPerSecond: event.stepsPerSecond });
