@@ -196,7 +196,8 @@ async function policyFigures(label: string, config: PolicyConfig, batch: number,
   };
   if (!quick) {
     const naive = await time(naiveSample, 2, 1);
-    report(rate(`sample_naive_tokens_per_s/${label}`, 'tokens/s', batch * newTokens, naive));
+    // The loop above draws newTokens - 1 tokens (the KV-cache sampler's prefill draws one more).
+    report(rate(`sample_naive_tokens_per_s/${label}`, 'tokens/s', batch * (newTokens - 1), naive));
   }
   dispose();
 }

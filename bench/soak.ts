@@ -30,6 +30,7 @@ export async function soakFigures(steps: number, report: Report): Promise<void> 
   try {
     const warmup = 10;
     let saves = 0;
+    let loads = 0;
     let tensorsAfterWarmup = 0;
     let rssAfterWarmup = 0;
     const started = performance.now();
@@ -38,15 +39,20 @@ export async function soakFigures(steps: number, report: Report): Promise<void> 
       if (step % 20 === 0) {
         const bytes = await loop.saveCheckpoint();
         saves += 1;
-        if (step % 100 === 0) await loop.loadCheckpoint(bytes);
+        if (step % 100 === 0) {
+          await loop.loadCheckpoint(bytes);
+          loads += 1;
+        }
       }
       const backend = switches.get(step);
       if (backend) {
         const bytes = await loop.saveCheckpoint();
+        saves += 1;
         loop.dispose();
         await tf.setBackend(backend);
         loop = await createTrainingLoop(config, functionsTask(config), problems, { pool, initFrom: bytes });
         await loop.loadCheckpoint(bytes);
+        loads += 1;
       }
       if (step === warmup) {
         tensorsAfterWarmup = tf.memory().numTensors;
@@ -54,9 +60,11 @@ export async function soakFigures(steps: number, report: Report): Promise<void> 
       }
     }
     const seconds = (performance.now() - started) / 1000;
+    // One measurement: its min and max are itself.
+    const growth = tf.memory().numTensors - tensorsAfterWarmup;
     report({
-      name: 'soak_tensor_growth/functions_tiny', unit: 'tensors', median: tf.memory().numTensors - tensorsAfterWarmup, min: 0, max: 0, runs: 1,
-      steps, saves, loads: Math.floor(steps / 100), backend_switches: [...switches.values()].join(' -> '), tensors_after_warmup: tensorsAfterWarmup, tensors_at_end: tf.memory().numTensors,
+      name: 'soak_tensor_growth/functions_tiny', unit: 'tensors', median: growth, min: growth, max: growth, runs: 1,
+      steps, saves, loads, backend_switches: [...switches.values()].join(' -> '), tensors_after_warmup: tensorsAfterWarmup, tensors_at_end: tf.memory().numTensors,
       rss_mb_after_warmup: Math.round(rssAfterWarmup / 2 ** 20), rss_mb_at_end: Math.round(process.memoryUsage().rss / 2 ** 20), seconds: Math.round(seconds),
     });
   } finally {

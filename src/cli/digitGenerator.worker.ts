@@ -1,4 +1,4 @@
-/** Node worker_threads entry of a digit-task generator (see src/core/digits/generators.ts). */
+/** Node worker_threads entry of a digit-task generator (src/core/generators.ts: a policy copy that samples for the trainer, with versioned weight sync). */
 import { parentPort } from 'node:worker_threads';
 import { serveGenerator } from '../core/generators';
 import { initTensorflow } from './tfBackend';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
 import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
-import { defaultConfig, type ConfigField, type LabConfig } from '../core/config';
+import { configFields, defaultConfig, type ConfigField, type LabConfig } from '../core/config';
 import { fieldOwners } from '../core/registry';
 import { checkOutputs } from './outputs';
 import { catchInterrupt, parseArgs, runMain, usage, type ExtraFlag } from './args';
@@ -66,9 +66,10 @@ function table(before: DigitEvalResult, after: DigitEvalResult): string {
   ].join('\n');
 }
 
-/** Flags named on the command line, in kebab-case (the seeds' snake_case too). */
-function explicitFlags(argv: readonly string[]): Set<string> {
-  return new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0].replace(/_/g, '-')));
+/** Flags set by the user, in kebab-case: named on the command line (the seeds' snake_case too) or set by a `--config` file's fields. */
+function explicitFlags(argv: readonly string[], given: ReadonlySet<string>): Set<string> {
+  const fromFile = configFields().filter((field) => given.has(`${field.section}.${field.key}`)).map((field) => field.flag);
+  return new Set([...argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0].replace(/_/g, '-')), ...fromFile]);
 }
 
 export async function digitsMain(argv: string[]): Promise<void> {
@@ -79,14 +80,14 @@ export async function digitsMain(argv: string[]): Promise<void> {
   }
   const parsed = parseArgs(argv, extras);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed).config : null;
-  const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv));
+  const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv, parsed.given));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   if (config.run.initFrom) throw new Error(`--init-from ${config.run.initFrom}: a digit task starts from its own warm start on labelled examples (--warm-start-steps), not from a checkpoint`);
   const verbose = parsed.extra.verbose === true;
   // With --json, stdout is the JSON alone: every other line goes to stderr.
   const say = parsed.extra.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
-  const outputDir = rerun || argv.some((a) => a.startsWith('--output-dir') || a.startsWith('--output_dir')) ? config.run.outputDir : undefined;
+  const outputDir = rerun || parsed.given.has('run.outputDir') ? config.run.outputDir : undefined;
   // The digit tasks read no files: their items come from the seed, which the config holds.
   const runRecord = newRunRecord(['npm', 'run', 'digits', '--', ...argv], backend.backend, config, []);
   let releaseLock = () => undefined as void;
@@ -115,7 +116,9 @@ export async function digitsMain(argv: string[]): Promise<void> {
     }
   }
   const started = performance.now();
-  const metric = (step: number, name: string, value: number) => {
+  const metric = (step: number, name: string, value: number | undefined) => {
+    // A figure a step does not have (dqn's baseline, an importance weight without generators) is left out, not written without a value.
+    if (value === undefined || !Number.isFinite(value)) return;
     if (outputDir) appendFileSync(join(outputDir, 'metrics.jsonl'), JSON.stringify({ step, name, value, wallMs: Math.round(performance.now() - started) }) + '\n');
   };
   const { model, algorithm, digits } = config;

@@ -1,6 +1,6 @@
 /** DQN through the one loop from the CLI: it trains on the functions and Kolmogorov tasks, logs CleanRL's figures, and its checkpoint resumes it whole. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,12 +46,19 @@ describe('DQN from the CLI', () => {
   }, 120_000);
 
   it('runs on the digit tasks too, sampling in the trainer (the generator workers stay idle)', () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'prl-dqn-digits-')), 'run');
-    const run = tsx(['src/cli/digits.ts', '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '8', '--train-frequency', '8', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40', '--output-dir', out]);
+    const dir = mkdtempSync(join(tmpdir(), 'prl-dqn-digits-'));
+    const out = join(dir, 'run');
+    // A --config file's fields are the user's, as flags are: the digit recipe does not overwrite them (its temperature is 0.5).
+    writeFileSync(join(dir, 'config.yaml'), 'algorithm:\n  temperature: 0.9\n');
+    const run = tsx(['src/cli/digits.ts', '--config', join(dir, 'config.yaml'), '--task', 'sum_digits', '--algorithm', 'dqn', '--num-steps', '3', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '10', '--learning-starts', '8', '--train-frequency', '8', '--batch-size', '8', '--d-model', '16', '--layers', '1', '--heads', '2', '--context', '40', '--output-dir', out]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/step 3\/3 .*loss \d/);
     expect(run.stdout).toContain('after RL');
     // Its own figures reach metrics.jsonl, as the Kolmogorov and functions runs' do.
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toContain('"name":"losses/td_loss"');
+    // Every line has its value (dqn has no baseline and no importance weight: those are left out).
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; value?: number });
+    expect(lines.filter((line) => typeof line.value !== 'number').map((line) => line.name)).toEqual([]);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).config.algorithm.temperature).toBe(0.9);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 /**
  * Parallel generators with versioned weight sync (the Monarch RL example's generator actors), a
  * property of the one training loop (loop.ts) available to every task, platform-neutral: the
- * same code runs in Node worker_threads (src/cli/generator.worker.ts) and Web Workers. Each
+ * same code runs in Node worker_threads (src/cli/digitGenerator.worker.ts) and Web Workers (src/worker/generator.worker.ts). Each
  * generator holds its own copy of the policy and samples programs for the prompts the trainer
  * sends, under the task's grammar (named by a serialisable spec, `grammarOf`); the trainer
  * updates and broadcasts the new weights tagged with a version, packed into one ArrayBuffer per

@@ -6,10 +6,12 @@
  * wasm, one thread per generator; messages that arrive while it starts are held, in order, until
  * it is ready.
  */
-import { serveGenerator } from '../core/generators';
+import { serveGenerator, type FromGenerator } from '../core/generators';
 import { startWasmBackend } from './wasmBackend';
 
 const ready = startWasmBackend('generator');
+// A backend that cannot start is said to the trainer (a rejection in a worker reaches no one), whose pool then fails with why instead of waiting for `ready` for good.
+ready.catch((error: Error) => self.postMessage({ type: 'error', id: -1, message: `its tfjs backend did not start: ${error.message}` } satisfies FromGenerator));
 
 serveGenerator({
   postMessage: (message) => self.postMessage(message),
