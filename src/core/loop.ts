@@ -37,7 +37,7 @@ import { isSafetensors, safetensorsWeights } from './safetensors';
 import type { GradientShard } from './gradientShards';
 import type { SandboxPool } from './sandbox/pool';
 import { stepMetrics, stepSamples } from './stepReport';
-import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskContext } from './task';
+import { SearchStopped, stoppingProgress, type Scored, type SearchSpec, type Task, type TaskContext } from './task';
 
 export type { PolicyAlgorithm, PolicyUpdate };
 
@@ -323,7 +323,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       const chunk = groups.slice(at, at + SEARCH_CHUNK);
       let result: Awaited<ReturnType<typeof taskDef.evaluate>>;
       try {
-        result = await taskDef.evaluate({ policy, config, pool: deps.pool, shouldStop, onProgress: () => { if (shouldStop?.()) throw new SearchStopped(); } }, chunk.map((g) => batch[g * groupSize]), { search: spec });
+        result = await taskDef.evaluate({ policy, config, pool: deps.pool, shouldStop, onProgress: stoppingProgress(shouldStop) }, chunk.map((g) => batch[g * groupSize]), { search: spec });
       } catch (error) {
         if (error instanceof SearchStopped) break;
         throw error;

@@ -8,7 +8,7 @@ import { createTrainingLoop, type LoopDeps, type TrainingLoop } from './loop';
 import { allTasks, taskDefinition } from './registry';
 import type { SandboxLimits } from './sandbox/outcome';
 import type { Prelude } from './sandbox/prelude';
-import { SearchStopped, type Scored, type SearchSpec, type Task, type TaskDefinition, type TaskEvaluation } from './task';
+import { stoppingProgress, type Scored, type SearchSpec, type Task, type TaskDefinition, type TaskEvaluation } from './task';
 
 export type RunnerDeps = LoopDeps;
 
@@ -85,10 +85,7 @@ export async function createRunner(config: LabConfig, data: RunnerData, deps: Ru
   return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) => {
     const { shouldStop } = request;
     // Every task reports progress between its chunks of items, and may be stopped there; a long search also asks inside.
-    const onProgress = (done: number, total: number) => {
-      if (shouldStop?.()) throw new SearchStopped();
-      request.onProgress?.(done, total);
-    };
+    const onProgress = stoppingProgress(shouldStop, request.onProgress);
     return definition.evaluate({ policy: loop.policy, config, pool: deps.pool, onProgress, shouldStop }, items, { limit: request.limit, search: searchOf(definition, request.search) });
   });
 }

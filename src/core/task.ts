@@ -136,6 +136,14 @@ export class SearchStopped extends Error {
   }
 }
 
+/** A progress report that ends the work (SearchStopped) once `shouldStop` says so, then passes the progress on to `report`. */
+export function stoppingProgress(shouldStop?: () => boolean, report?: (done: number, total: number) => void): (done: number, total: number) => void {
+  return (done, total) => {
+    if (shouldStop?.()) throw new SearchStopped();
+    report?.(done, total);
+  };
+}
+
 /** Where a task's items come from: files a user gives (parsed on any platform), or a generator. */
 export type ItemSource<Item> =
   | {
