@@ -456,13 +456,14 @@ async function searchAll(
   });
   const width = settings.unweave[depth] ?? 0;
   const bits = found.map((one) => (one ? programBits(one.program, prior) : Infinity));
-  // The programs kept are merged (splitPrograms), so candidates are compared merged: an
-  // interleave cheaper than the cover end to end before merging may be dearer after.
-  const mergedBits = (program: Program) => programBits(mergeRuns(program, prior), prior);
-  const best = found.map((one) => (one ? mergedBits(one.program) : Infinity));
   // Unsolved, or covered only at a cost that suggests literals where an interleave was.
   const unweaving = width > 0 ? targets.flatMap((target, r) => (!found[r] || bits[r] > settings.unweaveAbove * 8 * target.length ? [r] : [])) : [];
   if (unweaving.length === 0) return found;
+  // The programs kept are merged (splitPrograms), so candidates are compared merged: an
+  // interleave cheaper than the cover end to end before merging may be dearer after (only the
+  // sequences tried as interleaves are compared).
+  const mergedBits = (program: Program) => programBits(mergeRuns(program, prior), prior);
+  const best = found.map((one, r) => (one && unweaving.includes(r) ? mergedBits(one.program) : Infinity));
   const tries = unweaving.map((r) => unweaveLengths(targets[r], settings).map((m) => ({ r, m, ...unweave(targets[r], m) })));
   const written = await write(tries.flat().map(({ woven }) => woven));
   let next = 0;
