@@ -241,7 +241,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
     const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
     // An epoch passes over the items RL samples from (Kolmogorov cuts pieces of long sequences: more than the file's lines).
     const epochSteps = Math.ceil((preferences?.length ?? data.trainedItems) / groups);
-    const total = config.run.maxSteps || algorithm.stepLimit?.(config) || config.run.numEpochs * epochSteps;
+    // A step budget (--max-steps, or the task's), else --num-epochs passes.
+    const stepBudget = config.run.maxSteps || algorithm.stepLimit?.(config) || 0;
+    const total = stepBudget || config.run.numEpochs * epochSteps;
     // A resumed run already at its last step has nothing to train: said, before anything is rewritten.
     if (resume !== undefined && runner.globalStep >= total) throw new Error(`--resume ${resume}: the run is at step ${runner.globalStep}, and it trains to step ${total}: give --max-steps N, more than ${runner.globalStep}, to train on`);
     // So with its time budget: it would train no step and report again.
@@ -376,9 +378,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     }
     runRecord.ended = new Date().toISOString();
     runRecord.steps = runner.globalStep;
-    // An epoch budget (--num-epochs, no --max-steps) is said as such: no step budget was given.
-    const byEpochs = !config.run.maxSteps && !algorithm.stepLimit?.(config);
-    runRecord.stopped = interrupted ? 'interrupted' : runner.globalStep >= total ? (byEpochs ? 'epoch budget' : 'step budget') : 'time budget';
+    runRecord.stopped = interrupted ? 'interrupted' : runner.globalStep >= total ? (stepBudget ? 'step budget' : 'epoch budget') : 'time budget';
     writeRunRecord(outputDir, runRecord);
 
     if (!interrupted) {
