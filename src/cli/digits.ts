@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
 import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
 import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
-import { configFields, defaultConfig, type ConfigField, type LabConfig } from '../core/config';
+import { defaultConfig, flagOfField, type ConfigField, type LabConfig } from '../core/config';
 import { fieldOwners } from '../core/registry';
 import { checkOutputs } from './outputs';
 import { catchInterrupt, parseArgs, runMain, usage, type ExtraFlag } from './args';
@@ -66,10 +66,9 @@ function table(before: DigitEvalResult, after: DigitEvalResult): string {
   ].join('\n');
 }
 
-/** Flags set by the user, in kebab-case: named on the command line (the seeds' snake_case too) or set by a `--config` file's fields. */
-function explicitFlags(argv: readonly string[], given: ReadonlySet<string>): Set<string> {
-  const fromFile = configFields().filter((field) => given.has(`${field.section}.${field.key}`)).map((field) => field.flag);
-  return new Set([...argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0].replace(/_/g, '-')), ...fromFile]);
+/** The flags of the fields the user set, on the command line or in a `--config` file (parseArgs' `given`). */
+function explicitFlags(given: ReadonlySet<string>): Set<string> {
+  return new Set([...given].flatMap((path) => flagOfField(path) ?? []));
 }
 
 export async function digitsMain(argv: string[]): Promise<void> {
@@ -80,7 +79,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
   }
   const parsed = parseArgs(argv, extras);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed).config : null;
-  const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(argv, parsed.given));
+  const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(parsed.given));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   if (config.run.initFrom) throw new Error(`--init-from ${config.run.initFrom}: a digit task starts from its own warm start on labelled examples (--warm-start-steps), not from a checkpoint`);
   const verbose = parsed.extra.verbose === true;

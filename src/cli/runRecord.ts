@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
-import { configFields, parseConfig } from '../core/config';
+import { flagOfField, parseConfig } from '../core/config';
 import { algorithmDefinition } from '../core/registry';
 import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
@@ -164,8 +164,7 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   const allowed = new Set(['run.outputDir', 'rerun', 'overwrite', 'quiet', 'allow-changed', 'threads']);
   const others = [...parsed.given, ...parsed.extraGiven].filter((path) => !allowed.has(path));
   // Said as the flags the user typed (--max-steps), not the fields they set (run.maxSteps).
-  const flagOf = (path: string) => `--${configFields().find((field) => `${field.section}.${field.key}` === path)?.flag ?? path}`;
-  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.map(flagOf).join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
+  if (others.length) throw new Error(`--rerun repeats the recorded run as it was: drop ${others.map((path) => `--${flagOfField(path) ?? path}`).join(', ')} (only --output-dir, --overwrite, --quiet and --allow-changed go with it)`);
   const record = readRunRecord(dir);
   const extras = record.extras ?? {};
   const threads = record.threads ?? 1;

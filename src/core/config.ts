@@ -244,6 +244,11 @@ export function configFields(config?: LabConfig): ConfigField[] {
   return fields;
 }
 
+/** The flag that sets the field at `path` (`run.maxSteps` -> `max-steps`), or undefined when no field is there. */
+export function flagOfField(path: string): string | undefined {
+  return configFields().find((field) => `${field.section}.${field.key}` === path)?.flag;
+}
+
 /** A field's value from its text form (a CLI flag value, a URL parameter, the form), or an error naming the flag. */
 export function fieldValue(field: ConfigField, text: string): unknown {
   if (field.kind === 'number' || field.kind === 'integer') {
