@@ -17,6 +17,7 @@ import { isEntry, runMain } from './args';
 import { trainCommand } from './train';
 import { changedFiles, type RunRecordFile } from './runRecord';
 import { writeAtomic } from './data';
+import { metricEvents } from './runDir';
 
 export interface GridCell {
   algorithm: string;
@@ -107,15 +108,7 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
     return null;
   }
   const figures: Record<string, number> = {};
-  const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').filter(Boolean);
-  // A line cut off (the process killed while it appended) is no figure; the others stand.
-  const entries = lines.flatMap((line) => {
-    try {
-      return [JSON.parse(line) as { step: number; name: string; value: number }];
-    } catch {
-      return [];
-    }
-  });
+  const entries = metricEvents(join(dir, 'metrics.jsonl'));
   // A loop, not Math.max(...): a long run's hundreds of thousands of lines overflow the stack as arguments.
   const last = entries.reduce((most, e) => Math.max(most, e.step), -Infinity);
   // Timings are the machine's, not the run's: wall_seconds says how long each took.

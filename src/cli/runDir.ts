@@ -172,6 +172,18 @@ export function runDirPlan(dir: string, options: { resume?: string; overwrite: b
 /** The per-step figures logs/rewards.json keeps. */
 const REWARD_FIGURES = new Set(['avg_reward', 'accuracy', 'reward_model', 'task_reward', 'rewards/margins', 'rewards/accuracies']);
 
+/** A run's metrics.jsonl as events; a line cut off (the process killed while it appended) is no event, the others stand. */
+export function metricEvents(path: string): { step: number; name: string; value: number; wallMs?: number }[] {
+  return readTextChecked(path, 'metrics file', MAX_METRICS_BYTES).split('\n').flatMap((line) => {
+    if (!line.trim()) return [];
+    try {
+      return [JSON.parse(line) as { step: number; name: string; value: number; wallMs?: number }];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /**
  * logs/rewards.json: the reward's statistics over the run so far (a resumed run's cover all its
  * steps): per step the mean reward of the batch and its accuracy, and over the run their mean,
@@ -186,11 +198,7 @@ export class RewardLog {
   static fromMetrics(metricsPath: string): RewardLog {
     const log = new RewardLog();
     if (!existsSync(metricsPath)) return log;
-    for (const line of readTextChecked(metricsPath, 'metrics file', MAX_METRICS_BYTES).split('\n')) {
-      if (!line.trim()) continue;
-      const event = JSON.parse(line) as { step: number; name: string; value: number };
-      log.add(event.step, event.name, event.value);
-    }
+    for (const event of metricEvents(metricsPath)) log.add(event.step, event.name, event.value);
     return log;
   }
 
