@@ -68,16 +68,19 @@ test('a checkpoint of an earlier step cuts the charts back to it', async ({ page
   await lab.open();
   await lab.stepTo(2);
   const atTwo = Buffer.from(await lab.downloadCheckpoint());
+  /** From step 4, loads the step-2 file as `name`, checks the points kept, takes one Step, and returns the steps then charted. */
+  const loadAtFourThenStep = async (name: string, kept: number) => {
+    await lab.waitForPoints(4, 'entropy');
+    await loadCheckpoint(page, name, atTwo);
+    await expect(page.getByTestId('status-message')).toContainText(`loaded ${name}, step 2`);
+    await expect.poll(() => lab.points('entropy')).toBe(kept);
+    await lab.button('Step').click();
+    await expect(page.getByTestId('step')).toHaveText('step 3');
+    await lab.waitForPoints(kept + 1, 'entropy');
+    return (await lab.state<{ step: number }[]>('series.entropy')).map((point) => point.step);
+  };
   await lab.stepTo(4, 2);
-  await lab.waitForPoints(4, 'entropy');
-  await loadCheckpoint(page, 'step2.prl', atTwo);
-  await expect(page.getByTestId('status-message')).toContainText('loaded step2.prl, step 2');
-  await expect.poll(() => lab.points('entropy')).toBe(2);
-  await lab.button('Step').click();
-  await expect(page.getByTestId('step')).toHaveText('step 3');
-  await lab.waitForPoints(3, 'entropy');
-  const steps = (await lab.state<{ step: number }[]>('series.entropy')).map((point) => point.step);
-  expect(steps).toEqual([1, 2, 3]);
+  expect(await loadAtFourThenStep('step2.prl', 2)).toEqual([1, 2, 3]);
 
   // A checkpoint of another run of the same model (a fresh run since): the charts on screen are not
   // its past, so they start over at its step instead of showing the other run's points as its own.
@@ -86,14 +89,7 @@ test('a checkpoint of an earlier step cuts the charts back to it', async ({ page
   await lab.button('Apply (new run)').click();
   await expect(page.getByTestId('step')).toHaveText('step 0');
   await lab.stepTo(4);
-  await lab.waitForPoints(4, 'entropy');
-  await loadCheckpoint(page, 'step2-again.prl', atTwo);
-  await expect(page.getByTestId('status-message')).toContainText('loaded step2-again.prl, step 2');
-  await expect.poll(() => lab.points('entropy')).toBe(0);
-  await lab.button('Step').click();
-  await expect(page.getByTestId('step')).toHaveText('step 3');
-  await lab.waitForPoints(1, 'entropy');
-  expect((await lab.state<{ step: number }[]>('series.entropy')).map((point) => point.step)).toEqual([3]);
+  expect(await loadAtFourThenStep('step2-again.prl', 0)).toEqual([3]);
 });
 
 test('DQN\'s steps between its training steps are said once, not at every step', async ({ page }) => {

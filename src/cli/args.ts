@@ -30,10 +30,10 @@ export interface ParsedArgs {
 
 /** Where a flag's description starts, and how wide a help line is. */
 const DOC_COLUMN = 34;
+const WIDTH = 110;
 
 /** Flags a config file's `command` section never sets: they say what to do with a run folder, not how the run computes. */
 const COMMAND_LINE_ONLY = new Set(['help', 'config', 'resume', 'rerun', 'overwrite', 'allow-changed']);
-const WIDTH = 110;
 
 /** One flag of the help: its name, then its description wrapped at WIDTH; a name too long for its column puts the description on the lines below. */
 function helpEntry(name: string, doc: string): string[] {
