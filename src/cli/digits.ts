@@ -7,14 +7,14 @@
  * is a flag too (see --help). `npm run train -- --task sum_digits ...` lands here. With
  * --output-dir the run's record (run.json) is written, and `--rerun DIR` repeats it.
  *
- * Shared fields the user does not set take the digit recipe's values (digitRecipeDefaults:
- * a d_model 64 x 2 layer policy, batch 64). Writes metrics.jsonl and eval_results.json to
- * --output-dir when one is given.
+ * Fields the user does not set take the digit task's defaults, which are the digit recipe's
+ * (core/digits/definition.ts: a d_model 64 x 2 layer policy, batch 64 or 128). Writes
+ * metrics.jsonl and eval_results.json to --output-dir when one is given.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
-import { digitRecipeDefaults, runDigitTask, withDigitRecipe } from '../core/digits/experiment';
+import { runDigitTask, withDigitBatch } from '../core/digits/experiment';
 import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
 import { defaultConfig, flagOfField, type ConfigField, type LabConfig } from '../core/config';
 import { fieldOwners } from '../core/registry';
@@ -35,8 +35,8 @@ const extras: ExtraFlag[] = [
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
 ];
 
-/** Each digit task's defaults as a run of it has them: the task's own, then the digit recipe's. */
-const digitDefaults = digitTaskNames.map((task) => [task, withDigitRecipe(defaultConfig(task), new Set())] as const);
+/** Each digit task's defaults: the digit recipe's (core/digits/definition.ts). */
+const digitDefaults = digitTaskNames.map((task) => [task, defaultConfig(task)] as const);
 
 /**
  * The help lists the fields a digit run reads, with the defaults a digit run has (the recipe's,
@@ -73,13 +73,12 @@ function explicitFlags(given: ReadonlySet<string>): Set<string> {
 
 export async function digitsMain(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    const recipe = Object.entries(digitRecipeDefaults).map(([task, flags]) => `  ${task}: ${Object.entries(flags).map(([flag, value]) => `--${flag} ${value}`).join(' ')}`).join('\n');
-    console.log(usage('digits', `RL on sum_digits or reverse_digits with parallel generators (reinforce_monarch unless --algorithm says another).\nFields not set on the command line take the digit recipe's values:\n${recipe}`, extras, true, digitField));
+    console.log(usage('digits', "RL on sum_digits or reverse_digits with parallel generators (reinforce_monarch unless --algorithm says another).\nThe defaults below are the digit recipe's, per task where the two differ; with dqn, a named --batch-size carries dqn's batch fields and buffer with it.", extras, true, digitField));
     return;
   }
   const parsed = parseArgs(argv, extras);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed).config : null;
-  const config = rerun ?? withDigitRecipe(parsed.config, explicitFlags(parsed.given));
+  const config = rerun ?? withDigitBatch(parsed.config, explicitFlags(parsed.given));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   if (config.run.initFrom) throw new Error(`--init-from ${config.run.initFrom}: a digit task starts from its own warm start on labelled examples (--warm-start-steps), not from a checkpoint`);
   const verbose = parsed.extra.verbose === true;

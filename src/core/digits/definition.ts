@@ -74,7 +74,7 @@ const recipes: Record<DigitTaskName, Record<string, Record<string, unknown>>> = 
  * the newest batch: one update per step on a batch of its size, drawn from a buffer of 800 tokens
  * (about 1.3 batches of ~5-token sum_digits answers). From the default buffer (20,000 tokens,
  * about 30 steps of answers) the policy learned a fifth as fast per step. The CLI's
- * `withDigitRecipe` keeps the batch fields equal to a `--batch-size` that is named. Measured with
+ * `withDigitBatch` (digits/experiment.ts) keeps the batch fields equal to a `--batch-size` that is named. Measured with
  * the soft form only.
  */
 function digitDqnDefaults(batchSize: number): Record<string, Record<string, unknown>> {

@@ -3,18 +3,20 @@ import '@tensorflow/tfjs-backend-wasm';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig, withVariant } from '../config';
 import { scheduledRate } from '../model/schedule';
-import { digitRecipeDefaults, runDigitTask, withDigitRecipe, type DigitStepMetrics } from './experiment';
+import { runDigitTask, withDigitBatch, type DigitStepMetrics } from './experiment';
 import { GeneratorPool, inProcessGenerator } from '../generators';
 
 describe('digit recipe defaults', () => {
-  it('fill the fields not named on the command line, per task, and leave named ones alone', () => {
-    const base = defaultConfig();
-    const config = parseConfig({ ...base, task: { ...base.task, name: 'sum_digits' }, model: { ...base.model, dModel: 32 } });
-    const applied = withDigitRecipe(config, new Set(['d-model']));
-    expect(applied.model.dModel).toBe(32);
-    expect(applied.model.context).toBe(Number(digitRecipeDefaults.sum_digits.context));
-    expect(applied.digits.warmStartSteps).toBe(Number(digitRecipeDefaults.sum_digits['warm-start-steps']));
-    expect(withDigitRecipe(base, new Set())).toEqual(base); // the Kolmogorov task is untouched
+  it('are the task\'s defaults, so fields not set take them and set ones stay, with no pass of their own', () => {
+    const config = parseConfig({ task: { name: 'sum_digits' }, model: { dModel: 32 } });
+    expect(config.model).toMatchObject({ dModel: 32, context: 40, layers: 2 });
+    expect(config.digits).toMatchObject({ warmStartSteps: 400, warmStartExamples: 2000, numSteps: 2500, requireTag: true });
+    expect(config.algorithm).toMatchObject({ name: 'reinforce_monarch', batchSize: 128, temperature: 0.5, learningRate: 0.0001 });
+    expect(defaultConfig('reverse_digits').algorithm).toMatchObject({ batchSize: 64, temperature: 1, learningRate: 0.0005 });
+    // Only dqn's batch coupling is applied after parsing; it touches no other algorithm or task.
+    expect(withDigitBatch(config, new Set())).toBe(config);
+    const base = defaultConfig('kolmogorov', 'dqn');
+    expect(withDigitBatch(base, new Set())).toBe(base);
   });
 
   it('give dqn on a digit task whole-answer targets, alpha 1 against the target network, and one update per step on the newest batch, in the page and the CLI', () => {
@@ -28,12 +30,12 @@ describe('digit recipe defaults', () => {
     expect(defaultConfig('sum_digits').algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1, softPrior: 'reference', dqnBatchSize: 32 });
     expect(defaultConfig('functions', 'dqn').algorithm).toMatchObject({ nStep: 1, softPrior: 'reference', bufferSize: 20_000 });
     // The CLI: a named --batch-size carries dqn's batch fields with it, unless those are named too.
-    const named = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48 } }), new Set(['algorithm', 'batch-size']));
+    const named = withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48 } }), new Set(['algorithm', 'batch-size']));
     expect(named.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 48, trainFrequency: 48, bufferSize: 300 }); // 800 tokens at 128: the same 1.25 batches of answers
-    expect(withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn' } }), new Set(['algorithm'])).algorithm.bufferSize).toBe(800);
-    const buffer = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, bufferSize: 5000 } }), new Set(['algorithm', 'batch-size', 'buffer-size']));
+    expect(withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn' } }), new Set(['algorithm'])).algorithm.bufferSize).toBe(800);
+    const buffer = withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, bufferSize: 5000 } }), new Set(['algorithm', 'batch-size', 'buffer-size']));
     expect(buffer.algorithm.bufferSize).toBe(5000); // named: kept
-    const both = withDigitRecipe(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
+    const both = withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
     expect(both.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 16, trainFrequency: 48 });
   });
 

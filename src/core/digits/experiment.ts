@@ -31,61 +31,27 @@ import { DigitGrammar } from './vocab';
 
 export { digitPolicyConfig } from './task';
 
-/**
- * Values the digit recipe uses for fields the user did not set: a small policy (prompts are
- * under 30 tokens), since the shared fields' defaults suit the Kolmogorov task, and a warm
- * start sized per task so that it starts well below the 95% target (measured on the 200
- * held-out prompts, see docs/digits.md).
- */
-const sharedRecipe: Record<string, string> = {
-  algorithm: 'reinforce_monarch',
-  layers: '2',
-  'd-model': '64',
-  heads: '4',
-  context: '40',
-  'batch-size': '64',
-  'baseline-momentum': '0.9',
-  // Without it RL drifts away from the tag once answers are right (the last-number fallback
-  // still reads them): measured 100% accuracy with format compliance falling to 93.5%.
-  'require-tag': 'true',
-};
-
-export const digitRecipeDefaults: Record<DigitTaskName, Record<string, string>> = {
-  reverse_digits: { ...sharedRecipe, temperature: '1', 'learning-rate': '0.0005', 'warm-start-steps': '100', 'warm-start-examples': '300' },
-  // The sum warm start is right at greedy far more often than when sampled at temperature 1
-  // (41% against ~8%), and RL on mostly -1 rewards at lr 5e-4 collapsed it; sampling at 0.5
-  // (log-probs at the same temperature) with lr 2e-4 took it to 68%, swinging 52-75% over 900
-  // steps at batch 64. Batches of 128 (the warm start's too) climbed steadily to 76.5% at step 300,
-  // then declined at a constant rate. A rate of 1e-4 decaying along a cosine keeps climbing: over
-  // 2500 steps 21% -> 76.0 / 87.5 / 94.0 / 95.5 / 96.0% at steps 500 to 2500, 13.1 min (docs/digits.md).
-  sum_digits: {
-    ...sharedRecipe, 'batch-size': '128', temperature: '0.5', 'learning-rate': '0.0001', 'lr-decay': 'true', 'num-steps': '2500',
-    'warm-start-steps': '400', 'warm-start-examples': '2000',
-  },
-};
-
 /** dqn fields that follow a named `--batch-size` on a digit task, unless named too: one update per step on a batch of its size (the task's dqn defaults, digits/definition.ts). */
 const digitDqnPerBatch = ['dqn-batch-size', 'train-frequency'];
 
-/** Applies the task's `digitRecipeDefaults` to every field whose flag is not in `explicit`, keeps dqn's batch fields equal to the batch size and its buffer in proportion. */
-export function withDigitRecipe(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
-  if (!isDigitTask(config.task.name)) return config;
+/**
+ * What a named `--batch-size` carries with it on a digit task. The recipe's values themselves are
+ * the task's defaults (digits/definition.ts), which every config of the task starts from; dqn's
+ * defaults are sized to the recipe's batch, so when the user names another batch size, dqn's batch
+ * fields follow it and its buffer keeps the same number of batches, unless those are named too.
+ */
+export function withDigitBatch(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
+  if (!isDigitTask(config.task.name) || config.algorithm.name !== 'dqn') return config;
   const byFlag = new Map(configFields().map((field) => [field.flag, field]));
   let next = config;
-  for (const [flag, value] of Object.entries(digitRecipeDefaults[config.task.name])) {
-    if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, value);
-  }
-  if (next.algorithm.name === 'dqn') {
-    for (const flag of digitDqnPerBatch) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, String(next.algorithm.batchSize));
-    // Replay of about the newest batch: the buffer keeps as many batches of answers as the task's defaults do (800 tokens at their batch).
-    if (!explicit.has('buffer-size')) {
-      const defaults = defaultConfig(next.task.name, 'dqn').algorithm;
-      next = withField(next, byFlag.get('buffer-size')!, String(Math.max(16, Math.round((defaults.bufferSize * next.algorithm.batchSize) / defaults.batchSize))));
-    }
+  for (const flag of digitDqnPerBatch) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, String(next.algorithm.batchSize));
+  // Replay of about the newest batch: the buffer keeps as many batches of answers as the task's defaults do (800 tokens at their batch).
+  if (!explicit.has('buffer-size')) {
+    const defaults = defaultConfig(next.task.name, 'dqn').algorithm;
+    next = withField(next, byFlag.get('buffer-size')!, String(Math.max(16, Math.round((defaults.bufferSize * next.algorithm.batchSize) / defaults.batchSize))));
   }
   return next;
 }
-
 
 export interface DigitStepMetrics {
   step: number;
