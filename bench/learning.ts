@@ -17,6 +17,7 @@ import { taskPreludes } from '../src/core/runner';
 import { sandboxLimits } from '../src/cli/report';
 import { createNodeSandboxPool } from '../src/cli/sandboxHost';
 import { loadItemsFile } from '../src/cli/data';
+import { median } from './stats';
 
 export type Report = (figure: { name: string; unit: string; median: number; min: number; max: number; runs: number; [extra: string]: unknown }) => void;
 
@@ -25,13 +26,6 @@ async function checkpointConfig(path: string, algorithm: string, change: Record<
   const { meta } = await decodeCheckpoint(bytes);
   const base = withVariant(parseConfig(meta.config), { algorithm });
   return { bytes, config: parseConfig({ ...base, algorithm: { ...base.algorithm, ...change }, sandbox: { ...base.sandbox, workers: 1 } }) };
-}
-
-/** The medians of a list. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export async function expertIterationFigures(rounds: number, report: Report): Promise<void> {

@@ -44,6 +44,7 @@ import { SupervisedTrainer } from '../src/core/algorithms/supervised';
 import { TransformerPolicy } from '../src/core/model/transformer';
 import { taskDefinition } from '../src/core/registry';
 import { LoadMonitor, type Load } from './load';
+import { median, summary } from './stats';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const viteBin = fileURLToPath(new URL('../node_modules/vite/bin/vite.js', import.meta.url));
@@ -66,14 +67,6 @@ interface StepFigures {
   update: number[];
   stepMs: number[];
 }
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-const summary = (values: number[]) => ({ median: median(values), min: Math.min(...values), max: Math.max(...values), runs: values.length });
 
 /** Per-step figures from an RL step's metrics: sampling tokens/s, update tokens/s (the same tokens per second of update), step ms. */
 function stepFigures(metrics: { tokens_per_s: number; sample_ms: number; update_ms: number; step_ms: number }[]): StepFigures {

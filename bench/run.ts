@@ -54,6 +54,7 @@ import { dqnFigures, expertIterationFigures } from './learning';
 import { soakFigures } from './soak';
 import { functionSearchFigures } from './functionSearch';
 import { bundleFigures } from './bundle';
+import { median, summary } from './stats';
 
 const args = process.argv.slice(2);
 /** Every benchmark --only can name: the first group runs by default, the second only when named. */
@@ -113,17 +114,10 @@ async function time(fn: () => Promise<void> | void, runs: number, warmup: number
   return durations;
 }
 
-function stats(values: number[]): { median: number; min: number; max: number; runs: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median, min: sorted[0], max: sorted[sorted.length - 1], runs: values.length };
-}
-
 /** A throughput figure from durations: `work` units per run, reported per second. */
 function rate(name: string, unit: string, work: number, durations: number[], extra: Record<string, unknown> = {}): Figure {
   const perSecond = durations.map((ms) => work / (ms / 1000));
-  return { name, unit, ...stats(perSecond), ...extra };
+  return { name, unit, ...summary(perSecond), ...extra };
 }
 
 /** The reference policy's REINFORCE training step on random tokens, as policy_bench.py: loss = -(sum of taken log-probs * advantage).mean(). */
@@ -157,7 +151,7 @@ const referenceConfig: PolicyConfig = { vocabSize: 64, dModel: 128, heads: 4, la
 async function policyFigures(label: string, config: PolicyConfig, batch: number, seq: number, runs: number): Promise<void> {
   const { policy, trainStep, dispose } = referenceTrainer(config, batch, seq);
   const train = await time(trainStep, runs, 2);
-  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: stats(train).median, backend: tf.getBackend(), multiply_add: multiplyAddChoice().build }));
+  report(rate(`train_tokens_per_s/${label}`, 'tokens/s', batch * seq, train, { step_ms: median(train), backend: tf.getBackend(), multiply_add: multiplyAddChoice().build }));
 
   // Sampling 64 new tokens for `batch` sequences from a 1-token prompt, reading logits each step.
   const newTokens = Math.min(64, config.context);
@@ -221,7 +215,7 @@ async function alternatingFigure(name: string, rounds: number, on: { label: stri
       for (const setting of order) {
         setting.apply();
         const durations = await time(trainStep, steps, 1);
-        perRound[setting.label] = (32 * 64) / (stats(durations).median / 1000);
+        perRound[setting.label] = (32 * 64) / (median(durations) / 1000);
         rates[setting.label].push(perRound[setting.label]);
       }
       roundRatios.push(perRound[on.label] / perRound[off.label]);
@@ -229,7 +223,7 @@ async function alternatingFigure(name: string, rounds: number, on: { label: stri
   } finally {
     dispose();
   }
-  const [a, b, ratios] = [stats(rates[on.label]), stats(rates[off.label]), stats(roundRatios)];
+  const [a, b, ratios] = [summary(rates[on.label]), summary(rates[off.label]), summary(roundRatios)];
   report({ name, unit: 'ratio', median: a.median / b.median, min: ratios.min, max: ratios.max, runs: rounds, [on.label]: a, [off.label]: b, round_ratios: ratios, steps_per_round: steps, ...extra });
 }
 
@@ -419,9 +413,9 @@ async function checkpointFigures(runs: number): Promise<void> {
     ];
     bytes = await encodeCheckpoint(meta, tensors);
   }, runs, 1);
-  report({ name: 'checkpoint_save_ms/reference_policy', unit: 'ms', ...stats(save), bytes: bytes.length });
+  report({ name: 'checkpoint_save_ms/reference_policy', unit: 'ms', ...summary(save), bytes: bytes.length });
   const load = await time(async () => void (await decodeCheckpoint(bytes)), runs, 1);
-  report({ name: 'checkpoint_load_ms/reference_policy', unit: 'ms', ...stats(load), bytes: bytes.length });
+  report({ name: 'checkpoint_load_ms/reference_policy', unit: 'ms', ...summary(load), bytes: bytes.length });
   adam.dispose();
   policy.dispose();
 }
@@ -443,7 +437,7 @@ async function dataParallelFigures(runs: number): Promise<void> {
   const pairs = Array.from({ length: 32 }, () => ({ prompt: [1], tokens: Array.from({ length: 63 }, () => rng.int(1, 63)) }));
   for (const threads of [1, 2]) {
     const durations = await supervisedStepDurations(config, { task: 'open' }, pairs, threads, 3e-4, runs);
-    report(rate(`train_tokens_per_s/reference_d128_l2/data_parallel_${threads}_threads`, 'tokens/s', 32 * 64, durations, { threads, step_ms: stats(durations).median, loss: 'cross-entropy' }));
+    report(rate(`train_tokens_per_s/reference_d128_l2/data_parallel_${threads}_threads`, 'tokens/s', 32 * 64, durations, { threads, step_ms: median(durations), loss: 'cross-entropy' }));
   }
 }
 
