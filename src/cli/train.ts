@@ -235,7 +235,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     }
     runner = await namingCheckpoint('init-from', initPath, () => createRunner(config, data, { pool, initFrom, preferences, rewardModel, gradientShards: shards?.shards, onLog: (text) => say(text) }));
     const opened = runner;
-    if (resume !== undefined) await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true });
+    const resumedMeta = resume !== undefined ? await namingCheckpoint('resume', resume, () => runner!.loadCheckpoint(readCheckpointFile(resume, 'resume')), { any: true }) : undefined;
     const algorithm = algorithmDefinition(config.algorithm.name);
     const groupSize = algorithm.groupSize?.(config) ?? config.algorithm.groupSize;
     const groups = preferences ? config.algorithm.batchSize : Math.max(1, Math.round(config.algorithm.batchSize / groupSize));
@@ -247,7 +247,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // A resumed run already at its last step has nothing to train: said, before anything is rewritten.
     if (resume !== undefined && runner.globalStep >= total) throw new Error(`--resume ${resume}: the run is at step ${runner.globalStep}, and it trains to step ${total}: give --max-steps N, more than ${runner.globalStep}, to train on`);
     // So with its time budget: it would train no step and report again.
-    const spentMs = resume !== undefined && config.run.timeLimit > 0 ? checkpointWallMs((await decodeCheckpoint(readCheckpointFile(resume, 'resume'))).meta) : 0;
+    const spentMs = resumedMeta && config.run.timeLimit > 0 ? checkpointWallMs(resumedMeta) : 0;
     if (spentMs >= config.run.timeLimit * 1000 && config.run.timeLimit > 0) throw new Error(`--resume ${resume}: the run has trained ${(spentMs / 1000).toFixed(1)} s, its time budget is ${config.run.timeLimit} s: give --time-limit S, more than ${Math.ceil(spentMs / 1000)}, to train on`);
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.

@@ -22,7 +22,7 @@
  */
 import type { Episode, PolicyAlgorithm, PolicyUpdate, TokenPair } from './algorithm';
 import type { RewardModel } from './algorithms/rewardModel';
-import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, MAX_WEIGHT, sha256Hex, tensorArrays, type NamedTensor } from './checkpoint';
+import { CheckpointError, compatibleWith, decodeCheckpoint, encodeCheckpoint, MAX_WEIGHT, sha256Hex, tensorArrays, type CheckpointMeta, type NamedTensor } from './checkpoint';
 import { configProblem, type LabConfig } from './config';
 import type { GeneratorPool } from './generators';
 import { ItemOrder } from './itemOrder';
@@ -103,8 +103,8 @@ export interface TrainingLoop {
    */
   startFromHere(): void;
   saveCheckpoint(): Promise<Uint8Array>;
-  /** Validates the whole file, then swaps it in; on any failure the live run is left as it was. */
-  loadCheckpoint(bytes: Uint8Array): Promise<void>;
+  /** Validates the whole file, then swaps it in (and gives its meta); on any failure the live run is left as it was. */
+  loadCheckpoint(bytes: Uint8Array): Promise<CheckpointMeta>;
   dispose(): void;
 }
 
@@ -440,7 +440,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
     );
   }
 
-  async function loadCheckpoint(bytes: Uint8Array): Promise<void> {
+  async function loadCheckpoint(bytes: Uint8Array): Promise<CheckpointMeta> {
     const { meta, tensors } = await decodeCompatible(bytes, config, task.vocab);
     const weights = tensorArrays(tensors, 'weights');
     const optimizer = tensorArrays(tensors, 'optimizer');
@@ -470,6 +470,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
       [version, generatorsStarted] = [typeof extra?.generatorVersion === 'number' ? extra.generatorVersion : version, false];
       if (version > 0) await syncGenerators({ again: true });
     }
+    return meta;
   }
 
   return {

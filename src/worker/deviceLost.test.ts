@@ -53,6 +53,9 @@ describe('a lost GPU device', () => {
     // Weights and optimizer state are the checkpoint's, bit for bit.
     const restored = await tensorsOf(await api.getCheckpoint());
     for (const [name, data] of await tensorsOf(checkpoint)) expect(restored.get(name), name).toEqual(data);
+    // And so is its wall time: the lost steps' time is gone with them (the clock stays stopped while paused).
+    const wallOf = async (bytes: Uint8Array) => (await decodeCheckpoint(bytes)).meta.extra?.wallMs;
+    expect(await wallOf(await api.getCheckpoint())).toBe(await wallOf(checkpoint));
   });
 
   it('a loss while training ends the loop without an error, and Resume goes on from the checkpoint', async () => {

@@ -4,7 +4,7 @@
  * AUTOSAVE_EVERY steps on a GPU backend). The page drops the metric events of the steps lost, so
  * no figure of the dead device stays on a chart; Resume goes on from the checkpoint.
  */
-import { checkpointWallMs, decodeCheckpoint } from '../../core/checkpoint';
+import { checkpointWallMs } from '../../core/checkpoint';
 import { buildRun, install, installCheckpoint } from './runs';
 import { serial, type ServiceState } from './state';
 import { dropWarmStart } from './warmStart';
@@ -29,13 +29,13 @@ export async function recoverFromLostDevice(state: ServiceState, reason: string)
       const reference = state.weights.reference;
       // No checkpoint yet: step 0, from the weights the run was made from (a warm start, weights
       // carried by Apply), else the seed's initial weights.
-      if (saved) await installCheckpoint(state, config, saved.bytes, { reference, newRun: false });
-      else await install(state, await buildRun(state, config, state.run?.initFrom ?? reference, reference), false);
+      const meta = saved ? await installCheckpoint(state, config, saved.bytes, { reference, newRun: false }) : undefined;
+      if (!saved) await install(state, await buildRun(state, config, state.run?.initFrom ?? reference, reference), false);
       const step = saved?.step ?? 0;
       // Downloads made past it, on the lost device, are not the past of the charts cut back to it.
       if (state.run?.issued) state.run.issued = new Map([...state.run.issued].filter(([, at]) => at <= step));
       // The steps after the checkpoint are gone, and so is their time.
-      state.wall.reset(saved ? checkpointWallMs((await decodeCheckpoint(saved.bytes)).meta) : 0);
+      state.wall.reset(meta ? checkpointWallMs(meta) : 0);
       state.savedRuns.rollback(step);
       events.send({ type: 'rollback', step }, true);
       events.send({ type: 'step', step, stepsPerSecond: 0 }, true);

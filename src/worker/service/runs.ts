@@ -4,7 +4,7 @@
  * the live run; a checkpoint loaded into a run made aside the same way; and what the run's
  * weights are (where from, carried over to a new configuration of the same model).
  */
-import { modelDifference } from '../../core/checkpoint';
+import { modelDifference, type CheckpointMeta } from '../../core/checkpoint';
 import type { LabConfig } from '../../core/config';
 import { GeneratorPool, inProcessGenerator } from '../../core/generators';
 import { algorithmDefinition, taskDefinition } from '../../core/registry';
@@ -116,11 +116,12 @@ export async function rebuild(state: ServiceState, next: LabConfig, initFrom?: U
  * and loaded aside and swapped in only when all of it worked: a file that decodes but fails later
  * (a missing tensor) leaves the live run be. `reference` is the reference it drifts from.
  */
-export async function installCheckpoint(state: ServiceState, next: LabConfig, checkpoint: Uint8Array, { reference, newRun = true }: { reference?: Uint8Array; newRun?: boolean } = {}): Promise<void> {
+export async function installCheckpoint(state: ServiceState, next: LabConfig, checkpoint: Uint8Array, { reference, newRun = true }: { reference?: Uint8Array; newRun?: boolean } = {}): Promise<CheckpointMeta> {
   // The reference is made at build from the weights given then: the checkpoint's, replaced by its load.
   const built = await buildRun(state, next, reference ? checkpoint : undefined, reference);
+  let meta: CheckpointMeta;
   try {
-    await built.runner.loadCheckpoint(checkpoint);
+    meta = await built.runner.loadCheckpoint(checkpoint);
   } catch (error) {
     await disposeRun(built);
     throw error;
@@ -129,4 +130,5 @@ export async function installCheckpoint(state: ServiceState, next: LabConfig, ch
   await install(state, built, newRun);
   // The checkpoint a lost GPU device brings the run back to until its first save (else: step 0).
   if (newRun) state.savedRuns.remember(built.runner.globalStep, checkpoint);
+  return meta;
 }
