@@ -4,10 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../core/config';
 import type { MetricEvent } from '../core/runnerTypes';
 import type { EvaluationRow } from './protocol';
+import { openDB } from 'idb';
 import { RunStore, StorageFullError, newRunRecord } from './runStore';
 
 let dbCount = 0;
 const fresh = () => RunStore.open(`test-${dbCount++}`);
+/** The references IndexedDB holds, read past the store. */
+const referencesHeld = async (name: string) => {
+  const db = await openDB(name);
+  const all = await db.getAll('references');
+  db.close();
+  return all.map((entry) => [...entry.bytes]);
+};
 const events = (from: number, to: number): MetricEvent[] => Array.from({ length: to - from + 1 }, (_, i) => ({ step: from + i, name: 'avg_reward', value: (from + i) / 10, wallMs: 0 }));
 const row = (step: number, accuracy: number): EvaluationRow => ({ label: `greedy @ step ${step}`, step, task: 'kolmogorov', search: 'greedy', k: 1, n: 1, score: accuracy, metrics: { accuracy } });
 
@@ -31,6 +39,32 @@ describe('run store', () => {
     expect(loaded.samples).toHaveLength(1);
     expect((await store.events(a.id)).events).toHaveLength(10);
     expect((await store.load(b.id)).reference).toBeNull();
+    store.close();
+  });
+
+  it('a reference equal to the checkpoint (Pretrain\'s saves) is held once, and kept when later weights replace the checkpoint', async () => {
+    const name = `test-${dbCount++}`;
+    const store = await RunStore.open(name);
+    const run = newRunRecord(defaultConfig(), 'pretrained');
+    const first = new Uint8Array([1, 1]);
+    await store.save(run, { step: 0, bytes: first, reference: first, pretrainSteps: 50, events: [], status: 'training' });
+    const second = new Uint8Array([2, 2, 2]);
+    await store.save(run, { step: 0, bytes: second, reference: second.slice(), pretrainSteps: 100, events: [], status: 'stopped' });
+    expect(await referencesHeld(name)).toEqual([]); // not written beside the checkpoint
+    let loaded = await store.load(run.id);
+    expect([...loaded.bytes!]).toEqual([2, 2, 2]);
+    expect([...loaded.reference!]).toEqual([2, 2, 2]);
+    expect(loaded.run.referenceBytes).toBe(3);
+    // RL from there: its saves pass no reference, and the pretrained weights stay the reference.
+    await store.save(run, { step: 5, bytes: new Uint8Array([5]), events: events(1, 5), status: 'training' });
+    await store.save(run, { step: 10, bytes: new Uint8Array([10]), events: events(6, 10), status: 'paused' });
+    loaded = await store.load(run.id);
+    expect([...loaded.bytes!]).toEqual([10]);
+    expect([...loaded.reference!]).toEqual([2, 2, 2]);
+    expect(await referencesHeld(name)).toEqual([[2, 2, 2]]);
+    // A reference of its own again (another warm start) replaces it.
+    await store.save(run, { step: 11, bytes: new Uint8Array([11]), reference: new Uint8Array([7]), events: [], status: 'paused' });
+    expect([...(await store.load(run.id)).reference!]).toEqual([7]);
     store.close();
   });
 

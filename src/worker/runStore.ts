@@ -41,6 +41,11 @@ export interface RunRecord {
   /** Bytes of the latest checkpoint, and of the KL reference when the run has one. */
   checkpointBytes: number;
   referenceBytes: number;
+  /**
+   * The KL reference is the stored checkpoint itself (Pretrain's saves: its weights are the start
+   * RL drifts from), kept once; a later save of other weights first writes it to its own place.
+   */
+  referenceIsCheckpoint?: boolean;
   /** The run's record: code, backend, and the files it read with their sha256 (provenance.ts). */
   provenance?: RunProvenance;
 }
@@ -165,6 +170,12 @@ export class RunStore {
       tx = this.db.transaction(ALL, 'readwrite');
       const stored = (await tx.objectStore('runs').get(run.id)) ?? { ...run, chunks: 0 };
       const extra = Boolean(update.events.length || update.evaluations?.length || update.samples);
+      const shared = update.reference ? sameBytes(update.reference, update.bytes) : false;
+      // A reference held in the checkpoint's place moves to its own before new weights replace it.
+      if (!update.reference && stored.referenceIsCheckpoint) {
+        const held = await tx.objectStore('checkpoints').get(run.id);
+        if (held) await tx.objectStore('references').put({ runId: run.id, bytes: held.bytes });
+      }
       const next: RunRecord = {
         ...stored,
         step: update.step,
@@ -176,11 +187,13 @@ export class RunStore {
         wallMs: update.events.reduce((most, event) => Math.max(most, event.wallMs), Math.max(stored.wallMs ?? 0, update.wallMs ?? 0)),
         checkpointBytes: update.bytes.byteLength,
         referenceBytes: update.reference ? update.reference.byteLength : stored.referenceBytes,
+        referenceIsCheckpoint: shared,
         ...(update.provenance ?? stored.provenance ? { provenance: update.provenance ?? stored.provenance } : {}),
         ...(update.pretrainSteps ?? stored.pretrainSteps ? { pretrainSteps: update.pretrainSteps ?? stored.pretrainSteps } : {}),
       };
       await tx.objectStore('checkpoints').put({ runId: run.id, step: update.step, bytes: update.bytes });
-      if (update.reference) await tx.objectStore('references').put({ runId: run.id, bytes: update.reference });
+      if (shared) await tx.objectStore('references').delete(run.id);
+      else if (update.reference) await tx.objectStore('references').put({ runId: run.id, bytes: update.reference });
       if (extra) {
         const chunk: MetricChunk = { runId: run.id, chunk: stored.chunks, events: [...update.events] };
         if (update.evaluations?.length) chunk.evaluations = [...update.evaluations];
@@ -243,7 +256,7 @@ export class RunStore {
     const run = await this.db.get('runs', id);
     if (!run) throw new Error(`no run ${id} in this browser's storage`);
     const checkpoint = await this.db.get('checkpoints', id);
-    const reference = await this.db.get('references', id);
+    const reference = run.referenceIsCheckpoint ? checkpoint : await this.db.get('references', id);
     const chunks = await this.chunks(id, checkpoint?.step ?? 0);
     return {
       run,
@@ -277,4 +290,12 @@ export async function storageUsage(): Promise<{ usage: number; quota: number } |
   if (typeof navigator === 'undefined' || !navigator.storage?.estimate) return null;
   const { usage = 0, quota = 0 } = await navigator.storage.estimate();
   return { usage, quota };
+}
+
+/** Whether two byte arrays hold the same bytes (the same array, most often). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
