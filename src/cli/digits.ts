@@ -17,7 +17,7 @@ import type { DigitEvalResult } from '../core/digits/evaluate';
 import { runDigitTask, withDigitBatch } from '../core/digits/experiment';
 import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
 import { defaultConfig, flagOfField, type ConfigField, type LabConfig } from '../core/config';
-import { fieldOwners } from '../core/registry';
+import { algorithmDefinition, fieldOwners } from '../core/registry';
 import { checkOutputs } from './outputs';
 import { catchInterrupt, parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
@@ -121,8 +121,11 @@ export async function digitsMain(argv: string[]): Promise<void> {
   };
   const { model, algorithm, digits } = config;
   say(`tfjs backend: ${backend.backend} (${backend.detail})`);
-  say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} with ${digits.numGenerators} generator(s)`);
-  const pool = createNodeGeneratorPool(digits.numGenerators);
+  // An algorithm that samples on the trainer (dqn) starts no generator workers: they would stay idle.
+  const onTrainer = algorithmDefinition(algorithm.name).samplesOnTrainer === true;
+  const sampledBy = onTrainer ? `sampled on the trainer (${algorithm.name})` : `with ${digits.numGenerators} generator(s)`;
+  say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} ${sampledBy}`);
+  const pool = onTrainer ? undefined : createNodeGeneratorPool(digits.numGenerators);
   try {
     const result = await runDigitTask(config, pool, {
       log: say,
@@ -140,10 +143,11 @@ export async function digitsMain(argv: string[]): Promise<void> {
         for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, importance_weight: m.importanceWeight, generations_per_s: m.generationsPerSecond, ...m.algorithm })) metric(m.step, name, value);
         const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
         if (!parsed.extra.quiet && (m.step % every === 0 || m.step === digits.numSteps || m.skipped)) {
-          const versions = m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ');
+          // The trainer's weights after this step's update and sync, and the version each generator sampled this step's batch with.
+          const versions = m.generators.length ? ` [sampled ${m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ')}]` : '';
           // Each algorithm reports what it has (dqn: no baseline, no generators).
           const f = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
-          say(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}  weights v${m.trainerVersion ?? '-'} [${versions}]${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
+          say(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}${m.trainerVersion === undefined ? '' : `  trainer v${m.trainerVersion}`}${versions}${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
         }
         if (verbose) for (const s of m.samples) say(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
       },
@@ -152,13 +156,13 @@ export async function digitsMain(argv: string[]): Promise<void> {
     say(table(result.before, result.after));
     if (result.stoppedBy === 'interrupted') say(`${interrupt.signal} ended RL at step ${result.steps} of ${digits.numSteps}`);
     if (result.stoppedBy === 'time budget') say(`the time budget (--time-limit ${config.run.timeLimit}) ended RL at step ${result.steps} of ${digits.numSteps}`);
-    say(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL generations/s ${result.generationsPerSecond.toFixed(1)} with ${digits.numGenerators} generator(s)`);
+    say(`time: warm start ${result.warmStartSeconds.toFixed(0)} s, RL ${result.rlSeconds.toFixed(0)} s, total ${result.totalSeconds.toFixed(0)} s; RL answers/s ${result.generationsPerSecond.toFixed(1)} ${sampledBy}, updates included`);
     const summary = {
       task: result.task,
       n: result.after.n,
       before: { accuracy: result.before.accuracy, format_compliance: result.before.formatCompliance },
       after: { accuracy: result.after.accuracy, format_compliance: result.after.formatCompliance },
-      num_generators: digits.numGenerators,
+      num_generators: onTrainer ? 0 : digits.numGenerators,
       generations_per_s: result.generationsPerSecond,
       seconds: { warm_start: result.warmStartSeconds, rl: result.rlSeconds, total: result.totalSeconds },
     };
@@ -169,7 +173,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
     if (parsed.extra.json) console.log(JSON.stringify(summary));
   } finally {
     interrupt.dispose();
-    pool.close();
+    pool?.close();
     releaseLock();
   }
 }

@@ -45,7 +45,7 @@ describe('DQN from the CLI', () => {
     expect(meta.step).toBeLessThan(100000);
   }, 120_000);
 
-  it('runs on the digit tasks too, sampling in the trainer (the generator workers stay idle)', () => {
+  it('runs on the digit tasks too, sampling in the trainer (no generator workers are started)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-dqn-digits-'));
     const out = join(dir, 'run');
     // A --config file's fields are the user's, as flags are: the digit recipe does not overwrite them (its temperature is 0.5).
@@ -54,6 +54,9 @@ describe('DQN from the CLI', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/step 3\/3 .*loss \d/);
     expect(run.stdout).toContain('after RL');
+    expect(run.stdout).toContain('RL 3 steps x 8 sampled on the trainer (dqn)');
+    expect(run.stdout).not.toMatch(/generator\(s\)|generator workers stay idle/);
+    expect(JSON.parse(readFileSync(join(out, 'eval_results.json'), 'utf8')).num_generators).toBe(0);
     // Its own figures reach metrics.jsonl, as the Kolmogorov and functions runs' do.
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toContain('"name":"losses/td_loss"');
     // Every line has its value (dqn has no baseline and no importance weight: those are left out).

@@ -65,7 +65,8 @@ export interface DigitStepMetrics {
   importanceWeight: number;
   /** The step's learning rate (it decays with `digits.lrDecay`). */
   learningRate: number;
-  generationsPerSecond: number;
+  /** Answers the generator workers sampled per second of this step's sampling (undefined when the trainer samples: dqn). */
+  generationsPerSecond: number | undefined;
   /** The algorithm's own charted metrics of this step (dqn: losses/td_loss, losses/q_values, ...), where it reported them. */
   algorithm: Record<string, number>;
   trainerVersion: number;
@@ -135,7 +136,7 @@ export async function digitWarmStart(config: LabConfig, policy: TransformerPolic
  * versioned weight sync (`digits.overlap`: one version behind, importance-weighted), greedy
  * evaluation again.
  */
-export async function runDigitTask(config: LabConfig, pool: GeneratorPool, events: DigitRunEvents, samplesPerStep = 0, sandbox?: SandboxPool): Promise<DigitRunResult> {
+export async function runDigitTask(config: LabConfig, pool: GeneratorPool | undefined, events: DigitRunEvents, samplesPerStep = 0, sandbox?: SandboxPool): Promise<DigitRunResult> {
   const task = config.task.name;
   if (!isDigitTask(task)) throw new Error(`task ${task} is not a digit task`);
   const d = config.digits;
@@ -143,7 +144,7 @@ export async function runDigitTask(config: LabConfig, pool: GeneratorPool, event
   const evalItems = digitHeldOut(config);
   const excluded = new Set(evalItems.map(questionKey));
   if (config.algorithm.batchSize % config.algorithm.groupSize !== 0) throw new Error(`--batch-size ${config.algorithm.batchSize} is not a multiple of --group-size ${config.algorithm.groupSize}`);
-  const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? hostScored, generators: { pool, overlap: d.overlap } });
+  const loop = await createTrainingLoop(config, digitTask(config, excluded), [], { pool: sandbox ?? hostScored, generators: pool && { pool, overlap: d.overlap } });
   // A run that is stopped (the page's Stop ends it by throwing from the pool) frees its policy too.
   try {
     await digitWarmStart(config, loop.policy, excluded, events.log, events.shouldStop);

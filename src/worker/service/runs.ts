@@ -46,7 +46,8 @@ export async function buildRun(state: ServiceState, next: LabConfig, initFrom?: 
   const definition = taskDefinition(next.task.name);
   const items = itemsOf(state, definition.name);
   const heldout = definition.data.kind === 'generated' ? definition.data.heldout(next) : items.heldout;
-  const parallel = definition.parallel?.(next);
+  // An algorithm that samples on the trainer (dqn) starts no generator workers: they would stay idle.
+  const parallel = algorithmDefinition(next.algorithm.name).samplesOnTrainer ? undefined : definition.parallel?.(next);
   const generators = parallel ? new GeneratorPool((state.platform.createGenerators ?? ((n: number) => Array.from({ length: n }, inProcessGenerator)))(parallel.generators)) : null;
   const pool = definition.sandboxed ? state.platform.createPool({ size: next.sandbox.workers, limits: sandboxLimits(next), preludes: taskPreludes() }) : null;
   try {
