@@ -12,7 +12,9 @@ import { generateProblems } from '../core/functions/generator';
 import { testJob, testsPassed } from '../core/functions/harness';
 import { parseFunctionProblem, type FunctionProblem } from '../core/functions/problems';
 import { parameterNames, printFunction } from '../core/functions/program';
-import { allTests, functionsTask } from '../core/functions/task';
+import { allTests, functionsTask, judgeShownApart } from '../core/functions/task';
+import { exprToken, SET0, SLOT, stmtToken, valueToken, VAR0 } from '../core/functions/language';
+import type { SampledSequence } from '../core/model/sampler';
 import { createTrainingLoop } from '../core/loop';
 import { createFunctionsRunner } from '../core/functions/runner';
 import { taskPreludes } from '../core/runner';
@@ -58,6 +60,20 @@ describe('the functions harness in the sandbox', () => {
     expect(looped.outcome.kind).toBe('timeout');
     expect(looped.passed).toEqual([false, false, false]);
     expect((await run('function add(a, b) { return a + b; }')).passed).toEqual([true, true, true]);
+  });
+
+  it('a program right on the shown tests but too slow for a hidden one still passes its shown tests when evaluated: hidden tests never decide a shown one', async () => {
+    const sumBelow = parseFunctionProblem({ function_name: 'sum_below', docstring: 'Sum of the integers below n.', test_cases: [[0, 0], [1, 0], [4, 6]], hidden_test_cases: [[2, 1], [100000000, 4999999950000000]], starter_code: 'def sum_below(n):' });
+    const v = (slot: number) => VAR0 + slot;
+    // let v0 = 0; for (let i = 0; i < n; i++) v0 = v0 + i; return v0: right, and a loop of 10^8 steps on the last hidden test.
+    const loop = [stmtToken('LET_INT'), valueToken(0), stmtToken('FOR'), valueToken(0), v(SLOT.P0), SET0, exprToken('ADD'), v(SLOT.V0), v(SLOT.I), stmtToken('END'), stmtToken('RETURN'), v(SLOT.V0)];
+    const sample = { tokens: loop, logProbs: [], lineEnds: [], complete: true } as unknown as SampledSequence;
+    // In one job the time limit fails every test, the shown ones with them.
+    const [together] = await pool.evaluateBatch([testJob(printFunction(loop, sumBelow.signature, 'sum_below', parameterNames(1)).text, 'sum_below', allTests(sumBelow), 1)]);
+    expect(together.kind).toBe('timeout');
+    const [judged] = await judgeShownApart([sumBelow], [sample], { pool, seed: 1 });
+    expect(judged.passed).toEqual([true, true, true, false, false]); // the hidden tests share their job, as training's do
+    expect(judged.outcome.kind).toBe('timeout'); // the hidden job's
   });
 
   it('hostile results (a getter, a Proxy, a huge list) never pass and never cross the boundary', async () => {

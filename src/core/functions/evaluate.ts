@@ -12,7 +12,7 @@ import type { TransformerPolicy } from '../model/transformer';
 import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
 import type { FunctionProblem } from './problems';
-import { allTests, encodeProblemPrompt, functionsTask, judgeSamples, promptBudget } from './task';
+import { encodeProblemPrompt, functionsTask, judgeShownApart, promptBudget } from './task';
 
 export interface FunctionEvaluateOptions {
   /** Programs per problem: the greedy one and k - 1 samples. */
@@ -76,7 +76,7 @@ export async function evaluateFunctions(
       greedy: prompts.map((_, i) => i % k === 0),
     });
     const repeated = part.flatMap((problem) => Array(k).fill(problem) as FunctionProblem[]);
-    const judged = await judgeSamples(repeated, samples, allTests, { pool, seed: config.run.seed });
+    const judged = await judgeShownApart(repeated, samples, { pool, seed: config.run.seed });
     part.forEach((problem, r) => {
       const mine = judged.slice(r * k, (r + 1) * k);
       const shown = problem.tests.length;

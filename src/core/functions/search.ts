@@ -36,7 +36,7 @@ import type { FunctionsConfig } from './config';
 import { decodeResults, testJob } from './harness';
 import type { Value } from './language';
 import type { FunctionProblem, TestCase } from './problems';
-import { allTests, encodeProblemPrompt, functionsTask, judgeSamples, promptBudget } from './task';
+import { encodeProblemPrompt, functionsTask, judgeSamples, judgeShownApart, promptBudget } from './task';
 
 export type Selection = 'first' | 'shortest' | 'cluster' | 'likely';
 
@@ -331,7 +331,7 @@ export async function searchFunctions(setup: { policy: TransformerPolicy; config
     /** Which of every test (the shown ones, then the hidden ones) a program passes. */
     const judgeAll = async (candidate: Candidate | null) => {
       if (!candidate) return null;
-      const [j] = await judgeSamples([problem], [{ tokens: candidate.tokens, logProbs: [], lineEnds: [], complete: true } as unknown as SampledSequence], allTests, { pool, seed: config.run.seed });
+      const [j] = await judgeShownApart([problem], [{ tokens: candidate.tokens, logProbs: [], lineEnds: [], complete: true } as unknown as SampledSequence], { pool, seed: config.run.seed });
       return j.passed;
     };
     const chosenPassed = await judgeAll(chosen);
