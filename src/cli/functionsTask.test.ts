@@ -9,7 +9,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../core/config';
 import { generateProblems } from '../core/functions/generator';
-import { testJob, testsPassed } from '../core/functions/harness';
+import { HARNESS_SOURCE_LENGTH, testJob, testsPassed } from '../core/functions/harness';
 import { parseFunctionProblem, type FunctionProblem } from '../core/functions/problems';
 import { parameterNames, printFunction } from '../core/functions/program';
 import { allTests, functionsTask, judgeShownApart } from '../core/functions/task';
@@ -120,6 +120,17 @@ describe('the functions harness in the sandbox', () => {
     expect((await run('function sort_list(a) { return [...a].sort((p, q) => p - q); }', sorting)).passed.every(Boolean)).toBe(true);
     const long = await run('function sort_list(a) { return a[0] === 0 ? Array(100).fill(1) : [...a].sort((p, q) => p - q); }', sorting);
     expect(long.passed.filter((passed) => !passed)).toHaveLength(allTests(sorting).filter((t) => (t.args[0] as number[])[0] === 0).length);
+  });
+
+  it('the largest problem the loader takes (64 + 64 tests of four 64-value lists of the widest integers) fits the sandbox\'s source cap and is judged whole', async () => {
+    const list = (t: number) => Array.from({ length: 64 }, (_, i) => (i + t) % 2 ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER - i);
+    const test = (t: number) => [[list(t), list(t + 1), list(t + 2), list(t + 3)], list(t + 3)[0]];
+    const widest = parseFunctionProblem({ function_name: 'first_of_last', docstring: 'The first value of d.', test_cases: Array.from({ length: 64 }, (_, t) => test(t + 3)), hidden_test_cases: Array.from({ length: 64 }, (_, t) => test(t + 67)), starter_code: 'def first_of_last(a, b, c, d):' });
+    const text = 'function first_of_last(a, b, c, d) { return d[0]; }';
+    const job = testJob(text, 'first_of_last', allTests(widest), 1);
+    expect(job.source.length - text.length).toBeGreaterThan(64 << 10); // past the sandbox's default cap on its own
+    expect(job.source.length - text.length).toBeLessThanOrEqual(HARNESS_SOURCE_LENGTH);
+    expect((await run(text, widest)).passed).toEqual(allTests(widest).map(() => true));
   });
 
   it('a function that sorts its argument in place does not spoil the next test', async () => {

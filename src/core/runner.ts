@@ -40,11 +40,11 @@ export function programTask(config: LabConfig): Task<unknown, Scored> {
 }
 
 /** The sandbox preludes of every task, by the name a job gives (the task's). */
-/** The sandbox limits of a run of `config`: its sandbox section, the output cap raised to what the task's prelude reports (functions: every test's result). */
+/** The sandbox limits of a run of `config`: its sandbox section, the output cap raised to what the task's prelude reports (functions: every test's result), and the source cap to the program's plus what the task's harness writes around it (functions: every test's inputs). */
 export function sandboxLimits(config: LabConfig): SandboxLimits {
   const { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength } = config.sandbox;
-  const reportLength = taskDefinition(config.task.name).reportLength ?? 0;
-  return { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes, maxOutputLength: Math.max(maxOutputLength, reportLength) };
+  const { reportLength = 0, harnessSourceLength = 0 } = taskDefinition(config.task.name);
+  return { deadlineMs, watchdogMs, memoryBytes, stackBytes, maxSourceBytes: maxSourceBytes + harnessSourceLength, maxOutputLength: Math.max(maxOutputLength, reportLength) };
 }
 
 export function taskPreludes(): Record<string, Prelude> {

@@ -211,6 +211,8 @@ export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
   readonly prelude?: Prelude;
   /** The longest output its prelude reports (a harness's results of every test): the sandbox's output cap is at least this, whatever `sandbox.maxOutputLength` says. */
   readonly reportLength?: number;
+  /** The most source its harness adds around a program (a harness's test inputs): the sandbox's source cap is `sandbox.maxSourceBytes` plus this. */
+  readonly harnessSourceLength?: number;
   /** What makes a config unusable for this task beyond each field's range, or null. */
   check?(config: C): string | null;
   /** The longest prompt a run of `config` writes, in tokens, and what sets it (configProblem checks it against the context for algorithms that mix batches); absent where prompts are fitted to the context. */

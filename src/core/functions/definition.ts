@@ -11,7 +11,7 @@ import { evaluateFunctions } from './evaluate';
 import { searchFunctions, type Selection } from './search';
 import { defaultGeneratorOptions, generateProblem, problemKey } from './generator';
 import { FunctionGrammar } from './grammar';
-import { REPORT_LENGTH, functionsPrelude } from './harness';
+import { HARNESS_SOURCE_LENGTH, REPORT_LENGTH, functionsPrelude } from './harness';
 import { tokenText } from './language';
 import { parseProblemsText, type FunctionProblem } from './problems';
 import { encodeProblemPrompt, functionsPolicyConfig, functionsTask, promptBudget } from './task';
@@ -32,6 +32,7 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
   shippedPolicy: { file: 'functions.prl', name: 'shipped functions policy' },
   prelude: functionsPrelude,
   reportLength: REPORT_LENGTH,
+  harnessSourceLength: HARNESS_SOURCE_LENGTH,
   policyConfig: functionsPolicyConfig,
   createTask: (config) => functionsTask(config),
   grammarSpec: (config) => ({ task: 'functions', budget: config.model.maxProgramTokens }),

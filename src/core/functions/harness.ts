@@ -23,7 +23,7 @@
  * every test counts as failed.
  */
 import type { SandboxJob, SandboxOutcome } from '../sandbox/outcome';
-import type { Value } from './language';
+import { MAX_PARAMS, type Value } from './language';
 import { MAX_LIST_VALUES, MAX_TESTS, type TestCase } from './problems';
 
 export const functionsPrelude = `
@@ -64,6 +64,13 @@ export const functionsPrelude = `
 
 /** The longest report of one job: every shown and hidden test's result, a list of MAX_LIST_VALUES at most (tag, length, then tag and value per element). */
 export const REPORT_LENGTH = 2 * MAX_TESTS * (2 + 2 * MAX_LIST_VALUES);
+
+/**
+ * The most source a job adds around its function: every shown and hidden test's arguments inline
+ * (MAX_PARAMS lists of MAX_LIST_VALUES integers of the safe range at most, 17 characters and a
+ * comma each, written as JSON in a JSON string) and the calls around them.
+ */
+export const HARNESS_SOURCE_LENGTH = 2 * MAX_TESTS * (8 + MAX_PARAMS * (4 + 18 * MAX_LIST_VALUES)) + 256;
 
 /** The sandbox job that runs `functionText` (a declaration of `name`) on each test's arguments. */
 export function testJob(functionText: string, name: string, tests: readonly TestCase[], seed: number): SandboxJob {
