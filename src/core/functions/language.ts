@@ -183,12 +183,12 @@ export function docstringTokens(text: string, max = 32, parameters: readonly str
   const out: number[] = [];
   // A name that is also a longer vocabulary word ("numbers", "value") stays a word: "the odd numbers" says more than "the odd P0".
   const names = new Map(parameters.slice(0, MAX_PARAMS).map((name, k) => [name.toLowerCase(), VAR0 + k] as const).filter(([name]) => !notNames.has(name) && !(name.length > 1 && wordIndex.has(name))));
-  for (const piece of docstringPieces(text.toLowerCase())) {
+  for (const piece of docstringPieces(text.toLowerCase(), [...names.keys()])) {
     if (/^-?\d+$/.test(piece)) {
       out.push(...valueTokens(Number(piece)));
       continue;
     }
-    const said = operatorWords[piece];
+    const said = Object.prototype.hasOwnProperty.call(operatorWords, piece) ? operatorWords[piece] : undefined;
     if (said) {
       out.push(...said.map((word) => wordIndex.get(word)!));
       continue;
@@ -220,21 +220,28 @@ const operatorWords: Readonly<Record<string, readonly string[]>> = {
   '=': ['equal'], '==': ['equal'], '===': ['equal'], '!=': ['not', 'equal'], '!==': ['not', 'equal'], '->': ['to'], '=>': ['to'],
 };
 
+/** A docstring's pieces: an integer with its sign, a word (hyphens inside), or an operator. */
+const PIECE = /(-?)(\d+)|[a-z_](?:[a-z_-]*[a-z_])?|\*\*|\/\/|[<>!=]==?|->|=>|[-+*/%^<>=×]/;
+
 /**
  * A docstring's pieces: integers, words, and operators. A hyphen is minus only between operands of
  * a formula: after a number, a bracket or a one-letter name ("x-1", "n-k", "len(xs)-1", "2-x"),
  * never in a compound ("0-based", "top-3", "24-hour", "k-th", "non-empty"); a minus before a
- * number anywhere else ("-3", "by -1") is its sign.
+ * number anywhere else ("-3", "by -1") is its sign. A parameter's name with digits in it
+ * ("list1", "x_2") is one piece; other words end where digits begin ("top3" is top, 3).
  */
-function docstringPieces(text: string): string[] {
+function docstringPieces(text: string, parameters: readonly string[] = []): string[] {
   const pieces: string[] = [];
   const wordBefore = (at: number) => /[a-z_]*$/.exec(text.slice(0, at))![0];
   const wordAfter = (at: number) => /^[a-z_]*/.exec(text.slice(at))![0];
-  for (const match of text.matchAll(/(-?)(\d+)|[a-z_](?:[a-z_-]*[a-z_])?|\*\*|\/\/|[<>!=]==?|->|=>|[-+*/%^<>=×]/g)) {
+  const withDigits = parameters.filter((name) => /^[a-z_][a-z0-9_]*$/.test(name) && /\d/.test(name)).sort((a, b) => b.length - a.length);
+  const named = withDigits.length ? `(?<![a-z0-9_])(?:${withDigits.join('|')})(?![a-z0-9_])|` : '';
+  for (const match of text.matchAll(new RegExp(named + PIECE.source, 'g'))) {
     const [piece, sign, digits] = match;
     const at = match.index;
     const before = at > 0 ? text[at - 1] : ' ';
-    if (sign) {
+    if (withDigits.includes(piece)) pieces.push(piece);
+    else if (sign) {
       // "-3" after an operand is minus 3, unless the operand is a word of its own ("top-3").
       if (/[a-z0-9_)\]]/.test(before)) pieces.push(...(wordBefore(at).length > 1 ? [] : ['-']), digits);
       else pieces.push(piece);

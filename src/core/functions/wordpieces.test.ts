@@ -51,6 +51,16 @@ describe('word pieces for docstring words outside the vocabulary', () => {
     expect(docstringTokens('Return a plus b.', 32, ['a', 'b'])).toEqual([...docstringTokens('Return a plus'), VAR0 + 1]);
     expect(text('Sum the odd numbers.', ['numbers'])).toBe('sum the odd numbers');
     expect(text('Return the k-th element of xs.')).toBe('return the k element of list'); // no parameters given
+    // A name with digits is the name, whole; other words still end where digits begin.
+    expect(text('Return list1 plus list2.', ['list1', 'list2'])).toBe('return P0 plus P1');
+    expect(text('Return x_1 minus x_2.', ['x_1', 'x_2'])).toBe('return P0 minus P1');
+    expect(text('Return a1 plus a10.', ['a1', 'a10'])).toBe('return P0 plus P1');
+    expect(text('Keep the top3 of xs1.', ['xs'])).toBe(text('Keep the top 3 of xs 1.', ['xs']));
+  });
+
+  it('reads a word that names a property of every JavaScript object ("constructor", "__proto__") as any other word', () => {
+    expect(text('Return x plus y, as the constructor does.', ['x', 'y'])).toMatch(/^return P0 plus P1 /);
+    expect(() => text('Read __proto__ and toString here.')).not.toThrow();
   });
 
   it('reads a formula\'s operators as the words that say them, and a minus after an operand as minus, not a sign', () => {
