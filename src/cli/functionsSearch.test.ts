@@ -49,6 +49,13 @@ describe('the choice among programs that pass the shown tests', () => {
     expect((await choose(passing, problem, 'cluster', pool, 1)).index).toBe(5);
   });
 
+  it('cluster on a function of no arguments: no extra inputs to tell programs apart, so one group and its shortest', async () => {
+    const [seven] = parseProblemsText(JSON.stringify({ function_name: 'seven', docstring: 'Return seven.', test_cases: [[[], 7], [[], 7]] })).problems;
+    expect(extraInputs(seven.tests, 8, new Rng(2))).toEqual([]);
+    const passing = [candidate(0, 'function seven() { return 3 + 4; }', 5), candidate(2, 'function seven() { return 7; }', 2)];
+    expect((await choose(passing, seven, 'cluster', pool, 1)).index).toBe(2);
+  });
+
   it('extra inputs change the shown ones a little, keeping their types', () => {
     const extra = extraInputs(problem.tests, 8, new Rng(2));
     expect(extra).toHaveLength(8);

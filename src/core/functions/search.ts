@@ -123,8 +123,9 @@ export interface Candidate {
   logProb?: number;
 }
 
-/** Extra inputs for clustering: each shown test's arguments with one number nudged or one list item changed. */
+/** Extra inputs for clustering: each shown test's arguments with one number nudged or one list item changed (none for a function of no arguments). */
 export function extraInputs(tests: readonly TestCase[], count: number, rng: Rng): TestCase[] {
+  if (!tests.some((test) => test.args.length > 0)) return [];
   const nudge = (value: Value): Value => {
     if (typeof value === 'number') return value + (rng.chance(0.5) ? 1 : -1) * rng.int(1, 3);
     if (typeof value === 'boolean') return !value;
@@ -164,6 +165,8 @@ export async function choose(passing: readonly Candidate[], problem: FunctionPro
   if (selection === 'shortest') return shortest(passing);
   if (selection === 'likely') return passing.reduce((best, c) => ((c.logProb ?? -Infinity) > (best.logProb ?? -Infinity) ? c : best));
   const extra = extraInputs(problem.tests, 8, new Rng(seed ^ 0xc105));
+  // No other inputs to tell them apart (a function of no arguments): one group.
+  if (extra.length === 0) return shortest(passing);
   const outputs = await outputsOn(passing.map((c) => c.text), problem, extra, pool, seed);
   const groups = new Map<string, Candidate[]>();
   passing.forEach((candidate, i) => {
