@@ -37,6 +37,10 @@ describe('parseFunctionProblem', () => {
     expect(() => parseFunctionProblem({ ...base, test_cases: [[[[1, true]], 1]] })).toThrow(/mixes integers and booleans/);
     expect(() => parseFunctionProblem({ ...base, function_name: 'a b', test_cases: [[1, 1]] })).toThrow(/not an identifier/);
     expect(() => parseFunctionProblem({ ...base, function_name: 'return', test_cases: [[1, 1]] })).toThrow('"function_name" "return" is a JavaScript reserved word');
+    // A name that would replace what the printed program or the harness calls: no program could pass.
+    for (const name of ['Math', 'Array', 'output', '__runTests', '__tests']) {
+      expect(() => parseFunctionProblem({ ...base, function_name: name, test_cases: [[1, 1]] }), name).toThrow(`"function_name" "${name}" is a name the printed programs or the test harness use themselves`);
+    }
     expect(() => parseFunctionProblem([1])).toThrow(/got an array/);
     // The prompt's signature comes from the shown tests: hidden ones never add to it.
     const emptyShown = { ...base, test_cases: [[[[1, 2]], []]], hidden_test_cases: [[[[1, 2]], [true]]] };

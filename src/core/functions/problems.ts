@@ -14,7 +14,7 @@ import type { Signature } from './grammar';
 import { MAX_PARAMS, type Value, type ValueType } from './language';
 import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { printable } from '../data/jsonl';
-import { jsReservedNames } from './program';
+import { jsReservedNames, programGlobals } from './program';
 
 export interface TestCase {
   args: Value[];
@@ -121,6 +121,7 @@ export function parseFunctionProblem(value: unknown): FunctionProblem {
   const functionName = text(value, 'function_name', true);
   if (!/^[A-Za-z_$][\w$]{0,63}$/.test(functionName)) throw new Error(`"function_name" ${JSON.stringify(functionName.slice(0, 40))} is not an identifier`);
   if (jsReservedNames.has(functionName)) throw new Error(`"function_name" "${functionName}" is a JavaScript reserved word: no function can be named so`);
+  if (programGlobals.has(functionName) || functionName.startsWith('__')) throw new Error(`"function_name" "${functionName}" is a name the printed programs or the test harness use themselves (${[...programGlobals].join(', ')}, or one starting with __): give the function another name`);
   const docstring = text(value, 'docstring', true);
   const starterCode = text(value, 'starter_code', false);
   if (own(value, 'test_cases') === undefined) throw new Error('missing field "test_cases"');

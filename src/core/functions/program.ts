@@ -23,7 +23,9 @@ export const jsReservedNames: ReadonlySet<string> = new Set([
   'switch', 'this', 'throw', 'try', 'typeof', 'var', 'void', 'while', 'with', 'yield', 'let', 'static', 'enum', 'await', 'implements',
   'package', 'protected', 'interface', 'private', 'public', 'null', 'true', 'false', 'undefined', 'NaN', 'Infinity', 'eval', 'arguments',
 ]);
-const reserved = new Set([...Object.values(slotNames), 'p', 'q', 'Math', 'Array', ...jsReservedNames, 'output', 'globalThis']);
+/** Globals a printed program or its test harness uses: a function declared with one of these names (or a name starting with __, the harness's) would replace it. */
+export const programGlobals: ReadonlySet<string> = new Set(['Math', 'Array', 'output', 'globalThis']);
+const reserved = new Set([...Object.values(slotNames), 'p', 'q', ...programGlobals, ...jsReservedNames]);
 
 /** Parameter names fit to print: a given name when it is a plain identifier the program does not use itself, else a, b, c, d. */
 export function parameterNames(count: number, given?: readonly string[]): string[] {
