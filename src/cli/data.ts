@@ -13,7 +13,7 @@ import { parseKolmogorovRecord, parsePreferenceRecord, type KolmogorovRecord } f
 import type { TokenPair } from '../core/algorithms/dpo';
 import type { Task, TaskDefinition } from '../core/task';
 import { taskOfFileHead } from '../core/registry';
-import { describeProblemError, parseProblemsText, type FunctionProblem, type ProblemError } from '../core/functions/problems';
+import { describeProblemError, parseProblemsText, type FunctionProblem, type ProblemError, type ProblemPlace } from '../core/functions/problems';
 
 /** Largest problems file read (a JSON array is parsed whole). */
 export const MAX_PROBLEMS_BYTES = 64 << 20;
@@ -27,12 +27,14 @@ export function loadProblemsFile(path: string, options: { quiet?: boolean; maxEr
  * The same with the rejected problems returned too (position, name when it has one, and why),
  * for a report that lists them: each is also written to stderr (the first `maxErrorsShown`).
  */
-export function loadProblemsReport(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): { problems: FunctionProblem[]; errors: ProblemError[] } {
+export function loadProblemsReport(path: string, options: { quiet?: boolean; maxErrorsShown?: number } = {}): { problems: FunctionProblem[]; errors: ProblemError[]; places: ProblemPlace[] } {
+  let places: ProblemPlace[] = [];
   const { items, errors } = readTextItems(path, 'problems', 'functions', (text) => {
-    const { problems, errors: rejected } = parseProblemsText(text);
-    return { items: problems, errors: rejected };
+    const parsed = parseProblemsText(text);
+    places = parsed.places;
+    return { items: parsed.problems, errors: parsed.errors };
   }, options);
-  return { problems: items, errors };
+  return { problems: items, errors, places };
 }
 
 /**

@@ -86,9 +86,9 @@ const extras: ExtraFlag[] = [
   { name: 'repair-rounds', doc: 'rounds of repair: each edits the closest wrong programs of the last once more (the default is the recipe\'s, the page\'s and train\'s)', defaultValue: String(repairSearch.rounds) },
   { name: 'split', doc: 'when no program is correct, write the sequence piece by piece: R rounds of split search, pieces joined with concatenate or woven with interleave (0: off)', defaultValue: '0' },
   { name: 'bridge-above', doc: `with --split: where the policy writes nothing from a place, split search bridges it with the values themselves (set_list) and goes on; a program holding such a bridge counts only at most R bits per raw bit, since failing leaves the sequence to gzip (0: no bridges; default ${splitSearch.bridgeAbove})` },
-  { name: 'search', doc: 'functions: search instead of best-of-k: up to --k programs per problem (at most 1024; 256 when --k is not given), drawn in batches (see --sampling), a problem stopping once a stage of distinct draws has a program that passes its shown tests (independent samples: once --enough draws pass them); the choice among them by --select; prints solved@k and names problems with a shown test that looks wrong', boolean: true },
+  { name: 'search', doc: 'functions: search instead of best-of-k: up to --k programs per problem (at most 1024; 256 when --k is not given), drawn in batches (see --sampling), a problem stopping, with distinct draws, after the first --batch when one of them passes the shown tests, else once --enough programs of a second stage pass them; with independent samples, once --enough draws pass them; the choice among them by --select; prints solved@k and names problems with a shown test that looks wrong', boolean: true },
   { name: 'select', doc: 'functions, with --search: likely (the passing program the policy finds most probable), first (the first program to pass the shown tests), shortest, or cluster (the largest group of passing programs that agree on extra inputs, then its shortest)', defaultValue: 'likely' },
-  { name: 'enough', doc: 'functions, with --search: distinct programs passing the shown tests after which a problem stops drawing (first: always 1)', defaultValue: '8' },
+  { name: 'enough', doc: 'functions, with --search: programs passing the shown tests after which a problem stops drawing (distinct sampling: distinct programs of its second stage; independent: draws, a program drawn again counting again; first: always 1)', defaultValue: '8' },
   { name: 'batch', doc: 'functions, with --search: programs drawn per problem in one round', defaultValue: '32' },
   { name: 'sampling', doc: 'functions, with --search: distinct (programs drawn without replacement by stochastic beam search: the first --batch, then, where none passes, up to --k) or independent (samples, the first greedy)', defaultValue: 'distinct' },
   { name: 'limit', doc: 'evaluate only the first N records' },
@@ -234,7 +234,8 @@ async function evaluateFunctionsCheckpoint(path: string, dataPath: string, optio
         encodeProblemPrompt(problem, config.functions.promptTests, promptBudget(config));
         return true;
       } catch (error) {
-        rejected.push({ where: `problem ${i + 1} of those that load`, function_name: problem.functionName, reason: (error as Error).message });
+        const place = loaded.places[i];
+        rejected.push({ where: place ? `${place.where} ${place.index}` : `problem ${i + 1} of those that load`, function_name: problem.functionName, reason: (error as Error).message });
         console.error(`${dataPath}: ${problem.functionName}: ${(error as Error).message}; not scored`);
         return false;
       }

@@ -32,7 +32,9 @@ describe('parseFunctionProblem', () => {
     expect(() => parseFunctionProblem({ ...base, test_cases: [] })).toThrow(/"test_cases" is empty/);
     expect(() => parseFunctionProblem({ ...base, test_cases: [[1.5, 1]] })).toThrow(/"test_cases"\[0\] argument 1: 1.5 is not an integer/);
     expect(() => parseFunctionProblem({ ...base, test_cases: [['a', 1]] })).toThrow(/got string/);
-    expect(() => parseFunctionProblem({ ...base, test_cases: [[[1, 2], 3], [5, 5]] })).toThrow(/test 2 has 1 arguments, the first has 2/);
+    expect(() => parseFunctionProblem({ ...base, test_cases: [[[1, 2], 3], [5, 5]] })).toThrow(/"test_cases"\[1\] has 1 arguments, "test_cases"\[0\] has 2/);
+    // A hidden test is named as one, by its own place.
+    expect(() => parseFunctionProblem({ ...base, test_cases: [[[1, 2], 3]], hidden_test_cases: [[5, 5]] })).toThrow(/"hidden_test_cases"\[0\] has 1 arguments, "test_cases"\[0\] has 2/);
     expect(() => parseFunctionProblem({ ...base, test_cases: [[1, 2], [2, true]] })).toThrow(/the output has different types/);
     expect(() => parseFunctionProblem({ ...base, test_cases: [[[[1, true]], 1]] })).toThrow(/mixes integers and booleans/);
     expect(() => parseFunctionProblem({ ...base, function_name: 'a b', test_cases: [[1, 1]] })).toThrow(/not an identifier/);
@@ -65,6 +67,9 @@ describe('parseProblemsText', () => {
     const jsonl = parseProblemsText(`\uFEFF${JSON.stringify(good)}\r\n\n{not json\n${JSON.stringify(good)}`);
     expect(jsonl.problems).toHaveLength(2);
     expect(jsonl.errors.map((e) => [e.index, e.where, e.name])).toEqual([[3, 'line', undefined]]); // no name to give
+    // Each problem read keeps its place in the file, so a later refusal (a prompt the policy cannot hold) can name it.
+    expect(array.places).toEqual([{ where: 'item', index: 1 }, { where: 'item', index: 3 }]);
+    expect(jsonl.places).toEqual([{ where: 'line', index: 1 }, { where: 'line', index: 4 }]);
     expect(() => parseProblemsText('[1, 2')).toThrow(/not valid JSON/);
   });
 

@@ -131,7 +131,10 @@ export function parseFunctionProblem(value: unknown): FunctionProblem {
   const all = [...shown.argTypes, ...hidden.argTypes];
   const arity = all[0].length;
   const odd = all.findIndex((types) => types.length !== arity);
-  if (odd >= 0) throw new Error(`test ${odd + 1} has ${all[odd].length} arguments, the first has ${arity} (a single list argument is written [[[1, 2, 3]], 6])`);
+  if (odd >= 0) {
+    const at = odd < shown.argTypes.length ? `"test_cases"[${odd}]` : `"hidden_test_cases"[${odd - shown.argTypes.length}]`;
+    throw new Error(`${at} has ${all[odd].length} arguments, "test_cases"[0] has ${arity} (a single list argument is written [[[1, 2, 3]], 6])`);
+  }
   // The signature is what the shown tests say (it is in the prompt); hidden tests must agree with
   // it, never add to it (only empty lists shown, and lists of booleans hidden, would tell the policy
   // what only the hidden tests know).
@@ -181,13 +184,21 @@ export function describeProblemError(error: { where: string; index: number; name
   return `${error.where} ${error.index}${error.name ? ` (${error.name})` : ''}: ${error.reason}`;
 }
 
+/** Where a problem is in its file: its line (JSONL) or its position in the array (JSON). */
+export interface ProblemPlace {
+  where: ProblemError['where'];
+  index: number;
+}
+
 /**
  * Problems from a file's text: a JSON array (the seed's format) when it starts with `[`,
  * else JSONL. Bad problems are reported and skipped.
  */
-export function parseProblemsText(text: string): { problems: FunctionProblem[]; errors: ProblemError[] } {
+export function parseProblemsText(text: string): { problems: FunctionProblem[]; errors: ProblemError[]; places: ProblemPlace[] } {
   const body = text.replace(/^\uFEFF/, '');
   const problems: FunctionProblem[] = [];
+  /** Where each problem read is in the file, in the order of `problems`. */
+  const places: ProblemPlace[] = [];
   const errors: ProblemError[] = [];
   /** One problem, or why not: a reason and a name may quote the file, so both are made printable. */
   const take = (item: unknown, index: number, where: ProblemError['where']) => {
@@ -195,6 +206,7 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
       // Bytes that were not UTF-8 reach here as U+FFFD: the problem they sit in is not read as if they were text.
       if (JSON.stringify(item).includes('\uFFFD')) throw new Error('invalid UTF-8 bytes (or a U+FFFD character)');
       problems.push(parseFunctionProblem(item));
+      places.push({ where, index });
     } catch (error) {
       const name = nameOf(item);
       errors.push({ index, where, reason: printable((error as Error).message, 240), ...(name ? { name: printable(name) } : {}) });
@@ -216,14 +228,14 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
     if (items !== undefined) {
       if (!Array.isArray(items)) throw new Error('a JSON file of problems is an array of them ([{...}, ...]), or one problem object per line (JSONL)');
       items.forEach((item, i) => take(item, i + 1, 'item'));
-      return { problems, errors };
+      return { problems, errors, places };
     }
   }
   if (body.trimStart().startsWith('{') && !lines.some((line) => isObjectLine(line))) {
     // One problem written over several lines: no line is a whole object.
     try {
       take(JSON.parse(body), 1, 'item');
-      return { problems, errors };
+      return { problems, errors, places };
     } catch {
       throw new Error('no line is a whole problem object: JSONL has one problem object per line, or give a JSON array of them ([{...}, ...])');
     }
@@ -239,7 +251,7 @@ export function parseProblemsText(text: string): { problems: FunctionProblem[]; 
     }
     take(item, i + 1, 'line');
   });
-  return { problems, errors };
+  return { problems, errors, places };
 }
 
 /** Whether a line alone is a JSON object. */
