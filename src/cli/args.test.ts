@@ -14,6 +14,13 @@ describe('parseArgs', () => {
     expect(parseArgs([], extras, false).extraGiven.size).toBe(0);
   });
 
+  it('keeps a --flag=value\'s value as typed: only the name takes the seed\'s underscores', () => {
+    const { config } = parseArgs(['--output_dir=runs/my_run', '--algorithm=expert_iteration', '--data-path=datasets/functions/training_problems.json'], []);
+    expect(config.run.outputDir).toBe('runs/my_run');
+    expect(config.algorithm.name).toBe('expert_iteration');
+    expect(config.run.dataPath).toBe('datasets/functions/training_problems.json');
+  });
+
   it('reads a boolean flag alone as true and --flag false / --flag=false as false', () => {
     expect(parseArgs(['--overlap'], []).config.digits.overlap).toBe(true);
     expect(parseArgs(['--overlap', 'false'], []).config.digits.overlap).toBe(false);

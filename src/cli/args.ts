@@ -97,13 +97,10 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}" (flags start with --)`);
-    let name = arg.slice(2).replace(/_/g, '-');
-    let value: string | undefined;
-    const eq = name.indexOf('=');
-    if (eq >= 0) {
-      value = name.slice(eq + 1);
-      name = name.slice(0, eq);
-    }
+    // The seed's spellings (--learning_rate) name the same flag; a value (--output-dir=runs/my_run) is kept as typed.
+    const eq = arg.indexOf('=');
+    const name = (eq >= 0 ? arg.slice(2, eq) : arg.slice(2)).replace(/_/g, '-');
+    let value = eq >= 0 ? arg.slice(eq + 1) : undefined;
     const isBoolean = extraByName.get(name)?.boolean || fields.get(name)?.kind === 'boolean';
     // A boolean flag alone means true; `--flag false` and `--flag=false` both turn it off.
     if (value === undefined && isBoolean && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) value = argv[++i];
