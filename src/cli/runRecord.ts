@@ -16,6 +16,7 @@ import { algorithmDefinition } from '../core/registry';
 import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
 import type { ParsedArgs } from './args';
+import { runFolderOf } from './runDir';
 
 export const RECORD_FORMAT = 'program-rl-lab-run-record';
 /** A record is small; a file past this is not one. */
@@ -209,6 +210,10 @@ export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'give
   // A checkpoint the page wrote on a GPU backend: in Node the lab picks its own.
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') config = { ...config, run: { ...config.run, backend: 'auto' } };
   if (parsed.given.has('task.name') && parsed.config.task.name !== config.task.name) throw new Error(`--resume ${path}: the checkpoint is for task ${config.task.name}, not ${parsed.config.task.name} (--task)`);
+  // The run goes on in the folder the checkpoint is in, where it is now (a run folder moved or
+  // copied keeps its run there), not the one the checkpoint was written in.
+  const home = runFolderOf(path);
+  if (home) config = { ...config, run: { ...config.run, outputDir: home } };
   for (const given of parsed.given) {
     const [section, key] = given.split('.') as [keyof LabConfig, string];
     config = { ...config, [section]: { ...config[section], [key]: (parsed.config[section] as Record<string, unknown>)[key] } };

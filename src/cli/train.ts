@@ -66,14 +66,20 @@ function numberedCheckpoints(dir: string): { step: number; file: string }[] {
     .sort((a, b) => a.step - b.step);
 }
 
-/** The best validation score a run recorded (logs/best.json) up to `step`, or -Infinity: a resume from an earlier checkpoint drops the later steps' best. */
-function readBestScore(path: string, step: number): number {
+/** The best validation score a run recorded (logs/best.json) and its step, or null when there is none to read. */
+function readBest(path: string): { step: number; score: number } | null {
   try {
     const best = JSON.parse(readFileSync(path, 'utf8')) as { score?: unknown; step?: unknown };
-    return typeof best.score === 'number' && Number.isFinite(best.score) && typeof best.step === 'number' && best.step <= step ? best.score : -Infinity;
+    return typeof best.score === 'number' && Number.isFinite(best.score) && typeof best.step === 'number' ? { step: best.step, score: best.score } : null;
   } catch {
-    return -Infinity;
+    return null;
   }
+}
+
+/** The best score up to `step`, or -Infinity: a resume from an earlier checkpoint drops the later steps' best. */
+function readBestScore(path: string, step: number): number {
+  const best = readBest(path);
+  return best && best.step <= step ? best.score : -Infinity;
 }
 
 function formatStep(result: StepResult, total: number, secondsPerStep: number): string {
@@ -249,6 +255,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // So with its time budget: it would train no step and report again.
     const spentMs = resumedMeta && config.run.timeLimit > 0 ? checkpointWallMs(resumedMeta) : 0;
     if (spentMs >= config.run.timeLimit * 1000 && config.run.timeLimit > 0) throw new Error(`--resume ${resume}: the run has trained ${(spentMs / 1000).toFixed(1)} s, its time budget is ${config.run.timeLimit} s: give --time-limit S, more than ${Math.ceil(spentMs / 1000)}, to train on`);
+    // Ctrl-C or a kill while the run was being made: it never started, and the folder stays as it was.
+    if (stopAsked()) throw new Error(`${interrupt.signal} before the run started: nothing was trained or changed in ${outputDir}`);
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
     if (plan === 'replace') clearRun(outputDir);
@@ -258,12 +266,18 @@ export async function trainCommand(argv: string[]): Promise<void> {
     if (initFrom) say(resume !== undefined ? `its warm start (the KL reference): ${initPath}` : `policy initialised from ${initPath}`);
     if (data.note) say(data.note);
     if (resume !== undefined) {
-      wallOffset = plan === 'continue' ? truncateMetrics(metricsPath, runner.globalStep) : (writeFileSync(metricsPath, ''), 0);
+      // The run's time so far: its figures' here, the checkpoint's in a folder of its own (the time budget counts it either way).
+      wallOffset = plan === 'continue' ? truncateMetrics(metricsPath, runner.globalStep) : (writeFileSync(metricsPath, ''), checkpointWallMs(resumedMeta!));
       // As its figures past the resumed step, the numbered checkpoints past it are of the run before
       // this resume: they go (kept, they outlived the new ones --keep-checkpoints prunes).
       const later = plan === 'continue' ? numberedCheckpoints(checkpointsDir).filter((c) => c.step > runner!.globalStep) : [];
       for (const { file } of later) rmSync(join(checkpointsDir, file), { force: true });
       if (later.length) say(`removed ${later.map((c) => c.file).join(', ')}: past step ${runner.globalStep}, of the run before this resume`);
+      // So is a best policy found past it: the best so far is of the steps kept (readBestScore), and best.prl with it.
+      if (plan === 'continue' && (readBest(join(logsDir, 'best.json'))?.step ?? 0) > runner.globalStep) {
+        for (const file of [join(outputDir, 'best.prl'), join(logsDir, 'best.json')]) rmSync(file, { force: true });
+        say(`removed best.prl: its step is past ${runner.globalStep}, of the run before this resume`);
+      }
       say(`resumed from ${resume} at step ${runner.globalStep}${plan === 'continue' ? '' : ` into ${outputDir}, a run of its own from here`}`);
     } else {
       writeFileSync(metricsPath, '');

@@ -5,7 +5,7 @@
  * `eval --task functions` / the functions recipe work end to end (at smoke size).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -110,8 +110,11 @@ describe('train runs on disk', () => {
 
   it('a resume from an earlier checkpoint drops the numbered checkpoints past it, as it drops their figures: --keep-checkpoints keeps the new run\'s', async () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-prune-'));
-    await trainCommand([...tiny, '--max-steps', '6', '--checkpoint-freq', '2', '--output-dir', out]);
+    await trainCommand([...tiny, '--max-steps', '6', '--checkpoint-freq', '2', '--eval-freq', '5', '--output-dir', out]);
+    expect(JSON.parse(readFileSync(join(out, 'logs', 'best.json'), 'utf8')).step).toBe(5);
     await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--keep-checkpoints', '1', '--output-dir', out, '--resume', join(out, 'checkpoints', 'checkpoint-2.prl')]);
+    // The best policy of step 5 went with its steps: no evaluation since, so no best yet.
+    expect(existsSync(join(out, 'best.prl')) || existsSync(join(out, 'logs', 'best.json'))).toBe(false);
     // It kept the old run's checkpoint-6 and deleted the new 4; the file it resumed from stays, for --rerun.
     expect(readdirSync(join(out, 'checkpoints')).sort()).toEqual(['checkpoint-4.prl', 'resumed-from-step-2.prl']);
     expect(readFileSync(join(out, 'checkpoints', 'checkpoint-4.prl')).equals(readFileSync(join(out, 'latest.prl')))).toBe(true);
@@ -138,6 +141,21 @@ describe('train runs on disk', () => {
     await expect(trainCommand([...tiny, '--max-steps', '100000', '--time-limit', '1', '--output-dir', out, '--resume', join(out, 'latest.prl')])).rejects.toThrow(/the run has trained [\d.]+ s, its time budget is 1 s: give --time-limit S, more than \d+, to train on/);
     const reports = () => events(out).filter((e) => e.name === 'eval_accuracy').length;
     expect(reports()).toBe(1); // the refusal rewrote nothing
+    // Resumed into a folder of its own, its time so far still counts: 1 s trained, 2 s of budget.
+    const next = join(mkdtempSync(join(tmpdir(), 'prl-budget-')), 'next');
+    await trainCommand([...tiny, '--max-steps', '100000', '--time-limit', '2', '--output-dir', next, '--resume', join(out, 'latest.prl')]);
+    const walls = events(next).filter((e) => e.name === 'avg_reward').map((e) => e.wallMs);
+    expect(walls[0]).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...walls)).toBeLessThan(3000);
+  }, 60_000);
+
+  it('a run folder moved elsewhere is resumed where it is now, not where its checkpoint was written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-moved-'));
+    await trainCommand([...tiny, '--max-steps', '2', '--output-dir', join(dir, 'first')]);
+    renameSync(join(dir, 'first'), join(dir, 'moved'));
+    await trainCommand([...tiny, '--max-steps', '3', '--resume', join(dir, 'moved', 'latest.prl')]);
+    expect(existsSync(join(dir, 'first'))).toBe(false);
+    expect(events(join(dir, 'moved')).filter((e) => e.name === 'avg_reward').map((e) => e.step)).toEqual([1, 2, 3]);
   }, 60_000);
 });
 
