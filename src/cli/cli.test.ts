@@ -122,6 +122,10 @@ describe('CLI', () => {
       expect(done.stderr).toMatch(message);
     };
     fail(['src/cli/eval.ts', '--checkpoint', 'public/pretrained.prl', '--task', 'sum_digits', '--limit', '2'], /the checkpoint is for task kolmogorov, not sum_digits/);
+    // A checkpoint that cannot be read is named with its flag, for every task's evaluation.
+    const cut = join(mkdtempSync(join(tmpdir(), 'prl-cut-')), 'cut.prl');
+    writeFileSync(cut, readFileSync('public/pretrained.prl').subarray(0, 40));
+    fail(['src/cli/eval.ts', '--checkpoint', cut, '--task', 'sum_digits'], new RegExp(`--checkpoint ${cut}: `));
     fail(['src/cli/pretrain.ts', '--task', 'reverse_digits', '--steps', '1', '--out', join(tmpdir(), 'never.prl')], /pretrain warms up kolmogorov or functions/);
     fail(['src/cli/pretrain.ts', '--warmup', 'abc', '--steps', '1', '--out', join(tmpdir(), 'never.prl')], /--warmup: expected a whole number of steps, at least 0, got "abc"/);
     fail(['src/cli/digits.ts', '--task', 'sum_digits', '--init-from', '/nonexistent.prl', '--num-steps', '1'], /--init-from \/nonexistent.prl: a digit task starts from its own warm start/);

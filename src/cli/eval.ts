@@ -353,11 +353,11 @@ async function main(): Promise<void> {
     if (typeof extra.checkpoint !== 'string') throw new Error(`--task ${task}: give --checkpoint FILE`);
     const definition = taskDefinition(task);
     const bytes = readCheckpointFile(extra.checkpoint, 'checkpoint');
-    const { meta } = await decodeCheckpoint(bytes);
+    const { meta } = await namingCheckpoint('checkpoint', extra.checkpoint, () => decodeCheckpoint(bytes), { any: true });
     if (meta.config.task.name !== task) throw new Error(`--checkpoint ${extra.checkpoint}: the checkpoint is for task ${meta.config.task.name}, not ${task}`);
     const heldout = definition.data.kind === 'file' ? await loadItemsFile(definition, argv.some((arg) => arg === '--data' || arg.startsWith('--data=')) ? String(extra.data) : definition.data.shipped.heldout) : definition.data.heldout(meta.config);
     await initTensorflow(String(extra.backend) as 'auto');
-    const { runner, close } = await openAnyCheckpointRunner(bytes, heldout);
+    const { runner, close } = await namingCheckpoint('checkpoint', extra.checkpoint, () => openAnyCheckpointRunner(bytes, heldout), { any: true });
     try {
       const search = definition.searches.find((s) => s.k === k && !s.options) ?? searchOf(definition, undefined);
       const result = await runner.evaluate(heldout, { limit, search });
