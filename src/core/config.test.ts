@@ -72,6 +72,13 @@ describe('config', () => {
     expect(configProblem(configFromSearchParams('algorithm=reinforce&context=160'))).toBeNull(); // each update's batch is one sampling batch
   });
 
+  it('every algorithm needs room for a program after the longest prompt: refused before the run, not at its first long item', () => {
+    for (const algorithm of ['reinforce', 'grpo', 'dqn']) {
+      expect(configProblem(configFromSearchParams(`algorithm=${algorithm}&context=48`))).toBe('model.context (48) leaves no room for a program after the longest prompt (130 tokens: task.maxSequenceLength 128 + 2): use a context above 130, or shorter sequences');
+    }
+    expect(configProblem(configFromSearchParams('context=48&max-sequence-length=32'))).toBeNull();
+  });
+
   it('each task and algorithm brings its own defaults for the fields not set, and keeps those set on purpose', () => {
     // DPO's beta of 0.1 (TRL's) arrives with the algorithm, wherever it is picked.
     expect(configFromSearchParams('algorithm=dpo').algorithm.beta).toBe(0.1);

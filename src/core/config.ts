@@ -185,11 +185,18 @@ export function configProblem(config: LabConfig): string | null {
   return task.check?.(config) ?? algorithm.check?.(config) ?? contextProblem(config, algorithm, task) ?? null;
 }
 
-/** An algorithm that mixes batches needs the longest prompt and the longest program to fit the context together (the update lays out prompts, then programs). */
+/**
+ * Every run needs room for a program after its longest prompt (else sampling would fail at the
+ * first long item, perhaps only at the held-out report); an algorithm that mixes batches needs the
+ * longest prompt and the longest program to fit the context together (the update lays out prompts,
+ * then programs).
+ */
 function contextProblem(config: LabConfig, algorithm: AlgorithmDefinition, task: TaskDefinition): string | null {
-  const prompt = algorithm.mixesBatches ? task.longestPrompt?.(config) : undefined;
+  const prompt = task.longestPrompt?.(config);
   if (!prompt) return null;
   const { context, maxProgramTokens } = config.model;
+  if (prompt.tokens >= context) return `model.context (${context}) leaves no room for a program after the longest prompt (${prompt.tokens} tokens: ${prompt.because}): use a context above ${prompt.tokens}, or shorter sequences`;
+  if (!algorithm.mixesBatches) return null;
   const need = prompt.tokens + maxProgramTokens - 1;
   if (need <= context) return null;
   return `model.context (${context}) is too short for ${algorithm.name}, whose updates join programs of different steps: the longest prompt (${prompt.tokens} tokens: ${prompt.because}) and the longest program (model.maxProgramTokens ${maxProgramTokens}) need ${need}. Use a context of ${need} or more, or shorter sequences or programs`;
