@@ -139,6 +139,14 @@ describe('sandbox pool over worker_threads', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['oom', 'ok', expect.stringMatching(/^(oom|timeout)$/), 'ok']);
   });
 
+  it('judges a program\'s memory the same after a bomb grew a worker\'s heap: that worker is replaced first', async () => {
+    // 45 MB of 1 MB buffers, past the 32 MB limit: oom on a fresh heap, and on the heap a bomb left (which never shrinks).
+    const heavy = { source: 'var a = []; for (var i = 0; i < 45; i++) { a.push(new ArrayBuffer(1 << 20)); for (var j = 0; j < 2000; j++); } output = [a.length]' };
+    const bomb = { source: 'a = []; for (;;) a.push(new ArrayBuffer(1 << 20))' };
+    expect((await pool.evaluateBatch([heavy])).map((o) => o.kind)).toEqual(['oom']);
+    expect((await pool.evaluateBatch([bomb, heavy, good(7)])).map((o) => o.kind)).toEqual(['oom', 'oom', 'ok']);
+  });
+
   it('counts a worker that dies as infra_error, apart from program failures, and respawns it', async () => {
     let spawned = 0;
     // A worker whose host dies on the second job: the pool must report infra_error for it only.

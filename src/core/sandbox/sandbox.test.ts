@@ -66,6 +66,15 @@ describe('sandbox outcomes', () => {
     expect(run('output = [7]', { expected: [7] }).kind).toBe('ok');
   });
 
+  it('measures memory once more when the program ends: one builtin call can allocate past the limit between two polls', async () => {
+    const fresh = await Sandbox.create({ limits });
+    expect(fresh.evaluate({ source: 'var a = []; for (var i = 0; i < 1000; i++) a.push([i]); output = [a.length]' }).kind).toBe('ok');
+    expect(fresh.needsRecycle).toBe(false); // small programs leave the heap as it was made
+    expect(fresh.evaluate({ source: 'var a = []; for (var i = 0; i < 45; i++) a.push(new Array(1 << 17).fill(1.5)); output = [a.length]' }).kind).toBe('oom');
+    // The heap grew and never shrinks: the next program would be measured from the grown heap, so the owner is asked to replace it.
+    expect(fresh.needsRecycle).toBe(true);
+  });
+
   it('turns deep recursion and deep nesting into stack_overflow or compile_error, never an abort', () => {
     expect(run('function f() { f() } f()').kind).toBe('stack_overflow');
     expect(['compile_error', 'stack_overflow']).toContain(run('output = ' + '['.repeat(30000)).kind);

@@ -45,8 +45,9 @@
  * A wasm trap or host exception (the host stack running out inside the parser) can leave the
  * module's C stack pointer, which lives outside linear memory, displaced: then the runtime,
  * context and snapshots are rebuilt on the module, and `needsRecycle` asks the owner to replace
- * the worker. The wasm heap never shrinks: when it grows past `recycleHeapBytes` the module is
- * flagged too.
+ * the worker. The wasm heap never shrinks, and a program's memory is the heap's growth while it
+ * runs: after a program grew the heap, the next one could use the grown part unseen, so the module
+ * is flagged then too (`recycleHeapBytes`), and the pool starts the next program on a fresh one.
  */
 import {
   DefaultIntrinsics,
@@ -71,7 +72,12 @@ export interface SandboxOptions {
   loadModule?: () => Promise<QuickJSWASMModule>;
   /** Accepted for compatibility and ignored: the state is restored before every program. */
   runtimeReuse?: number;
-  /** Flag the module for recycling once the wasm heap exceeds this many bytes. */
+  /**
+   * Flag the module for recycling once the wasm heap exceeds this many bytes; by default, once a
+   * program has grown it at all past its size when the sandbox was made. The heap never shrinks,
+   * and a program's memory is measured by the heap's growth, so a program run on a heap that an
+   * earlier one grew could use more than the limit unseen: the owner replaces the sandbox first.
+   */
   recycleHeapBytes?: number;
 }
 
@@ -119,8 +125,10 @@ export class Sandbox {
   private readonly pollTicks: number;
   /** Stands in for the interrupt handler while findPollCounter probes. */
   private probe: (() => boolean) | null = null;
-  /** Set when the wasm heap has grown past its threshold or the module trapped: the owner should replace this sandbox. */
+  /** Set when the wasm heap has grown past `recycleAbove` or the module trapped: the owner should replace this sandbox. */
   needsRecycle = false;
+  /** The heap size past which the sandbox asks to be replaced (`recycleHeapBytes`). */
+  private recycleAbove = Number.POSITIVE_INFINITY;
 
   private constructor(
     private readonly module: QuickJSWASMModule,
@@ -142,7 +150,7 @@ export class Sandbox {
       limits: options.limits,
       preludes: options.preludes ?? {},
       runtimeReuse: options.runtimeReuse ?? 0,
-      recycleHeapBytes: options.recycleHeapBytes ?? 256 << 20,
+      recycleHeapBytes: options.recycleHeapBytes ?? 0,
     });
     sandbox.state = sandbox.prepare();
     // Warm the wasm code up (V8 compiles it lazily): the first real program must not pay for it
@@ -154,6 +162,7 @@ export class Sandbox {
       for (const prelude of Object.keys(sandbox.options.preludes)) sandbox.evaluate({ source: 'output = [1, 2, 3]', prelude });
     }
     sandbox.evaluations = 0;
+    sandbox.recycleAbove = options.recycleHeapBytes ?? sandbox.memory.buffer.byteLength;
     return sandbox;
   }
 
@@ -335,6 +344,8 @@ export class Sandbox {
     this.deadline = Date.now() + limits.deadlineMs;
     try {
       let outcome = this.run(state, job);
+      // A builtin can allocate past the limit between two polls (new Array(n).fill(x)): measured again at the end.
+      if (this.stop === null && this.memory.buffer.byteLength - this.heapAtStart > limits.memoryBytes) this.stop = 'oom';
       if (this.stop === 'oom') outcome = { kind: 'oom', message: `memory limit of ${limits.memoryBytes} bytes exceeded` };
       else if (this.stop === 'timeout' || (Date.now() >= this.deadline && ['runtime_error', 'output_invalid', 'infra_error'].includes(outcome.kind))) {
         outcome = { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
@@ -353,7 +364,7 @@ export class Sandbox {
       return done('infra_error', { message: `sandbox failure: ${message}` });
     } finally {
       this.deadline = Number.POSITIVE_INFINITY;
-      if (this.memory.buffer.byteLength > this.options.recycleHeapBytes) this.needsRecycle = true;
+      if (this.memory.buffer.byteLength > this.recycleAbove) this.needsRecycle = true;
     }
   }
 

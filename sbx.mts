@@ -1,0 +1,12 @@
+import { Sandbox } from './src/core/sandbox/sandbox';
+const limits = { deadlineMs: 1000, watchdogMs: 2000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 64 << 10, maxOutputLength: 4096 };
+const P = 'var a=[]; for (var i=0;i<45;i++){ a.push(new ArrayBuffer(1<<20)); for (var j=0;j<2000;j++); } output=[a.length]';
+const Q = 'var a=[]; for (var i=0;i<45;i++){ a.push(new Array(1<<17).fill(1.5)); } output=[a.length]';
+const small = 'var a=[]; for (var i=0;i<1000;i++){ a.push([i]); } output=[a.length]';
+const s1 = await Sandbox.create({ limits });
+console.log('fresh P:', s1.evaluate({ source: P }).kind, s1.needsRecycle);
+const s2 = await Sandbox.create({ limits });
+console.log('fresh Q:', s2.evaluate({ source: Q }).kind, s2.needsRecycle);
+const s3 = await Sandbox.create({ limits });
+for (let i = 0; i < 200; i++) s3.evaluate({ source: small });
+console.log('small x200 recycle?', s3.needsRecycle);
