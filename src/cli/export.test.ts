@@ -129,7 +129,7 @@ print(__import__('json').dumps(model(torch.tensor([[${ids}]]))[0, -1].tolist()))
     const run = join(dir, 'run-wrong');
     const saved = join(dir, 'exported', 'model.safetensors');
     expect(existsSync(saved)).toBe(true);
-    const flags = ['--layers', '1', '--d-model', '32', '--heads', '2', '--context', '96', '--batch-size', '4', '--workers', '1', '--max-steps', '1'];
+    const flags = ['--layers', '1', '--d-model', '32', '--heads', '2', '--context', '96', '--max-sequence-length', '32', '--batch-size', '4', '--workers', '1', '--max-steps', '1'];
     const trained = spawnSync(process.execPath, [...tsx, 'src/cli/train.ts', ...flags, '--init-from', saved, '--output-dir', run], { encoding: 'utf8' });
     expect(trained.status).toBe(1);
     expect(trained.stderr).toMatch(/weight tok has shape \[\d+,16\], the model needs \[\d+,32\]/);

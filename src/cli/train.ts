@@ -76,11 +76,6 @@ function readBest(path: string): { step: number; score: number } | null {
   }
 }
 
-/** The best score up to `step`, or -Infinity: a resume from an earlier checkpoint drops the later steps' best. */
-function readBestScore(path: string, step: number): number {
-  const best = readBest(path);
-  return best && best.step <= step ? best.score : -Infinity;
-}
 
 function formatStep(result: StepResult, total: number, secondsPerStep: number): string {
   const m = result.metrics;
@@ -273,7 +268,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       const later = plan === 'continue' ? numberedCheckpoints(checkpointsDir).filter((c) => c.step > runner!.globalStep) : [];
       for (const { file } of later) rmSync(join(checkpointsDir, file), { force: true });
       if (later.length) say(`removed ${later.map((c) => c.file).join(', ')}: past step ${runner.globalStep}, of the run before this resume`);
-      // So is a best policy found past it: the best so far is of the steps kept (readBestScore), and best.prl with it.
+      // So is a best policy found past it (best.prl, and its score in best.json: the score to beat is of the steps kept).
       if (plan === 'continue' && (readBest(join(logsDir, 'best.json'))?.step ?? 0) > runner.globalStep) {
         for (const file of [join(outputDir, 'best.prl'), join(logsDir, 'best.json')]) rmSync(file, { force: true });
         say(`removed best.prl: its step is past ${runner.globalStep}, of the run before this resume`);
@@ -333,7 +328,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     };
     // The best validation score so far, kept beside best.prl so that a resume goes on comparing with it.
     const bestPath = join(logsDir, 'best.json');
-    let bestScore = plan === 'continue' ? readBestScore(bestPath, runner.globalStep) : -Infinity;
+    let bestScore = plan === 'continue' ? (readBest(bestPath)?.score ?? -Infinity) : -Infinity;
     const search = searchOfK(definition, evalK);
     const figures = (prefix: string, result: TaskEvaluation) => Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`${prefix}_${name}`, value]));
     /** The periodic evaluation, on the validation items: best.prl is the policy of the best score there, never of the held-out one's. */
