@@ -8,7 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { trainCommand } from './train';
 import { parseArgs } from './args';
 import { taskData } from './trainData';
@@ -40,6 +40,23 @@ describe('train runs on disk', () => {
     const unsolved = JSON.parse(readFileSync(join(out, 'logs', 'unsolved.json'), 'utf8')) as { never_solved: { label: string }[] };
     expect(unsolved.never_solved[0].label).toMatch(/^\[\d+(, \d+)*(, \.\.\.)?\] \(\d+ values\)$/);
     await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out, '--overwrite']);
+  });
+
+  it('Ctrl-C while a run is being made leaves the folder it would replace as it was', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'prl-early-stop-'));
+    await trainCommand([...tiny, '--max-steps', '2', '--output-dir', out]);
+    const [latest, metrics] = [readFileSync(join(out, 'latest.prl')), readFileSync(join(out, 'metrics.jsonl'), 'utf8')];
+    // The signal comes once the run's handler is in place, before its policy and data are made.
+    const said = vi.spyOn(console, 'error').mockImplementation((line: unknown) => {
+      if (String(line).startsWith('update threads:')) (process.listeners('SIGINT').at(-1) as (signal: NodeJS.Signals) => void)('SIGINT');
+    });
+    try {
+      await expect(trainCommand([...tiny, '--max-steps', '2', '--output-dir', out, '--overwrite'])).rejects.toThrow(`SIGINT before the run started: nothing was trained or changed in ${out}`);
+    } finally {
+      said.mockRestore();
+    }
+    expect(readFileSync(join(out, 'latest.prl')).equals(latest)).toBe(true);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toBe(metrics);
   });
 
   it('a run refused at its start leaves nothing that a later run would take for a run', async () => {
