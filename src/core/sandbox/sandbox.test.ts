@@ -66,13 +66,17 @@ describe('sandbox outcomes', () => {
     expect(run('output = [7]', { expected: [7] }).kind).toBe('ok');
   });
 
-  it('measures memory once more when the program ends: one builtin call can allocate past the limit between two polls', async () => {
+  it('judges a program\'s memory the same whatever ran before it, by the allocator\'s break, not by the heap a bomb grew', async () => {
     const fresh = await Sandbox.create({ limits });
-    expect(fresh.evaluate({ source: 'var a = []; for (var i = 0; i < 1000; i++) a.push([i]); output = [a.length]' }).kind).toBe('ok');
-    expect(fresh.needsRecycle).toBe(false); // small programs leave the heap as it was made
-    expect(fresh.evaluate({ source: 'var a = []; for (var i = 0; i < 45; i++) a.push(new Array(1 << 17).fill(1.5)); output = [a.length]' }).kind).toBe('oom');
-    // The heap grew and never shrinks: the next program would be measured from the grown heap, so the owner is asked to replace it.
-    expect(fresh.needsRecycle).toBe(true);
+    // 45 MB in 1 MB buffers, past the 32 MB limit; 20 MB, within it.
+    const heavy = 'var a = []; for (var i = 0; i < 45; i++) { a.push(new ArrayBuffer(1 << 20)); for (var j = 0; j < 2000; j++); } output = [a.length]';
+    const within = 'var a = []; for (var i = 0; i < 20; i++) a.push(new ArrayBuffer(1 << 20)); output = [a.length]';
+    expect(fresh.evaluate({ source: heavy }).kind).toBe('oom');
+    expect(fresh.evaluate({ source: 'a = []; for (;;) a.push(new ArrayBuffer(1 << 20))' }).kind).toBe('oom');
+    // The wasm memory the bomb grew stays grown, and the next programs are measured as on a fresh heap.
+    expect(fresh.evaluate({ source: heavy }).kind).toBe('oom');
+    expect(fresh.evaluate({ source: within }).kind).toBe('ok');
+    expect(fresh.needsRecycle).toBe(false); // nothing to replace: no worker restarts for it
   });
 
   it('turns deep recursion and deep nesting into stack_overflow or compile_error, never an abort', () => {

@@ -45,9 +45,11 @@
  * A wasm trap or host exception (the host stack running out inside the parser) can leave the
  * module's C stack pointer, which lives outside linear memory, displaced: then the runtime,
  * context and snapshots are rebuilt on the module, and `needsRecycle` asks the owner to replace
- * the worker. The wasm heap never shrinks, and a program's memory is the heap's growth while it
- * runs: after a program grew the heap, the next one could use the grown part unseen, so the module
- * is flagged then too (`recycleHeapBytes`), and the pool starts the next program on a fresh one.
+ * the worker. A program's memory is how far the allocator's break moves while it runs (found in the
+ * static data when the state is built: findHeapTop), which the restore puts back before every
+ * program; the wasm memory itself never shrinks, so its growth, the fallback measure, would let a
+ * program use unseen what an earlier one had grown (then the module is flagged for recycling as
+ * soon as it grows, `recycleHeapBytes`).
  */
 import {
   DefaultIntrinsics,
@@ -73,10 +75,9 @@ export interface SandboxOptions {
   /** Accepted for compatibility and ignored: the state is restored before every program. */
   runtimeReuse?: number;
   /**
-   * Flag the module for recycling once the wasm heap exceeds this many bytes; by default, once a
-   * program has grown it at all past its size when the sandbox was made. The heap never shrinks,
-   * and a program's memory is measured by the heap's growth, so a program run on a heap that an
-   * earlier one grew could use more than the limit unseen: the owner replaces the sandbox first.
+   * Flag the module for recycling once the wasm heap exceeds this many bytes. Only where the
+   * allocator's break was not found (`findHeapTop`) does the default recycle on any growth: a
+   * program's memory is then the heap's growth, which an earlier program's growth would hide.
    */
   recycleHeapBytes?: number;
 }
@@ -129,6 +130,8 @@ export class Sandbox {
   needsRecycle = false;
   /** The heap size past which the sandbox asks to be replaced (`recycleHeapBytes`). */
   private recycleAbove = Number.POSITIVE_INFINITY;
+  /** Index (in 32-bit words) of the allocator's break in the static data, when it was found: a program's memory is how far it moves. */
+  private heapTop: number | null = null;
 
   private constructor(
     private readonly module: QuickJSWASMModule,
@@ -162,7 +165,7 @@ export class Sandbox {
       for (const prelude of Object.keys(sandbox.options.preludes)) sandbox.evaluate({ source: 'output = [1, 2, 3]', prelude });
     }
     sandbox.evaluations = 0;
-    sandbox.recycleAbove = options.recycleHeapBytes ?? sandbox.memory.buffer.byteLength;
+    sandbox.recycleAbove = options.recycleHeapBytes ?? (sandbox.heapTop === null ? sandbox.memory.buffer.byteLength : 256 << 20);
     return sandbox;
   }
 
@@ -176,15 +179,26 @@ export class Sandbox {
     // QuickJS has just reset its counter to 10,000 ticks: the next poll comes after pollTicks.
     if (this.pollCounter !== null) this.words()[this.pollCounter] = this.pollTicks;
     if (Date.now() >= this.deadline) this.stop = 'timeout';
-    else if (this.memory.buffer.byteLength - this.heapAtStart > this.options.limits.memoryBytes) this.stop = 'oom';
+    else if (this.heapGrowth() > this.options.limits.memoryBytes) this.stop = 'oom';
     return this.stop !== null;
   };
+
+  /** The heap's level now: the allocator's break where it was found, else the wasm memory's size (which never shrinks). */
+  private heapLevel(): number {
+    return this.heapTop === null ? this.memory.buffer.byteLength : this.words()[this.heapTop];
+  }
+
+  /** How much the running program has allocated from the system: how far the heap's level moved since it began. */
+  private heapGrowth(): number {
+    return this.heapLevel() - this.heapAtStart;
+  }
 
   /** Builds the runtime, context and tools, evaluates each prelude and snapshots the memory after each. */
   private prepare(): Prepared {
     const { limits } = this.options;
     this.deadline = Number.POSITIVE_INFINITY;
-    this.heapAtStart = this.memory.buffer.byteLength;
+    this.heapTop = null; // the buffer's size measures the setup
+    this.heapAtStart = this.heapLevel();
     this.stop = null;
     const runtime = this.module.newRuntime();
     runtime.setMemoryLimit(limits.memoryBytes);
@@ -222,6 +236,7 @@ export class Sandbox {
     hideReport();
     const base = takeSnapshot(this.memory);
     snapshots.set('', base);
+    this.heapTop = this.findHeapTop(context, base);
     this.restore(base);
     return { runtime, context, extract, describe, seed, finish, snapshots };
   }
@@ -263,6 +278,36 @@ export class Sandbox {
       return null;
     } finally {
       this.probe = null;
+    }
+  }
+
+  /**
+   * Finds the allocator's break (the static word sbrk keeps, or the allocator's count of the bytes
+   * it took from the system) or null: the words of the static data that move by what a probe
+   * allocates (4 MB) and come back when the snapshot is restored. The snapshot restores it before
+   * every program, so a program's memory is measured from the same level whatever ran before it;
+   * the wasm memory's size, which never shrinks, would hide what an earlier program had grown.
+   * The probe's bytes above the snapshot's top are zeroed, so a later snapshot stays as small.
+   */
+  private findHeapTop(context: QuickJSContext, base: Snapshot): number | null {
+    const probe = 4 << 20;
+    const staticWords = (base.gap ? base.gap[0] : base.top) >> 2;
+    const before = this.words().slice(0, staticWords);
+    try {
+      context.evalCode(`globalThis.__heapProbe = []; for (var i = 0; i < ${probe >> 20}; i++) globalThis.__heapProbe.push(new ArrayBuffer(1 << 20));`, 'probe.js').dispose();
+      const after = this.words();
+      const moved: number[] = [];
+      // About the probe's size: some of it may come from free space the heap already had.
+      for (let i = 0; i < staticWords; i++) if (before[i] > 0 && after[i] - before[i] >= probe * 0.9 && after[i] - before[i] <= probe * 1.25) moved.push(i);
+      this.restore(base);
+      const words = this.words();
+      // The largest value is the break itself (an address past the static data and the stack, which never falls while a
+      // program runs); the others are the allocator's top chunk (which falls as memory is freed) and its byte counts.
+      const restored = moved.filter((i) => words[i] === before[i]).sort((a, b) => before[b] - before[a]);
+      return restored[0] ?? null;
+    } finally {
+      this.restore(base);
+      new Uint8Array(this.memory.buffer).fill(0, base.top);
     }
   }
 
@@ -339,13 +384,11 @@ export class Sandbox {
     this.restore(snapshot);
     // The first interval of the program is a short one too (the snapshot holds whatever count was left).
     if (this.pollCounter !== null) this.words()[this.pollCounter] = this.pollTicks;
-    this.heapAtStart = this.memory.buffer.byteLength;
+    this.heapAtStart = this.heapLevel();
     this.stop = null;
     this.deadline = Date.now() + limits.deadlineMs;
     try {
       let outcome = this.run(state, job);
-      // A builtin can allocate past the limit between two polls (new Array(n).fill(x)): measured again at the end.
-      if (this.stop === null && this.memory.buffer.byteLength - this.heapAtStart > limits.memoryBytes) this.stop = 'oom';
       if (this.stop === 'oom') outcome = { kind: 'oom', message: `memory limit of ${limits.memoryBytes} bytes exceeded` };
       else if (this.stop === 'timeout' || (Date.now() >= this.deadline && ['runtime_error', 'output_invalid', 'infra_error'].includes(outcome.kind))) {
         outcome = { kind: 'timeout', message: `deadline of ${limits.deadlineMs} ms exceeded` };
