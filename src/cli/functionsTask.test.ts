@@ -72,8 +72,8 @@ describe('the functions harness in the sandbox', () => {
     const [together] = await pool.evaluateBatch([testJob(printFunction(loop, sumBelow.signature, 'sum_below', parameterNames(1)).text, 'sum_below', allTests(sumBelow), 1)]);
     expect(together.kind).toBe('timeout');
     const [judged] = await judgeShownApart([sumBelow], [sample], { pool, seed: 1 });
-    expect(judged.passed).toEqual([true, true, true, false, false]); // the hidden tests share their job, as training's do
-    expect(judged.outcome.kind).toBe('timeout'); // the hidden job's
+    expect(judged.passed).toEqual([true, true, true, false, false]); // the hidden ones stay the whole job's, as training's reward has them
+    expect(judged.outcome.kind).toBe('timeout');
   });
 
   it('hostile results (a getter, a Proxy, a huge list) never pass and never cross the boundary', async () => {

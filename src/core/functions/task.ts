@@ -101,18 +101,17 @@ export const allTests = (problem: FunctionProblem): TestCase[] => [...problem.te
 /**
  * Every test of each program (the shown ones, then the hidden ones), judged so that a hidden test
  * never decides a shown one: a sandbox job fails whole (a time or memory limit reached on a hidden
- * test fails every test of it), so a program whose job failed is run again as two jobs, its shown
- * tests alone and its hidden tests alone. Evaluation chooses by the shown tests; training's reward
- * counts every test in one job, a slow program failing them all.
+ * test fails every test of it), so a program whose job failed runs its shown tests again alone,
+ * and those results are its shown ones. Its hidden ones stay the whole job's, so whether it solves
+ * the problem is judged as training's reward judges it: every test in one job, within one deadline.
  */
 export async function judgeShownApart(problems: readonly FunctionProblem[], samples: readonly SampledSequence[], context: TaskContext): Promise<Judged[]> {
   const judged = await judgeSamples(problems, samples, allTests, context);
   const failedWhole = judged.flatMap((j, i) => (j.program && j.outcome.kind !== 'ok' && problems[i].hiddenTests.length ? [i] : []));
   if (!failedWhole.length) return judged;
-  const again = (tests: (problem: FunctionProblem) => readonly TestCase[]) => judgeSamples(failedWhole.map((i) => problems[i]), failedWhole.map((i) => samples[i]), tests, context);
-  const [shown, hidden] = await Promise.all([again((problem) => problem.tests), again((problem) => problem.hiddenTests)]);
+  const shown = await judgeSamples(failedWhole.map((i) => problems[i]), failedWhole.map((i) => samples[i]), (problem) => problem.tests, context);
   failedWhole.forEach((i, n) => {
-    judged[i] = { program: judged[i].program, outcome: shown[n].outcome.kind !== 'ok' ? shown[n].outcome : hidden[n].outcome, passed: [...shown[n].passed, ...hidden[n].passed] };
+    judged[i] = { ...judged[i], passed: [...shown[n].passed, ...judged[i].passed.slice(problems[i].tests.length)] };
   });
   return judged;
 }
