@@ -176,26 +176,27 @@ export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config
  * that must agree with each other, the task's and the algorithm's own rules. Checked before a run
  * is made, so a bad Apply never costs the live run.
  */
-export function configProblem(config: LabConfig): string | null {
+export function configProblem(config: LabConfig, { opened = false }: { opened?: boolean } = {}): string | null {
   const { model } = config;
   if (model.dModel % model.heads !== 0) return `model.dModel (${model.dModel}) must be divisible by model.heads (${model.heads}): try heads ${[1, 2, 4, 8, 16].filter((h) => model.dModel % h === 0).join(', ')}`;
   const algorithm = algorithmDefinition(config.algorithm.name);
   if (config.algorithm.gradientAccumulationSteps > 1 && !algorithm.accumulates) return `algorithm.gradientAccumulationSteps works with algorithms whose update splits into micro-batches, not ${algorithm.name}: set it to 1`;
   const task = taskDefinition(config.task.name);
-  return task.check?.(config) ?? algorithm.check?.(config) ?? contextProblem(config, algorithm, task) ?? null;
+  return task.check?.(config) ?? algorithm.check?.(config) ?? contextProblem(config, algorithm, task, opened) ?? null;
 }
 
 /**
- * Every run needs room for a program after its longest prompt (else sampling would fail at the
- * first long item, perhaps only at the held-out report); an algorithm that mixes batches needs the
- * longest prompt and the longest program to fit the context together (the update lays out prompts,
- * then programs).
+ * A run entered now needs room for a program after its longest prompt (else sampling would fail at
+ * the first long item, perhaps only at the held-out report; a checkpoint or saved run made before
+ * this check, `opened`, still opens, for data it fits); an algorithm that mixes batches needs the
+ * longest prompt and the longest program to fit the context together (the update lays out
+ * prompts, then programs).
  */
-function contextProblem(config: LabConfig, algorithm: AlgorithmDefinition, task: TaskDefinition): string | null {
+function contextProblem(config: LabConfig, algorithm: AlgorithmDefinition, task: TaskDefinition, opened: boolean): string | null {
   const prompt = task.longestPrompt?.(config);
   if (!prompt) return null;
   const { context, maxProgramTokens } = config.model;
-  if (prompt.tokens >= context) return `model.context (${context}) leaves no room for a program after the longest prompt (${prompt.tokens} tokens: ${prompt.because}): use a context above ${prompt.tokens}, or shorter sequences`;
+  if (prompt.tokens >= context && !opened) return `model.context (${context}) leaves no room for a program after the longest prompt (${prompt.tokens} tokens: ${prompt.because}): use a context above ${prompt.tokens}, or shorter sequences`;
   if (!algorithm.mixesBatches) return null;
   const need = prompt.tokens + maxProgramTokens - 1;
   if (need <= context) return null;

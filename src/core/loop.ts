@@ -175,7 +175,7 @@ export async function createTrainingLoop<Item, S extends Scored>(
   train: readonly Item[],
   deps: LoopDeps,
 ): Promise<TrainingLoop> {
-  const problem = configProblem(config);
+  const problem = configProblem(config, { opened: true }); // what a user enters is checked where it is entered
   if (problem) throw new Error(problem);
   const items = task.trainingItems(train);
   const { grammar } = task;
