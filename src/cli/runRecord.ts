@@ -211,9 +211,10 @@ export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'give
   if (config.run.backend === 'webgpu' || config.run.backend === 'webgl') config = { ...config, run: { ...config.run, backend: 'auto' } };
   if (parsed.given.has('task.name') && parsed.config.task.name !== config.task.name) throw new Error(`--resume ${path}: the checkpoint is for task ${config.task.name}, not ${parsed.config.task.name} (--task)`);
   // The run goes on in the folder the checkpoint is in, where it is now (a run folder moved or
-  // copied keeps its run there), not the one the checkpoint was written in.
+  // copied keeps its run there), not the one it was written in: when that folder's record is of
+  // the same run (it names the same output folder), not another run's a checkpoint was copied into.
   const home = runFolderOf(path);
-  if (home) config = { ...config, run: { ...config.run, outputDir: home } };
+  if (home && recordOfCheckpoint(path)?.config.run.outputDir === config.run.outputDir) config = { ...config, run: { ...config.run, outputDir: home } };
   for (const given of parsed.given) {
     const [section, key] = given.split('.') as [keyof LabConfig, string];
     config = { ...config, [section]: { ...config[section], [key]: (parsed.config[section] as Record<string, unknown>)[key] } };

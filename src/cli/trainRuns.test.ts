@@ -173,6 +173,12 @@ describe('train runs on disk', () => {
     await trainCommand([...tiny, '--max-steps', '3', '--resume', join(dir, 'moved', 'latest.prl')]);
     expect(existsSync(join(dir, 'first'))).toBe(false);
     expect(events(join(dir, 'moved')).filter((e) => e.name === 'avg_reward').map((e) => e.step)).toEqual([1, 2, 3]);
+    // A checkpoint copied into another run's folder does not continue that run: it goes where it was written, here refused.
+    await trainCommand([...tiny, '--max-steps', '1', '--output-dir', join(dir, 'other')]);
+    const metrics = readFileSync(join(dir, 'other', 'metrics.jsonl'), 'utf8');
+    copyFileSync(join(dir, 'moved', 'latest.prl'), join(dir, 'other', 'copied.prl'));
+    await expect(trainCommand([...tiny, '--max-steps', '4', '--resume', join(dir, 'other', 'copied.prl')])).rejects.toThrow(`not of --output-dir ${join(dir, 'moved')}, which holds another run`);
+    expect(readFileSync(join(dir, 'other', 'metrics.jsonl'), 'utf8')).toBe(metrics);
   }, 60_000);
 });
 
