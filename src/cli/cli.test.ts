@@ -152,6 +152,9 @@ describe('CLI', () => {
     expect(help.replace(/\s+/g, ' ')).toContain('Adam learning rate. (default sum_digits 0.0001, reverse_digits 0.0005)');
     expect(help.replace(/\s+/g, ' ')).toMatch(/--context INTEGER Maximum tokens of prompt plus program\. \(default 40\)/);
     expect(help.replace(/\s+/g, ' ')).toContain('only with it. (default reinforce_monarch)');
+    // An algorithm's own field has the default a digit run of that algorithm gets (dqn's replay of about the newest batch).
+    expect(help.replace(/\s+/g, ' ')).toMatch(/--buffer-size INTEGER dqn: .*\(default 800\)/);
+    expect(help.replace(/\s+/g, ' ')).toMatch(/--dqn-batch-size INTEGER dqn: .*\(default sum_digits 128, reverse_digits 64\)/);
     // train's help lists every task, and its fields with --help all.
     expect(execFileSync(tsx, ['src/cli/train.ts', '--help', 'all'], { encoding: 'utf8' })).toMatch(/--task kolmogorov\|functions\|sum_digits\|reverse_digits[\s\S]*--prior [\s\S]*--tau /);
   });

@@ -35,8 +35,8 @@ const extras: ExtraFlag[] = [
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
 ];
 
-/** Each digit task's defaults: the digit recipe's (core/digits/definition.ts). */
-const digitDefaults = digitTaskNames.map((task) => [task, defaultConfig(task)] as const);
+/** Each digit task's defaults, with an algorithm's own where it has them (dqn's): the digit recipe's (core/digits/definition.ts). */
+const digitDefaults = (algorithm?: string) => digitTaskNames.map((task) => [task, defaultConfig(task, algorithm)] as const);
 
 /**
  * The help lists the fields a digit run reads, with the defaults a digit run has (the recipe's,
@@ -47,9 +47,10 @@ function digitField(field: ConfigField): ConfigField | null {
   if (field.flag === 'task') return { ...field, options: digitTaskNames, defaultValue: undefined, doc: 'Which digit task the policy learns.' };
   if (field.flag === 'output-dir') return { ...field, defaultValue: 'none: nothing is written', doc: 'Where config.json, run.json, metrics.jsonl and eval_results.json go.' };
   if (field.cliOnly) return null;
-  const tasks = fieldOwners().get(`${field.section}.${field.key}`)?.tasks;
-  if (tasks && !tasks.some(isDigitTask)) return null;
-  const values = digitDefaults.map(([task, config]) => [task, String((config[field.section as keyof LabConfig] as Record<string, unknown>)[field.key])] as const);
+  const owners = fieldOwners().get(`${field.section}.${field.key}`);
+  if (owners?.tasks && !owners.tasks.some(isDigitTask)) return null;
+  // A field of one algorithm (dqn's replay) has the default a run of that algorithm gets.
+  const values = digitDefaults(owners?.algorithms?.length === 1 ? owners.algorithms[0] : undefined).map(([task, config]) => [task, String((config[field.section as keyof LabConfig] as Record<string, unknown>)[field.key])] as const);
   const same = values.every(([, value]) => value === values[0][1]);
   return { ...field, defaultValue: same ? values[0][1] : values.map(([task, value]) => `${task} ${value}`).join(', ') };
 }

@@ -12,7 +12,7 @@
  * steps and latest.prl (written to a temporary name, then renamed, so a crash mid-save keeps the
  * previous one), best.prl, and logs/: training_log.txt (what the run printed), rewards.json
  * (reward statistics, at each checkpoint) and eval_results.json after the final evaluation: the
- * Q-language system's layout. Ctrl-C saves a checkpoint before leaving.
+ * Q-language system's layout. Ctrl-C saves a checkpoint before leaving (before the first step: none, and the folder stays as it was).
  */
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
@@ -225,7 +225,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   /** Whether the held-out report runs (the run is saved by then): a signal ends the report. */
   let reporting = false;
   // Ctrl-C and a kill end the run at the next step boundary with a checkpoint, or end the report.
-  const interrupt = catchInterrupt(() => (reporting ? 'ending the held-out report; the run and its checkpoint are saved' : 'finishing the current step and saving a checkpoint'));
+  const interrupt = catchInterrupt(() => (reporting ? 'ending the held-out report; the run and its checkpoint are saved' : unlogged ? 'stopping before the run starts: its folder stays as it was' : 'finishing the current step and saving a checkpoint'));
   const stopAsked = () => interrupt.signal !== null;
 
   try {

@@ -2,8 +2,10 @@
  * Search that uses the shown tests: up to k programs per problem, drawn in rounds across the
  * problems, each run on the problem's shown tests only. Programs are drawn without replacement
  * (`distinct`, the default: stochastic beam search, in two stages, below) or as independent
- * samples (the first one greedy). A problem stops drawing once `enough` drawn programs (an
- * independent sample drawn again counts again) pass every shown test, or at k. Among the passing
+ * samples (the first one greedy). A problem stops drawing at k, or earlier: with distinct draws,
+ * after the first stage when one of its programs passes every shown test, else once `enough`
+ * programs of the second stage do; with independent samples, once `enough` draws do (a program
+ * drawn again counts again). Among the passing
  * ones the choice follows a stated rule:
  * - `first`: the first drawn (what best-of-k did);
  * - `shortest`: the fewest tokens;

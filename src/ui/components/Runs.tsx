@@ -114,7 +114,7 @@ const RunRow = memo(function RunRow({ run, live, compared, busy, editing, setEdi
       <td>{run.config?.run?.seed}</td>
       <td>{run.config?.algorithm?.learningRate}</td>
       <td>{wallText(run.wallMs)}</td>
-      <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
+      <td title={`checkpoint ${size(run.checkpointBytes ?? 0)}${run.referenceIsCheckpoint ? ', KL reference: the checkpoint itself' : run.referenceBytes ? `, KL reference ${size(run.referenceBytes)}` : ''}`}>{timeText(dateTime, run.updatedAt)}</td>
     </tr>
   );
 });
