@@ -193,7 +193,9 @@ export class SavedRuns {
     if (!target.record && target === this.target && !(await this.lock(run.id))) return;
     // A reference is written with the first save that has it, and again when it is another (a pretraining's, which moves with its weights).
     const withReference = reference && reference !== target.reference ? reference : undefined;
-    const size = bytes.byteLength + (withReference?.byteLength ?? 0) + 64 * since.events.length + JSON.stringify(since.rows).length;
+    // A reference equal to the checkpoint (Pretrain's) is held once; held so, it moves to a place of its own when other weights replace it (runStore.ts).
+    const referenceBytes = withReference ? (withReference === bytes ? 0 : withReference.byteLength) : target.record?.referenceIsCheckpoint ? target.record.checkpointBytes : 0;
+    const size = bytes.byteLength + referenceBytes + 64 * since.events.length + JSON.stringify(since.rows).length;
     const usage = await storageUsage();
     const room = quotaCheck(usage, size);
     if (!room.fits) {
