@@ -13,8 +13,8 @@ import { parameterNames, printFunction, signaturePrompt } from './program';
 
 const sig = (params: Signature['params'], ret: Signature['ret']): Signature => ({ params, ret });
 
-/** A random program the grammar allows, token by token, uniformly among the allowed tokens. */
-function randomProgram(rng: Rng, signature: Signature, budget: number): number[] {
+/** A random program the grammar allows, token by token, uniformly among the allowed tokens (or `prefer` when it is allowed, at that chance). */
+function randomProgram(rng: Rng, signature: Signature, budget: number, prefer?: { token: number; chance: number }): number[] {
   const grammar = new FunctionGrammar(budget);
   let state = grammar.initial(signaturePrompt(signature));
   const out: number[] = [];
@@ -23,7 +23,7 @@ function randomProgram(rng: Rng, signature: Signature, budget: number): number[]
     grammar.allowed(state, mask);
     const allowed = [...mask.keys()].filter((t) => mask[t]);
     expect(allowed.length).toBeGreaterThan(0);
-    const token = rng.pick(allowed);
+    const token = prefer && mask[prefer.token] && rng.chance(prefer.chance) ? prefer.token : rng.pick(allowed);
     out.push(token);
     state = grammar.advance(state, token);
   }
@@ -47,6 +47,21 @@ describe('FunctionGrammar', () => {
       const printed = printFunction(program, signature, 'f', parameterNames(signature.params.length));
       // Parses as JavaScript (not run here: a random loop bound may be huge; the sandbox runs them).
       expect(() => new Function(`${printed.text}; return f;`)).not.toThrow();
+    }
+  });
+
+  it('never leaves a program it cannot finish: a list of booleans inside two nested for-of loops (no element name left for MAPB) is not returned there', () => {
+    const grammar = new FunctionGrammar(40);
+    const stmt = (name: string) => STMT0 + statements.findIndex((s) => s.name === name);
+    let state = grammar.initial(signaturePrompt(sig(['list', 'int', 'int'], 'blist')));
+    for (const token of [stmt('FOR_OF'), VAR0 + SLOT.P0, stmt('FOR_OF'), VAR0 + SLOT.P0]) state = grammar.advance(state, token);
+    expect(grammar.permits(state, stmt('RETURN'))).toBe(false);
+    expect(grammar.permits(state, stmt('LET_INT'))).toBe(true);
+    // Random programs that open for-of loops whenever they may, each finished within its budget.
+    const rng = new Rng(11);
+    for (let i = 0; i < 300; i++) {
+      const program = randomProgram(rng, sig(['list', 'int', 'int'], 'blist'), rng.int(8, 40), { token: stmt('FOR_OF'), chance: 0.6 });
+      expect(() => new Function(`${printFunction(program, sig(['list', 'int', 'int'], 'blist'), 'f', parameterNames(3)).text}; return f;`)).not.toThrow();
     }
   });
 

@@ -7,8 +7,11 @@
  * The state is a stack of what is still to be written, top last: expressions of a type with
  * the variables in scope, and blocks of statements. A production replaces the expression on top
  * by its arguments; a statement keeps its block and pushes what it needs. The cheapest way to
- * finish each frame is known (an int is one literal, a block a `RETURN` and an expression), so
- * a token is allowed only if the stack it leaves can still be finished in the tokens left.
+ * finish each frame is known (an int is one literal, a block a `RETURN` and an expression, or a
+ * statement and its `END`), so a token is allowed only if the stack it leaves can still be
+ * finished in the tokens left. A list of booleans is the one type the scope decides: `MAPB`'s
+ * lambda binds an element name, so inside two nested `for of` loops only a variable holding one
+ * writes it, and where none does a `RETURN` of one is not allowed.
  *
  * The signature (parameter and return types) is read from the prompt (`BOS types ARROW type`),
  * so one grammar serves every problem.
@@ -51,7 +54,7 @@ export interface FunctionState {
 
 const bit = (slot: number) => 1 << slot;
 
-/** Fewest tokens that write an expression of a type. */
+/** Fewest tokens that write an expression of a type where it can be written (a list of booleans: `exprCostIn`). */
 const exprCost: Record<ValueType, number> = { int: 1, bool: 1, list: 1, blist: 3 };
 
 /** Reads `BOS type* ARROW type` from the start of a prompt. */
@@ -128,26 +131,37 @@ export class FunctionGrammar implements Grammar<FunctionState> {
     return tokens;
   }
 
-  /** Tokens still needed to finish a stack. */
-  private cost(stack: readonly Frame[], sig: Signature): number {
+  /** Tokens still needed to finish a stack (Infinity when a frame cannot be finished). */
+  private cost(stack: readonly Frame[], state: Pick<FunctionState, 'sig' | 'locals'>): number {
     let total = 0;
-    for (const frame of stack) total += this.frameCost(frame, sig);
+    for (const frame of stack) total += this.frameCost(frame, state);
     return total;
   }
 
-  private frameCost(frame: Frame, sig: Signature): number {
-    if (frame.kind === 'expr') return exprCost[frame.type];
-    if (frame.top || frame.stmts === 0) return 1 + exprCost[sig.ret];
-    return 1; // END
+  private frameCost(frame: Frame, state: Pick<FunctionState, 'sig' | 'locals'>): number {
+    if (frame.kind === 'expr') return this.exprCostIn(frame.type, frame.vars, state);
+    const returned = 1 + this.exprCostIn(state.sig.ret, frame.vars, state);
+    if (frame.top) return returned;
+    if (frame.stmts > 0) return 1; // END
+    // An empty block needs a statement before its END: a return, or where none can be written a local declared or set (and END).
+    if (Number.isFinite(returned)) return returned;
+    return state.locals.length < MAX_LOCALS || state.locals.some((_, k) => frame.vars & bit(SLOT.V0 + k)) ? 3 : Infinity;
+  }
+
+  /** Fewest tokens that write an expression of `type` with `vars` in scope: a list of booleans needs a variable holding one, or `MAPB` and a free element name. */
+  private exprCostIn(type: ValueType, vars: number, state: Pick<FunctionState, 'sig' | 'locals'>): number {
+    if (type !== 'blist') return exprCost[type];
+    for (let slot = SLOT.P0; slot <= SLOT.V3; slot++) if (vars & bit(slot) && this.variableType(state, slot) === 'blist') return 1;
+    return ELEM_SLOTS.some((slot) => !(vars & bit(slot))) ? exprCost.blist : Infinity;
   }
 
   /** Whether replacing the top frame by frames costing `added` (plus the token itself) still fits the budget. */
   private fits(state: FunctionState, top: Frame, added: number): boolean {
-    const after = this.cost(state.stack, state.sig) - this.frameCost(top, state.sig) + added + 1;
+    const after = this.cost(state.stack, state) - this.frameCost(top, state) + added + 1;
     return state.used + after <= this.budget;
   }
 
-  private variableType(state: FunctionState, slot: number): ValueType | null {
+  private variableType(state: Pick<FunctionState, 'sig' | 'locals'>, slot: number): ValueType | null {
     if (slot <= SLOT.P3) return state.sig.params[slot - SLOT.P0] ?? null;
     if (slot <= SLOT.V3) return state.locals[slot - SLOT.V0] ?? null;
     return 'int'; // loop indices, list elements, the accumulator
@@ -162,7 +176,7 @@ export class FunctionGrammar implements Grammar<FunctionState> {
     const next = (frames: Frame[], locals = state.locals): FunctionState => ({ sig: state.sig, stack: [...below, ...frames], locals, used: state.used + 1 });
     const fitting = (frames: Frame[], locals?: readonly ValueType[]): FunctionState | null => {
       const candidate = next(frames, locals);
-      return candidate.used + this.cost(candidate.stack, state.sig) <= this.budget ? candidate : null;
+      return candidate.used + this.cost(candidate.stack, candidate) <= this.budget ? candidate : null;
     };
 
     if (top.kind === 'expr') {
