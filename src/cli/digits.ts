@@ -14,7 +14,8 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DigitEvalResult } from '../core/digits/evaluate';
-import { runDigitTask, withDigitBatch } from '../core/digits/experiment';
+import { runDigitTask } from '../core/digits/experiment';
+import { withDqnBatchFollowing } from '../core/digits/definition';
 import { digitTaskNames, isDigitTask } from '../core/digits/tasks';
 import { defaultConfig, flagOfField, type ConfigField, type LabConfig } from '../core/config';
 import { algorithmDefinition, fieldOwners } from '../core/registry';
@@ -79,7 +80,7 @@ export async function digitsMain(argv: string[]): Promise<void> {
   }
   const parsed = parseArgs(argv, extras);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed).config : null;
-  const config = rerun ?? withDigitBatch(parsed.config, explicitFlags(parsed.given));
+  const config = rerun ?? withDqnBatchFollowing(parsed.config, explicitFlags(parsed.given));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
   if (config.run.initFrom) throw new Error(`--init-from ${config.run.initFrom}: a digit task starts from its own warm start on labelled examples (--warm-start-steps), not from a checkpoint`);
   const verbose = parsed.extra.verbose === true;

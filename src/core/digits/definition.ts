@@ -11,7 +11,7 @@ import type { ChartSpec, TaskDefinition } from '../task';
 import { digitsFields, type DigitsConfig } from './config';
 import { evaluateDigits } from './evaluate';
 import { digitPolicyConfig, digitTask, digitWarmStartBatches } from './task';
-import { heldOutItems, questionKey, type DigitItem, type DigitTaskName } from './tasks';
+import { heldOutItems, isDigitTask, questionKey, type DigitItem, type DigitTaskName } from './tasks';
 import { DigitGrammar, digitTokens } from './vocab';
 
 /** The held-out questions of a digit run (a fixed seed), never trained on. */
@@ -73,12 +73,48 @@ const recipes: Record<DigitTaskName, Record<string, Record<string, unknown>>> = 
  * the fixed warm start it kept near-ties and greedy accuracy swung 44-88%); and replay of about
  * the newest batch: one update per step on a batch of its size, drawn from a buffer of 800 tokens
  * (about 1.3 batches of ~5-token sum_digits answers). From the default buffer (20,000 tokens,
- * about 30 steps of answers) the policy learned a fifth as fast per step. The CLI's
- * `withDigitBatch` (digits/experiment.ts) keeps the batch fields equal to a `--batch-size` that is named. Measured with
- * the soft form only.
+ * about 30 steps of answers) the policy learned a fifth as fast per step. The batch fields follow
+ * a batch size that is set (`withDqnBatchFollowing`), in the CLI and the page. Measured with the
+ * soft form only.
  */
 function digitDqnDefaults(batchSize: number): Record<string, Record<string, unknown>> {
-  return { algorithm: { nStep: 16, softAlpha: 1, softPrior: 'target', bufferSize: 800, dqnBatchSize: batchSize, trainFrequency: batchSize } };
+  return { algorithm: { nStep: 16, softAlpha: 1, softPrior: 'target', bufferSize: DQN_BUFFER_TOKENS, dqnBatchSize: batchSize, trainFrequency: batchSize } };
+}
+
+/** Tokens dqn's replay keeps on a digit task at the recipe's batch size: about the newest batch of answers. */
+const DQN_BUFFER_TOKENS = 800;
+
+/** What of a run's config the following reads and writes (the config's own type would make an import cycle through the registry). */
+interface DqnRun {
+  task: { name: string };
+  algorithm: { name: string; batchSize: number; dqnBatchSize: number; trainFrequency: number; bufferSize: number };
+}
+
+/** dqn's fields that follow the batch size on a digit task, by flag, and the config field each is. */
+const followers = { 'dqn-batch-size': 'dqnBatchSize', 'train-frequency': 'trainFrequency', 'buffer-size': 'bufferSize' } as const;
+
+/**
+ * dqn on a digit task, its batch fields following the batch size: one update per step on a batch
+ * of its size, and a buffer of as many batches of answers as the recipe's (800 tokens at its
+ * batch). `kept` names the flags the user set apart, which stay. Any other run is as it is. The
+ * CLI passes the flags named; the page's form, those that no longer followed before an edit.
+ */
+export function withDqnBatchFollowing<C extends DqnRun>(config: C, kept: ReadonlySet<string>): C {
+  if (!isDigitTask(config.task.name) || config.algorithm.name !== 'dqn') return config;
+  const batch = config.algorithm.batchSize;
+  const values = { dqnBatchSize: batch, trainFrequency: batch, bufferSize: Math.max(16, Math.round((DQN_BUFFER_TOKENS * batch) / (recipes[config.task.name].algorithm.batchSize as number))) };
+  const algorithm = { ...config.algorithm };
+  for (const [flag, key] of Object.entries(followers)) if (!kept.has(flag)) algorithm[key] = values[key];
+  return { ...config, algorithm };
+}
+
+/** The page's form after an edit: dqn's batch fields that followed the batch size before it follow it still, on a switch to dqn too; those set apart stay. */
+export function withDqnBatchEdit<C extends DqnRun>(before: C, after: C): C {
+  if (after.algorithm.name !== 'dqn' || !isDigitTask(after.task.name)) return after;
+  if (before.algorithm.name !== 'dqn' || before.task.name !== after.task.name) return withDqnBatchFollowing(after, new Set());
+  if (before.algorithm.batchSize === after.algorithm.batchSize) return after;
+  const followed = withDqnBatchFollowing(before, new Set()).algorithm;
+  return withDqnBatchFollowing(after, new Set(Object.entries(followers).flatMap(([flag, key]) => (before.algorithm[key] !== followed[key] ? [flag] : []))));
 }
 
 /**

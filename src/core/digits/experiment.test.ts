@@ -3,7 +3,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig, withVariant } from '../config';
 import { scheduledRate } from '../model/schedule';
-import { runDigitTask, withDigitBatch, type DigitStepMetrics } from './experiment';
+import { runDigitTask, type DigitStepMetrics } from './experiment';
+import { withDqnBatchEdit, withDqnBatchFollowing } from './definition';
 import { GeneratorPool, inProcessGenerator } from '../generators';
 
 describe('digit recipe defaults', () => {
@@ -14,9 +15,9 @@ describe('digit recipe defaults', () => {
     expect(config.algorithm).toMatchObject({ name: 'reinforce_monarch', batchSize: 128, temperature: 0.5, learningRate: 0.0001 });
     expect(defaultConfig('reverse_digits').algorithm).toMatchObject({ batchSize: 64, temperature: 1, learningRate: 0.0005 });
     // Only dqn's batch coupling is applied after parsing; it touches no other algorithm or task.
-    expect(withDigitBatch(config, new Set())).toBe(config);
+    expect(withDqnBatchFollowing(config, new Set())).toBe(config);
     const base = defaultConfig('kolmogorov', 'dqn');
-    expect(withDigitBatch(base, new Set())).toBe(base);
+    expect(withDqnBatchFollowing(base, new Set())).toBe(base);
   });
 
   it('give dqn on a digit task whole-answer targets, alpha 1 against the target network, and one update per step on the newest batch, in the page and the CLI', () => {
@@ -30,13 +31,25 @@ describe('digit recipe defaults', () => {
     expect(defaultConfig('sum_digits').algorithm).toMatchObject({ name: 'reinforce_monarch', nStep: 1, softAlpha: 0.1, softPrior: 'reference', dqnBatchSize: 32 });
     expect(defaultConfig('functions', 'dqn').algorithm).toMatchObject({ nStep: 1, softPrior: 'reference', bufferSize: 20_000 });
     // The CLI: a named --batch-size carries dqn's batch fields with it, unless those are named too.
-    const named = withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48 } }), new Set(['algorithm', 'batch-size']));
+    const named = withDqnBatchFollowing(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48 } }), new Set(['algorithm', 'batch-size']));
     expect(named.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 48, trainFrequency: 48, bufferSize: 300 }); // 800 tokens at 128: the same 1.25 batches of answers
-    expect(withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn' } }), new Set(['algorithm'])).algorithm.bufferSize).toBe(800);
-    const buffer = withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, bufferSize: 5000 } }), new Set(['algorithm', 'batch-size', 'buffer-size']));
+    expect(withDqnBatchFollowing(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn' } }), new Set(['algorithm'])).algorithm.bufferSize).toBe(800);
+    const buffer = withDqnBatchFollowing(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, bufferSize: 5000 } }), new Set(['algorithm', 'batch-size', 'buffer-size']));
     expect(buffer.algorithm.bufferSize).toBe(5000); // named: kept
-    const both = withDigitBatch(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
+    const both = withDqnBatchFollowing(parseConfig({ task: { name: 'sum_digits' }, algorithm: { name: 'dqn', batchSize: 48, dqnBatchSize: 16 } }), new Set(['algorithm', 'batch-size', 'dqn-batch-size']));
     expect(both.algorithm).toMatchObject({ batchSize: 48, dqnBatchSize: 16, trainFrequency: 48 });
+    // The page's form: an edit of the batch size carries the fields that followed it, not one set apart.
+    const dqn = defaultConfig('sum_digits', 'dqn');
+    const halved = withDqnBatchEdit(dqn, { ...dqn, algorithm: { ...dqn.algorithm, batchSize: 64 } });
+    expect(halved.algorithm).toMatchObject({ batchSize: 64, dqnBatchSize: 64, trainFrequency: 64, bufferSize: 400 });
+    const apart = { ...dqn, algorithm: { ...dqn.algorithm, dqnBatchSize: 16 } };
+    expect(withDqnBatchEdit(apart, { ...apart, algorithm: { ...apart.algorithm, batchSize: 64 } }).algorithm).toMatchObject({ batchSize: 64, dqnBatchSize: 16, trainFrequency: 64 });
+    // A switch to dqn after the batch size was changed: its batch fields are of that batch, not the recipe's.
+    const reinforce = defaultConfig('sum_digits');
+    const switched = withDqnBatchEdit({ ...reinforce, algorithm: { ...reinforce.algorithm, batchSize: 32 } }, withVariant({ ...reinforce, algorithm: { ...reinforce.algorithm, batchSize: 32 } }, { algorithm: 'dqn' }));
+    expect(switched.algorithm).toMatchObject({ name: 'dqn', batchSize: 32, dqnBatchSize: 32, trainFrequency: 32, bufferSize: 200 });
+    // Other tasks and algorithms are left as they are.
+    expect(withDqnBatchEdit(reinforce, { ...reinforce, algorithm: { ...reinforce.algorithm, batchSize: 64 } }).algorithm.dqnBatchSize).toBe(reinforce.algorithm.dqnBatchSize);
   });
 
   it('give expert iteration on a digit task the store alone, one supervised step a round; Kolmogorov keeps its rehearsal', () => {

@@ -16,7 +16,7 @@
  * ~1.5x with one generator, but on sum_digits the on-policy run learned more per step.
  */
 import { SupervisedTrainer } from '../algorithms/supervised';
-import { configFields, defaultConfig, withField, type LabConfig } from '../config';
+import type { LabConfig } from '../config';
 import { scheduledRate } from '../model/schedule';
 import type { GeneratorPool, GeneratorStatus } from '../generators';
 import { createTrainingLoop } from '../loop';
@@ -30,28 +30,6 @@ import { digitTask, digitWarmStartBatches } from './task';
 import { DigitGrammar } from './vocab';
 
 export { digitPolicyConfig } from './task';
-
-/** dqn fields that follow a named `--batch-size` on a digit task, unless named too: one update per step on a batch of its size (the task's dqn defaults, digits/definition.ts). */
-const digitDqnPerBatch = ['dqn-batch-size', 'train-frequency'];
-
-/**
- * What a named `--batch-size` carries with it on a digit task. The recipe's values themselves are
- * the task's defaults (digits/definition.ts), which every config of the task starts from; dqn's
- * defaults are sized to the recipe's batch, so when the user names another batch size, dqn's batch
- * fields follow it and its buffer keeps the same number of batches, unless those are named too.
- */
-export function withDigitBatch(config: LabConfig, explicit: ReadonlySet<string>): LabConfig {
-  if (!isDigitTask(config.task.name) || config.algorithm.name !== 'dqn') return config;
-  const byFlag = new Map(configFields().map((field) => [field.flag, field]));
-  let next = config;
-  for (const flag of digitDqnPerBatch) if (!explicit.has(flag)) next = withField(next, byFlag.get(flag)!, String(next.algorithm.batchSize));
-  // Replay of about the newest batch: the buffer keeps as many batches of answers as the task's defaults do (800 tokens at their batch).
-  if (!explicit.has('buffer-size')) {
-    const defaults = defaultConfig(next.task.name, 'dqn').algorithm;
-    next = withField(next, byFlag.get('buffer-size')!, String(Math.max(16, Math.round((defaults.bufferSize * next.algorithm.batchSize) / defaults.batchSize))));
-  }
-  return next;
-}
 
 export interface DigitStepMetrics {
   step: number;

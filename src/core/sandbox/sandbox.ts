@@ -61,7 +61,7 @@ import {
 import type { OutcomeKind, SandboxJob, SandboxLimits, SandboxOutcome } from './outcome';
 import { fullPrelude, type Prelude } from './prelude';
 import { SETUP, checkSource } from './guest';
-import { quickJSLoader, takeSnapshot, type Snapshot } from './snapshot';
+import { findHeapTop, quickJSLoader, takeSnapshot, type Snapshot } from './snapshot';
 
 export { checkSource } from './guest';
 export { quickJSLoader, takeSnapshot, type QuickJSWasmModuleSource } from './snapshot';
@@ -236,7 +236,7 @@ export class Sandbox {
     hideReport();
     const base = takeSnapshot(this.memory);
     snapshots.set('', base);
-    this.heapTop = this.findHeapTop(context, base);
+    this.heapTop = findHeapTop(this.memory, context, base, (snapshot) => this.restore(snapshot));
     this.restore(base);
     return { runtime, context, extract, describe, seed, finish, snapshots };
   }
@@ -278,36 +278,6 @@ export class Sandbox {
       return null;
     } finally {
       this.probe = null;
-    }
-  }
-
-  /**
-   * Finds the allocator's break (the static word sbrk keeps, or the allocator's count of the bytes
-   * it took from the system) or null: the words of the static data that move by what a probe
-   * allocates (4 MB) and come back when the snapshot is restored. The snapshot restores it before
-   * every program, so a program's memory is measured from the same level whatever ran before it;
-   * the wasm memory's size, which never shrinks, would hide what an earlier program had grown.
-   * The probe's bytes above the snapshot's top are zeroed, so a later snapshot stays as small.
-   */
-  private findHeapTop(context: QuickJSContext, base: Snapshot): number | null {
-    const probe = 4 << 20;
-    const staticWords = (base.gap ? base.gap[0] : base.top) >> 2;
-    const before = this.words().slice(0, staticWords);
-    try {
-      context.evalCode(`globalThis.__heapProbe = []; for (var i = 0; i < ${probe >> 20}; i++) globalThis.__heapProbe.push(new ArrayBuffer(1 << 20));`, 'probe.js').dispose();
-      const after = this.words();
-      const moved: number[] = [];
-      // About the probe's size: some of it may come from free space the heap already had.
-      for (let i = 0; i < staticWords; i++) if (before[i] > 0 && after[i] - before[i] >= probe * 0.9 && after[i] - before[i] <= probe * 1.25) moved.push(i);
-      this.restore(base);
-      const words = this.words();
-      // The largest value is the break itself (an address past the static data and the stack, which never falls while a
-      // program runs); the others are the allocator's top chunk (which falls as memory is freed) and its byte counts.
-      const restored = moved.filter((i) => words[i] === before[i]).sort((a, b) => before[b] - before[a]);
-      return restored[0] ?? null;
-    } finally {
-      this.restore(base);
-      new Uint8Array(this.memory.buffer).fill(0, base.top);
     }
   }
 

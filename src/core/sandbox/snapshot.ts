@@ -1,10 +1,11 @@
 /**
  * The wasm memory of the QuickJS module: loaded with a bounded size (the hard memory cap), and
  * its live parts copied at a quiescent moment so that every program starts from a byte-identical
- * heap (sandbox.ts says why this beats a fresh context).
+ * heap (sandbox.ts says why this beats a fresh context); and where in it the allocator keeps its
+ * break, by which a program's memory is measured.
  */
 import releaseSyncVariant from '@jitl/quickjs-wasmfile-release-sync';
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 
 const PAGE = 64 * 1024;
 /** The QuickJS module's own heap at start (its declared initial memory). */
@@ -100,3 +101,32 @@ export function takeSnapshot(memory: WebAssembly.Memory): Snapshot {
   };
 }
 
+
+/**
+ * Finds the allocator's break (the static word sbrk keeps) in the wasm memory, or null: among the
+ * words of the static data that move by about what a probe allocates (4 MB) and come back when
+ * `base` is restored, the largest (an address past the static data and the stack, which never
+ * falls while a program runs; the others are the allocator's top chunk, which falls as memory is
+ * freed, and its byte counts). The sandbox restores it before every program, so a program's memory
+ * is measured from the same level whatever ran before it; the wasm memory's size, which never
+ * shrinks, would hide what an earlier program had grown. `base` is restored after, and the probe's
+ * bytes above its top are zeroed, so a later snapshot stays as small.
+ */
+export function findHeapTop(memory: WebAssembly.Memory, context: QuickJSContext, base: Snapshot, restore: (snapshot: Snapshot) => void): number | null {
+  const probe = 4 << 20;
+  const staticWords = (base.gap ? base.gap[0] : base.top) >> 2;
+  const before = new Int32Array(memory.buffer).slice(0, staticWords);
+  try {
+    context.evalCode(`globalThis.__heapProbe = []; for (var i = 0; i < ${probe >> 20}; i++) globalThis.__heapProbe.push(new ArrayBuffer(1 << 20));`, 'probe.js').dispose();
+    const after = new Int32Array(memory.buffer);
+    const moved: number[] = [];
+    // About the probe's size: some of it may come from free space the heap already had.
+    for (let i = 0; i < staticWords; i++) if (before[i] > 0 && after[i] - before[i] >= probe * 0.9 && after[i] - before[i] <= probe * 1.25) moved.push(i);
+    restore(base);
+    const words = new Int32Array(memory.buffer);
+    return moved.filter((i) => words[i] === before[i]).sort((a, b) => before[b] - before[a])[0] ?? null;
+  } finally {
+    restore(base);
+    new Uint8Array(memory.buffer).fill(0, base.top);
+  }
+}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { onFilePicked } from '../filePicked';
 import { configProblem, configToSearchParams, fieldApplies, parseConfig, sectionSchemas, withField, type ConfigField, type LabConfig, type SectionName } from '../../core/config';
+import { withDqnBatchEdit } from '../../core/digits/definition';
 import { download } from '../download';
 import { reportError, useLab } from '../store';
 import type { RunStart } from '../../worker/protocol';
@@ -21,8 +22,9 @@ function Field({ field, draft, setDraft, setProblem, generation }: { field: Conf
   const value = valueOf(draft, field);
   const onChange = (text: string) => {
     try {
-      // Picking a task or an algorithm brings its own defaults for the fields not set (dpo's beta).
-      setDraft(withField(draft, field, text));
+      // Picking a task or an algorithm brings its own defaults for the fields not set (dpo's beta);
+      // dqn's batch fields on a digit task follow the batch size, as in the CLI.
+      setDraft(withDqnBatchEdit(draft, withField(draft, field, text)));
       setProblem(field.flag, null);
     } catch (error) {
       setProblem(field.flag, (error as Error).message);
@@ -137,7 +139,7 @@ function ConfigForm({ config }: { config: LabConfig }) {
             const f = shown.find((candidate) => candidate.flag === input.dataset.flag);
             if (!f || input.value === String(valueOf(next, f))) continue;
             try {
-              next = withField(next, f, input.value);
+              next = withDqnBatchEdit(next, withField(next, f, input.value));
             } catch (error) {
               setProblem(f.flag, (error as Error).message);
               return;
