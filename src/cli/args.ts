@@ -26,6 +26,8 @@ export interface ParsedArgs {
   extra: Record<string, string | boolean | undefined>;
   /** The command's own flags given on the command line or in the config file's `command` section (the rest of `extra` are their defaults). */
   extraGiven: Set<string>;
+  /** The `--config` file read, when one was given: a file the run read, as its data are. */
+  configFile?: string;
 }
 
 /** Where a flag's description starts, and how wide a help line is. */
@@ -165,7 +167,7 @@ export function parseArgs(argv: string[], extras: ExtraFlag[], withConfig = true
   // Fields that disagree (heads must divide d_model) are said now, before data loads or workers start.
   const problem = configProblem(config);
   if (problem) throw new Error(problem);
-  return { config, given, extra, extraGiven };
+  return { config, given, extra, extraGiven, ...(configFile && withConfig ? { configFile: configFile[1]! } : {}) };
 }
 
 /** A flag's value as a positive finite number (a whole one with `integer`; 1e400 is Infinity, refused), or an error that names the flag and what it got. */

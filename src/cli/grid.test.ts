@@ -2,10 +2,10 @@
  * The grid command: 2 algorithms x 3 seeds under a small step budget write their table, and its
  * numbers are those of the same runs made one by one with `train`. In this process, no child.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { gridCommand } from './grid';
 import { trainCommand } from './train';
 
@@ -83,6 +83,31 @@ describe('npm run grid', () => {
     copyFileSync(join(first.cells[0].dir, 'latest.prl'), warm); // other weights at the same path
     await gridCommand(flags);
     expect(started()).not.toBe(before);
+  }, 120_000);
+
+  it('runs a cell again when its --config file was edited, and says so when it replaces a finished run made otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-grid-config-'));
+    const config = join(dir, 'c.yaml');
+    writeFileSync(config, 'algorithm:\n  entropyCoef: 0.001\n');
+    const flags = ['--algorithms', 'reinforce', '--seeds', '1', '--output-dir', join(dir, 'grid'), ...tiny, '--max-steps', '1', '--config', config];
+    const first = await gridCommand(flags);
+    const record = () => JSON.parse(readFileSync(join(first.cells[0].dir, 'run.json'), 'utf8')) as { started: string; config: { algorithm: { entropyCoef: number } } };
+    const before = record().started;
+    writeFileSync(config, 'algorithm:\n  entropyCoef: 0.01\n');
+    await gridCommand(flags);
+    expect(record().started).not.toBe(before);
+    expect(record().config.algorithm.entropyCoef).toBe(0.01);
+    // A --quiet more or less is the same run; a longer budget is another, said before it replaces the cell.
+    const said = vi.spyOn(console, 'error');
+    try {
+      const kept = record().started;
+      await gridCommand(flags.filter((arg) => arg !== '--quiet'));
+      expect(record().started).toBe(kept);
+      await gridCommand([...flags, '--max-steps', '2']);
+      expect(said.mock.calls.map((call) => String(call[0])).join('\n')).toMatch(/was made with another command \(.*--max-steps.*\): replacing it/);
+    } finally {
+      said.mockRestore();
+    }
   }, 120_000);
 
   it('refuses what it sets per run, and unknown algorithms', async () => {

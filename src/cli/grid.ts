@@ -95,13 +95,41 @@ function list(flag: string, text: string): string[] {
   return items;
 }
 
-/** The figures a finished run reports at its end, or null when it did not finish. */
+/** Flags that change what a run prints or whether it may replace a folder, not what it computes. */
+const OUTPUT_ONLY = new Set(['--overwrite', '--quiet']);
+const computing = (command: string[]) => command.filter((arg) => !OUTPUT_ONLY.has(arg));
+
+/** A command's flags and their values, the last one of a flag given twice winning (as train reads them). */
+function flagValues(command: string[]): Map<string, string> {
+  const values = new Map<string, string>();
+  for (let i = 0; i < command.length; i++) {
+    if (!command[i].startsWith('--')) continue;
+    const [flag, inline] = command[i].includes('=') ? [command[i].slice(0, command[i].indexOf('=')), command[i].slice(command[i].indexOf('=') + 1)] : [command[i], undefined];
+    values.set(flag, inline ?? (command[i + 1] !== undefined && !command[i + 1].startsWith('--') ? command[++i] : 'true'));
+  }
+  return values;
+}
+
+/** How two commands differ, flag by flag ("--max-steps 1 -> 2"), or null when they set the same values. */
+function commandDifference(before: string[], now: string[]): string | null {
+  const [a, b] = [flagValues(computing(before)), flagValues(computing(now))];
+  const differ = [...new Set([...a.keys(), ...b.keys()])].filter((flag) => a.get(flag) !== b.get(flag));
+  return differ.length ? differ.map((flag) => `${flag} ${a.get(flag) ?? '(not given)'} -> ${b.get(flag) ?? '(not given)'}`).join(', ') : null;
+}
+
+/** The figures a finished run reports at its end, or null when it did not finish; a finished run made otherwise is said before it is replaced. */
 function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm' | 'seed' | 'dir'> | null {
   const recordPath = join(dir, 'run.json');
   if (!existsSync(recordPath)) return null;
   const record = JSON.parse(readFileSync(recordPath, 'utf8')) as RunRecordFile;
-  if (record.ended === null || record.stopped === 'interrupted' || JSON.stringify(record.command.slice(4).filter((arg) => arg !== '--overwrite')) !== JSON.stringify(command.filter((arg) => arg !== '--overwrite'))) return null;
-  // The same command on other files (a warm start or data rewritten in place) is another run.
+  if (record.ended === null || record.stopped === 'interrupted') return null;
+  // The same flags and values in another order, or with another --quiet, are the same run.
+  const difference = commandDifference(record.command.slice(4), command);
+  if (difference) {
+    console.error(`grid: the finished run in ${dir} was made with another command (${difference}): replacing it`);
+    return null;
+  }
+  // The same command on other files (a warm start, data or a --config file rewritten in place) is another run.
   const changed = changedFiles(record);
   if (changed.length) {
     console.error(`grid: the run in ${dir} is run again: ${changed.join('; ')}`);

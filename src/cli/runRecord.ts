@@ -138,8 +138,8 @@ export function readRunRecord(dir: string): RunRecordFile {
 }
 
 /** The files of a record that are missing or changed since, each said with what it was. */
-export function changedFiles(record: RunRecordFile): string[] {
-  return record.files.flatMap((file) => {
+export function changedFiles(record: RunRecordFile, { except = [] }: { except?: readonly string[] } = {}): string[] {
+  return record.files.filter((file) => !except.includes(file.role)).flatMap((file) => {
     let now: { sha256: string };
     try {
       now = sha256File(file.path);
@@ -171,7 +171,8 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   const threads = record.threads ?? 1;
   const unkept = record.extras ? [] : SHAPING_FLAGS.filter((flag) => record.command.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)));
   if (unkept.length) throw new Error(`--rerun ${dir}: its record (written before records kept them) does not keep ${unkept.map((flag) => `--${flag}`).join(', ')}: run its command again (${record.command.join(' ')})`);
-  const changed = changedFiles(record);
+  // A --config file's values are in the record's config: the rerun does not read it again.
+  const changed = changedFiles(record, { except: ['config file'] });
   if (changed.length && !parsed.extra['allow-changed']) throw new Error(`--rerun ${dir}: ${changed.join('; ')} (--allow-changed goes on all the same)`);
   for (const line of changed) console.error(`--rerun ${dir}: ${line}`);
   const outputDir = parsed.given.has('run.outputDir') ? parsed.config.run.outputDir : `${dir.replace(/\/+$/, '')}-rerun`;

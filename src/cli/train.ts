@@ -184,7 +184,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const outputDir = config.run.outputDir;
   const resume = typeof extra.resume === 'string' ? extra.resume : undefined;
   const inputs = [
-    ...['resume', 'preferences', 'use-reward-model', 'config'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])),
+    ...['resume', 'preferences', 'use-reward-model'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])),
+    ...(parsed.configFile ? [{ flag: 'config', path: parsed.configFile }] : []),
     ...(initPath ? [{ flag: 'init-from', path: initPath }] : []),
   ];
   checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }], inputs);
@@ -288,6 +289,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     const runRecord = newRunRecord(['npm', 'run', 'train', '--', ...argv], backend.backend, config, [
       ...data.files,
       ...(initPath ? [recordFile('warm start', initPath)] : []),
+      ...(parsed.configFile ? [recordFile('config file', parsed.configFile)] : []),
       ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
       ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
     ], shards ? threads : 1);
