@@ -135,6 +135,17 @@ describe('a run repeats from its record', () => {
     await expect(trainCommand(['--rerun', join(dir, 'whole'), '--eval-k', '4', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop --eval-k');
     await expect(trainCommand(['--rerun', join(dir, 'whole'), '--max-steps', '5', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop --max-steps (only');
   }, 180_000);
+  it('expert iteration resumed goes on as if never stopped, its rehearsal of the warm start\'s pairs included (Kolmogorov draws them by the call)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-ei-'));
+    const flags = ['--init-from', 'public/pretrained.prl', '--algorithm', 'expert_iteration', '--batch-size', '8', '--num-samples', '4', '--search', 'samples', '--eval-samples', '2', '--seed', '3', '--quiet', '--checkpoint-freq', '0', '--threads', '1'];
+    await trainCommand([...flags, '--max-steps', '4', '--output-dir', join(dir, 'whole')]);
+    await trainCommand([...flags, '--max-steps', '2', '--output-dir', join(dir, 'part')]);
+    await trainCommand(['--resume', join(dir, 'part', 'latest.prl'), '--max-steps', '4', '--quiet']);
+    const trained = (d: string) => figures(d).filter((line) => !/ eval_/.test(line));
+    expect(trained(join(dir, 'part')).filter((line) => / sft_loss /.test(line))).toHaveLength(4); // the store had programs: every round rehearsed
+    expect(trained(join(dir, 'part'))).toEqual(trained(join(dir, 'whole')));
+  }, 180_000);
+
   it('--resume refuses a warm start that is not the one the run began from (its KL\'s reference), and another task\'s checkpoint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-record-warm-'));
     const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--eval-samples', '2', '--backend', 'cpu', '--quiet', '--workers', '1', '--checkpoint-freq', '0', '--threads', '1'];

@@ -196,7 +196,8 @@ export class ExpertIteration implements PolicyAlgorithm {
     const rehearsed = this.warmStartPairs ? Math.round(this.config.batchSize * this.config.rehearsal) : 0;
     if (rehearsed > 0 && !this.rehearse) {
       this.rehearse = this.warmStartPairs!();
-      if (this.rehearsedCount > 0) this.rehearse(this.rehearsedCount); // a resumed run's stream goes on where it was
+      // A resumed run's stream goes on where it was: drawn again as it was drawn, a batch's share at a time (a stream may draw by the call).
+      for (let drawn = 0; drawn < this.rehearsedCount; drawn += rehearsed) this.rehearse(Math.min(rehearsed, this.rehearsedCount - drawn));
     }
     const fromStore = Math.min(this.config.batchSize - rehearsed, entries.length);
     let loss = 0;
