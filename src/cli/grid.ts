@@ -140,7 +140,8 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
   // A loop, not Math.max(...): a long run's hundreds of thousands of lines overflow the stack as arguments.
   const last = entries.reduce((most, e) => Math.max(most, e.step), -Infinity);
   // Timings are the machine's, not the run's: wall_seconds says how long each took.
-  for (const e of entries) if (e.step === last && e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name)) figures[e.name] = e.value;
+  // A figure a run does not have (precision with no correct program: null) is left out of its cell, not averaged in as 0.
+  for (const e of entries) if (e.step === last && e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name) && typeof e.value === 'number' && Number.isFinite(e.value)) figures[e.name] = e.value;
   if (!Object.keys(figures).length) return null;
   return { steps: record.steps, wallSeconds: (Date.parse(record.ended) - Date.parse(record.started)) / 1000, figures };
 }

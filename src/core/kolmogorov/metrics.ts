@@ -77,10 +77,11 @@ export function ktMetrics(samples: readonly ScoredSample[]): KtMetrics {
   const accAtPrefix = Object.fromEntries(
     prefixLengths.map((k) => [String(k), n ? samples.filter((s) => prefixEqual(s.output, s.sequence, k)).length / n : 0]),
   ) as KtMetrics['accAtPrefix'];
-  // Precision compares the programs' text with their sequences' text; with no correct program it is 0.
+  // Precision compares the programs' text with their sequences' text; with no correct program there is none (NaN: JSON's
+  // null, a table's '-'), not 0, which a ratio where lower is better would read as perfect.
   const precision = correct.length
     ? gzipBits(correct.map((s) => s.program ?? '').join('\n')) / gzipBits(sequencesText(correct.map((s) => s.sequence)))
-    : 0;
+    : NaN;
   return {
     n,
     accuracy: n ? correct.length / n : 0,
