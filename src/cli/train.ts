@@ -373,7 +373,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
       if (config.run.checkpointFreq > 0 && runner.globalStep % config.run.checkpointFreq === 0) await saveCheckpoint('periodic');
       if (config.run.evalFreq > 0 && runner.globalStep % config.run.evalFreq === 0) {
         const result = await validate();
-        say(`validation @${runner.globalStep} (${data.validationName}): ${result?.summary ?? 'stopped'}`);
+        say(`validation @${runner.globalStep} (${result ? `${result.n} scored, --eval-samples, of ` : ''}${data.validationName}): ${result?.summary ?? 'stopped'}`);
       }
     }
     const interrupted = stopAsked();

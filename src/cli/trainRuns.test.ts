@@ -129,6 +129,8 @@ describe('train runs on disk', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-prune-'));
     await trainCommand([...tiny, '--max-steps', '6', '--checkpoint-freq', '2', '--eval-freq', '5', '--output-dir', out]);
     expect(JSON.parse(readFileSync(join(out, 'logs', 'best.json'), 'utf8')).step).toBe(5);
+    // The log says how many validation items were scored (--eval-samples), not only how many there are.
+    expect(readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8')).toMatch(/validation @5 \(2 scored, --eval-samples, of \d+ of the \d+ distinct training items/);
     await trainCommand([...tiny, '--max-steps', '4', '--checkpoint-freq', '2', '--keep-checkpoints', '1', '--output-dir', out, '--resume', join(out, 'checkpoints', 'checkpoint-2.prl')]);
     // The best policy of step 5 went with its steps: no evaluation since, so no best yet.
     expect(existsSync(join(out, 'best.prl')) || existsSync(join(out, 'logs', 'best.json'))).toBe(false);
