@@ -7,7 +7,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { trainCommand } from './train';
 
 /** The figures that do not depend on the machine's speed, per step. */
@@ -135,6 +135,21 @@ describe('a run repeats from its record', () => {
     await expect(trainCommand(['--rerun', join(dir, 'whole'), '--eval-k', '4', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop --eval-k');
     await expect(trainCommand(['--rerun', join(dir, 'whole'), '--max-steps', '5', '--output-dir', join(dir, 'no'), '--quiet'])).rejects.toThrow('drop --max-steps (only');
   }, 180_000);
+  it('a resume that changes how the run computes (its seed, its algorithm) says so; one that only goes further does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-record-changed-'));
+    const tiny = ['--layers', '1', '--d-model', '16', '--heads', '2', '--batch-size', '4', '--max-program-tokens', '40', '--max-sequence-length', '32', '--context', '96', '--eval-samples', '2', '--quiet', '--checkpoint-freq', '0', '--threads', '1'];
+    await trainCommand([...tiny, '--max-steps', '1', '--seed', '1', '--output-dir', dir]);
+    const said = vi.spyOn(console, 'error');
+    try {
+      await trainCommand(['--resume', join(dir, 'latest.prl'), '--max-steps', '2', '--quiet']);
+      expect(said.mock.calls.some((call) => String(call[0]).includes('the run goes on with'))).toBe(false);
+      await trainCommand(['--resume', join(dir, 'latest.prl'), '--max-steps', '3', '--seed', '99', '--algorithm', 'grpo', '--quiet']);
+      expect(said.mock.calls.map((call) => String(call[0])).join('\n')).toMatch(/the run goes on with (--seed 1 -> 99, --algorithm reinforce -> grpo|--algorithm reinforce -> grpo, --seed 1 -> 99); its steps so far were made with the earlier values/);
+    } finally {
+      said.mockRestore();
+    }
+  }, 120_000);
+
   it('expert iteration resumed goes on as if never stopped, its rehearsal of the warm start\'s pairs included (Kolmogorov draws them by the call)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-record-ei-'));
     const flags = ['--init-from', 'public/pretrained.prl', '--algorithm', 'expert_iteration', '--batch-size', '8', '--num-samples', '4', '--search', 'samples', '--eval-samples', '2', '--seed', '3', '--quiet', '--checkpoint-freq', '0', '--threads', '1'];

@@ -200,6 +200,9 @@ export function recordOfCheckpoint(path: string): RunRecordFile | null {
   }
 }
 
+/** Fields a resume is expected to change: how far it goes and where it writes, not how it computes. */
+const RESUME_BUDGETS = new Set(['run.maxSteps', 'run.timeLimit', 'run.numEpochs', 'run.outputDir', 'run.evalSamples', 'run.evalFreq', 'run.checkpointFreq', 'run.keepCheckpoints']);
+
 /**
  * What a resume continues (`--resume FILE` without --rerun): the checkpoint's own config, so its
  * warm start (the KL's reference), data, algorithm and settings come back as they were, with the
@@ -216,10 +219,15 @@ export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'give
   // the same run (it names the same output folder), not another run's a checkpoint was copied into.
   const home = runFolderOf(path);
   if (home && recordOfCheckpoint(path)?.config.run.outputDir === config.run.outputDir) config = { ...config, run: { ...config.run, outputDir: home } };
+  const changes: string[] = [];
   for (const given of parsed.given) {
     const [section, key] = given.split('.') as [keyof LabConfig, string];
-    config = { ...config, [section]: { ...config[section], [key]: (parsed.config[section] as Record<string, unknown>)[key] } };
+    const [then, now] = [(config[section] as Record<string, unknown>)[key], (parsed.config[section] as Record<string, unknown>)[key]];
+    if (!RESUME_BUDGETS.has(given) && JSON.stringify(then) !== JSON.stringify(now)) changes.push(`--${flagOfField(given) ?? given} ${String(then)} -> ${String(now)}`);
+    config = { ...config, [section]: { ...config[section], [key]: now } };
   }
+  // Said, never silently: the steps so far were made with the checkpoint's values, and its config files will say the new ones.
+  if (changes.length) console.error(`--resume ${path}: the run goes on with ${changes.join(', ')}; its steps so far were made with the earlier values`);
   // A run whose algorithm measures a KL measures it from its warm start, which the checkpoint names
   // by hash: a file at that path with other bytes is not it, and no file is none (a page's
   // checkpoint names no path). A run without a reference takes everything from the checkpoint.
