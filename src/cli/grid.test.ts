@@ -113,5 +113,9 @@ describe('npm run grid', () => {
   it('refuses what it sets per run, and unknown algorithms', async () => {
     await expect(gridCommand(['--algorithms', 'reinforce', '--seed', '3'])).rejects.toThrow('--seed: the grid sets it for each run');
     await expect(gridCommand(['--algorithms', 'reinforce,nope'])).rejects.toThrow('--algorithms: unknown nope');
+    // A flag one algorithm refuses stops the grid before any cell trains.
+    const out = join(mkdtempSync(join(tmpdir(), 'prl-grid-refused-')), 'grid');
+    await expect(gridCommand(['--algorithms', 'reinforce,dqn', '--seeds', '1', '--output-dir', out, ...tiny, '--gradient-accumulation-steps', '2'])).rejects.toThrow(/^grid: dqn: algorithm.gradientAccumulationSteps works with algorithms whose update splits/);
+    expect(existsSync(join(out, 'reinforce-seed1'))).toBe(false);
   });
 });

@@ -13,8 +13,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { algorithmNames } from '../core/registry';
-import { isEntry, runMain } from './args';
-import { trainCommand } from './train';
+import { isEntry, parseArgs, runMain } from './args';
+import { trainCommand, trainFlags } from './train';
 import { changedFiles, type RunRecordFile } from './runRecord';
 import { writeAtomic } from './data';
 import { metricEvents } from './runDir';
@@ -210,6 +210,15 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
   // With --json, stdout is the table alone: the runs speak on stderr.
   const log = console.log;
   if (own.json) console.log = (...args: unknown[]) => console.error(...args);
+  // Every cell's flags are read before the first runs, so a flag one algorithm refuses (dqn and
+  // gradient accumulation) stops the grid at once, not after the cells before it have trained.
+  for (const algorithm of algorithms) {
+    try {
+      parseArgs([...rest, '--algorithm', algorithm, '--seed', String(seeds[0]), '--output-dir', join(out, `${algorithm}-seed${seeds[0]}`)], trainFlags);
+    } catch (error) {
+      throw new Error(`grid: ${algorithm}: ${(error as Error).message}`);
+    }
+  }
   const cells: GridCell[] = [];
   try {
     let index = 0;

@@ -38,7 +38,7 @@ import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
 
-const extras: ExtraFlag[] = [
+export const trainFlags: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'resume', doc: 'checkpoint file to resume from: its run goes on as it was (weights, optimizer, step, RNG, data cursor, config, warm start, threads); flags given change that (--max-steps to go further)' },
   { name: 'rerun', doc: 'repeat the run recorded in this output dir (its run.json: config, data, warm start), into --output-dir (default DIR-rerun); a file that changed since is named and refused' },
@@ -128,7 +128,7 @@ export function trainHelp(task = 'kolmogorov', algorithm?: string, all = false):
   const config = known ? defaultConfig(task, algorithm) : undefined;
   const shown = (field: ConfigField) => (all || !config || fieldApplies(field, config) ? field : null);
   const which = config ? `the fields of --task ${config.task.name} with --algorithm ${config.algorithm.name} (${algorithmNames().join(', ')}), their defaults there; --help all lists those of every task and algorithm` : 'every field';
-  return usage('train', `RL on a task (--task, default kolmogorov):\n${tasks}\n\nListed below: ${all ? 'every field' : which}.`.replace('; --help all', ';\n--help all'), extras, true, shown, all ? undefined : config);
+  return usage('train', `RL on a task (--task, default kolmogorov):\n${tasks}\n\nListed below: ${all ? 'every field' : which}.`.replace('; --help all', ';\n--help all'), trainFlags, true, shown, all ? undefined : config);
 }
 
 /** `npm run train -- ARGS`, also called in-process by tests (the signal handlers are removed when it returns). */
@@ -139,7 +139,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const task = rerunDir ? readRunRecord(rerunDir).config.task.name : flagValue('task');
   if (task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining) return (await import('./digits')).digitsMain(argv);
   if (argv.includes('--help') || argv.includes('-h')) return console.log(trainHelp(task, flagValue('algorithm'), argv.includes('all')));
-  const parsed = parseArgs(argv, extras);
+  const parsed = parseArgs(argv, trainFlags);
   const { extra } = parsed;
   const repeated = typeof extra.rerun === 'string' ? rerunConfig(extra.rerun, parsed) : null;
   // A rerun repeats the recorded run's own flags too (its pair file, reward model, best-of-k, resume).
