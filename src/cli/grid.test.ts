@@ -28,6 +28,10 @@ describe('npm run grid', () => {
     const csv = readFileSync(join(out, 'grid.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('algorithm,figure,n,mean,std,min,max');
     expect(readFileSync(join(out, 'grid.md'), 'utf8')).toMatch(/\| figure \| reinforce \| grpo \|/);
+    // The threads each update had are in the table: under a time budget they are part of the comparison.
+    const threads = table.rows.filter((r) => r.figure === 'update_threads');
+    expect(threads.map((r) => [r.algorithm, r.n])).toEqual([['reinforce', 3], ['grpo', 3]]);
+    for (const row of threads) expect(row.values).toEqual(table.cells.filter((c) => c.algorithm === row.algorithm).map((c) => JSON.parse(readFileSync(join(c.dir, 'run.json'), 'utf8')).threads));
 
     // The same settings, run one by one: the grid's cells and means are theirs.
     const separate: Record<string, number>[] = [];

@@ -25,6 +25,8 @@ export interface GridCell {
   dir: string;
   steps: number | null;
   wallSeconds: number | null;
+  /** Threads that computed each update (train's --threads for an algorithm whose update splits its batch; 1 otherwise). */
+  threads: number | null;
   /** The run's final held-out figures (metrics.jsonl's eval_* at its last step). */
   figures: Record<string, number>;
 }
@@ -143,7 +145,7 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
   // A figure a run does not have (precision with no correct program: null) is left out of its cell, not averaged in as 0.
   for (const e of entries) if (e.step === last && e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name) && typeof e.value === 'number' && Number.isFinite(e.value)) figures[e.name] = e.value;
   if (!Object.keys(figures).length) return null;
-  return { steps: record.steps, wallSeconds: (Date.parse(record.ended) - Date.parse(record.started)) / 1000, figures };
+  return { steps: record.steps, wallSeconds: (Date.parse(record.ended) - Date.parse(record.started)) / 1000, threads: record.threads ?? 1, figures };
 }
 
 export function gridRows(cells: GridCell[], algorithms: string[]): GridRow[] {
@@ -155,6 +157,8 @@ export function gridRows(cells: GridCell[], algorithms: string[]): GridRow[] {
       ...names.map((name): [string, number[]] => [name, mine.flatMap((c) => (name in c.figures ? [c.figures[name]] : []))]),
       ['steps', mine.flatMap((c) => (c.steps === null ? [] : [c.steps]))],
       ['wall_seconds', mine.flatMap((c) => (c.wallSeconds === null ? [] : [c.wallSeconds]))],
+      // Under a time budget, an algorithm whose updates split over two threads has twice the cores of one that cannot: said in the table.
+      ['update_threads', mine.flatMap((c) => (c.threads === null ? [] : [c.threads]))],
     ];
     for (const [figure, values] of series) {
       if (!values.length) continue;
@@ -176,8 +180,9 @@ export function gridMarkdown(rows: GridRow[], algorithms: string[], seeds: numbe
   const cell = (algorithm: string, figure: string) => {
     const row = rows.find((r) => r.algorithm === algorithm && r.figure === figure);
     if (!row) return '-';
-    const digits = figure === 'steps' || figure === 'wall_seconds' ? 0 : 3;
-    return `${row.mean.toFixed(digits)} ± ${row.std.toFixed(digits)}`;
+    const digits = figure === 'steps' || figure === 'update_threads' ? 0 : figure === 'wall_seconds' ? 1 : 3;
+    // One seed has no spread to show.
+    return row.n > 1 ? `${row.mean.toFixed(digits)} ± ${row.std.toFixed(digits)}` : row.mean.toFixed(digits);
   };
   return [
     `Mean ± sample std over seeds ${seeds.join(', ')}.`,
