@@ -128,4 +128,19 @@ describe('npm run digits refused before it begins', () => {
     expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(before);
     expect(existsSync(run) && readdirSync(run).filter((name) => name.includes('lock'))).toEqual([]);
   });
+
+  it('--max-steps is said as the steps RL takes, of the schedule it keeps; --quiet prints no progress, the warm start\'s included', async () => {
+    const { digitsMain } = await import('./digits');
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: unknown) => void lines.push(String(line));
+    try {
+      await digitsMain(['--task', 'reverse_digits', '--max-steps', '2', '--warm-start-steps', '50', '--eval-samples', '4', '--num-generators', '1', '--layers', '1', '--d-model', '16', '--heads', '2', '--quiet']);
+    } finally {
+      console.log = log;
+    }
+    expect(lines.join('\n')).toContain("RL 2 of the schedule's 200 steps");
+    expect(lines.filter((line) => /^warm start \d+\/|^step \d+\//.test(line))).toEqual([]);
+    expect(lines.join('\n')).toContain('after RL');
+  }, 60_000);
 });

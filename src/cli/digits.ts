@@ -126,11 +126,15 @@ export async function digitsMain(argv: string[]): Promise<void> {
   // An algorithm that samples on the trainer (dqn) starts no generator workers: they would stay idle.
   const onTrainer = algorithmDefinition(algorithm.name).samplesOnTrainer === true;
   const sampledBy = onTrainer ? `sampled on the trainer (${algorithm.name})` : `with ${digits.numGenerators} generator(s)`;
-  say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${digits.numSteps} steps x ${algorithm.batchSize} ${sampledBy}`);
+  // --max-steps ends RL early; the learning-rate schedule still spans --num-steps (runDigitTask).
+  const rlSteps = config.run.maxSteps > 0 ? Math.min(config.run.maxSteps, digits.numSteps) : digits.numSteps;
+  const rlText = rlSteps < digits.numSteps ? `${rlSteps} of the schedule's ${digits.numSteps}` : String(rlSteps);
+  say(`task ${config.task.name}: policy d_model ${model.dModel} x ${model.layers} layers, context ${model.context}; warm start ${digits.warmStartSteps} steps on ${digits.warmStartExamples} labelled examples; RL ${rlText} steps x ${algorithm.batchSize} ${sampledBy}`);
   const pool = onTrainer ? undefined : createNodeGeneratorPool(digits.numGenerators);
   try {
     const result = await runDigitTask(config, pool, {
-      log: say,
+      // --quiet: no progress lines, the warm start's included; what is said once (a note, a stop) stays.
+      log: (line) => (parsed.extra.quiet && /^warm start \d+\/\d+ /.test(line) ? undefined : say(line)),
       shouldStop: () => interrupt.signal !== null,
       evaluation: (phase, step, r) => {
         say(`eval (${phase}, step ${step}) on ${r.n} held-out prompts, greedy: accuracy ${percent(r.accuracy)}  format compliance ${percent(r.formatCompliance)}`);
@@ -143,13 +147,13 @@ export async function digitsMain(argv: string[]): Promise<void> {
       },
       step: (m) => {
         for (const [name, value] of Object.entries({ reward: m.reward, accuracy: m.accuracy, format_compliance: m.formatCompliance, policy_loss: m.loss, baseline: m.baseline, importance_weight: m.importanceWeight, generations_per_s: m.generationsPerSecond, ...m.algorithm })) metric(m.step, name, value);
-        const every = verbose ? 1 : Math.max(1, Math.round(digits.numSteps / 20));
-        if (!parsed.extra.quiet && (m.step % every === 0 || m.step === digits.numSteps || m.skipped)) {
+        const every = verbose ? 1 : Math.max(1, Math.round(rlSteps / 20));
+        if (!parsed.extra.quiet && (m.step % every === 0 || m.step === rlSteps || m.skipped)) {
           // The trainer's weights after this step's update and sync, and the version each generator sampled this step's batch with.
           const versions = m.generators.length ? ` [sampled ${m.generators.map((g) => `g${g.id}:v${g.generatedWith}`).join(' ')}]` : '';
           // Each algorithm reports what it has (dqn: no baseline, no generators).
           const f = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
-          say(`step ${m.step}/${digits.numSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}${m.trainerVersion === undefined ? '' : `  trainer v${m.trainerVersion}`}${versions}${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
+          say(`step ${m.step}/${rlSteps}  reward ${m.reward.toFixed(3)}  acc ${m.accuracy.toFixed(3)}  format ${m.formatCompliance.toFixed(3)}  loss ${f(m.loss, 4)}  baseline ${f(m.baseline, 3)}  iw ${f(m.importanceWeight, 3)}  gen/s ${f(m.generationsPerSecond, 0)}${m.trainerVersion === undefined ? '' : `  trainer v${m.trainerVersion}`}${versions}${m.skipped ? `  SKIPPED: ${m.reason}` : ''}`);
         }
         if (verbose) for (const s of m.samples) say(`    [v${s.version}] ${s.question} -> ${JSON.stringify(s.text)} (reward ${s.reward}, answer ${s.answer})`);
       },
