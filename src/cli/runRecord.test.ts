@@ -150,6 +150,16 @@ describe('a run repeats from its record', () => {
     }
   }, 120_000);
 
+  it('a rerun that computes otherwise than its record (another backend, the other multiply-add) says its figures may differ', async () => {
+    const { computationChanges } = await import('./runRecord');
+    const { multiplyAddChoice } = await import('../core/model/wasmKernelModule');
+    const now = multiplyAddChoice().build;
+    expect(computationChanges({ backend: 'wasm', multiplyAdd: now }, 'wasm')).toEqual([]);
+    expect(computationChanges({ backend: 'wasm', multiplyAdd: now === 'fma' ? 'simd' : 'fma' }, 'wasm')[0]).toMatch(/multiply.*may differ in their last digits/);
+    expect(computationChanges({ backend: 'cpu' }, 'wasm')[0]).toMatch(/computed on cpu, this rerun on wasm/);
+    expect(computationChanges({ backend: 'wasm' }, 'wasm')).toEqual([]); // a record from before it was kept
+  });
+
   it('expert iteration resumed goes on as if never stopped, its rehearsal of the warm start\'s pairs included (Kolmogorov draws them by the call)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prl-record-ei-'));
     const flags = ['--init-from', 'public/pretrained.prl', '--algorithm', 'expert_iteration', '--batch-size', '8', '--num-samples', '4', '--search', 'samples', '--eval-samples', '2', '--seed', '3', '--quiet', '--checkpoint-freq', '0', '--threads', '1'];

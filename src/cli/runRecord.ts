@@ -16,6 +16,7 @@ import { algorithmDefinition } from '../core/registry';
 import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
 import type { ParsedArgs } from './args';
+import { multiplyAddChoice } from '../core/model/wasmKernelModule';
 import { runFolderOf } from './runDir';
 
 export const RECORD_FORMAT = 'program-rl-lab-run-record';
@@ -42,6 +43,8 @@ export interface RunRecordFile {
   code: { version: string; commit: string | null; dirty: boolean | null };
   node: string;
   backend: string;
+  /** The kernels' multiply-add on wasm (fma or simd): a product's last bits differ between them, so a rerun on the other is not bit-exact. */
+  multiplyAdd?: string;
   /**
    * Threads that computed each update (`--threads`: the trainer and its gradient workers). A
    * split sums in another order than one thread, so a rerun uses the same count; a record
@@ -152,7 +155,15 @@ export function changedFiles(record: RunRecordFile, { except = [] }: { except?: 
 
 /** A new run's record, before its first step: it ends with `ended`, `steps` and `stopped` set. */
 export function newRunRecord(command: string[], backend: string, config: LabConfig, files: RecordedFile[], threads = 1): RunRecordFile {
-  return { format: RECORD_FORMAT, version: 1, command, code: codeVersion(), node: process.version, backend, threads, config, files, started: new Date().toISOString(), ended: null, steps: null, stopped: null };
+  return { format: RECORD_FORMAT, version: 1, command, code: codeVersion(), node: process.version, backend, ...(backend === 'wasm' ? { multiplyAdd: multiplyAddChoice().build } : {}), threads, config, files, started: new Date().toISOString(), ended: null, steps: null, stopped: null };
+}
+
+/** How a rerun computes otherwise than its record says (another backend, the other multiply-add): its figures may differ in the last bits. */
+export function computationChanges(record: Pick<RunRecordFile, 'backend' | 'multiplyAdd'>, backend: string): string[] {
+  if (record.backend !== backend) return [`the run computed on ${record.backend}, this rerun on ${backend}: its figures may differ in their last digits`];
+  const now = backend === 'wasm' ? multiplyAddChoice().build : undefined;
+  if (record.multiplyAdd && now && record.multiplyAdd !== now) return [`the run's kernels used ${record.multiplyAdd === 'fma' ? 'fused multiply-add' : 'plain SIMD multiply and add'}, this rerun's ${now === 'fma' ? 'fused multiply-add' : 'plain SIMD multiply and add'} (start node as the npm scripts do, with --experimental-wasm-relaxed-simd): its figures may differ in their last digits`];
+  return [];
 }
 
 /**
@@ -160,7 +171,7 @@ export function newRunRecord(command: string[], backend: string, config: LabConf
  * command's own flags that shaped it (a pair file, a reward model, best-of-k, a resume); the files
  * it read must be as they were.
  */
-export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra' | 'extraGiven'>): { config: LabConfig; extras: Record<string, string | boolean>; threads: number } {
+export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'config' | 'extra' | 'extraGiven'>): { config: LabConfig; extras: Record<string, string | boolean>; threads: number; record: RunRecordFile } {
   // --threads is refused by train itself, with the count the run had.
   const allowed = new Set(['run.outputDir', 'rerun', 'overwrite', 'quiet', 'allow-changed', 'threads']);
   const others = [...parsed.given, ...parsed.extraGiven].filter((path) => !allowed.has(path));
@@ -182,9 +193,9 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
   if (stoppedEarly && record.steps === 0) throw new Error(`--rerun ${dir}: it stopped (${record.stopped}) before its first step: there is nothing to repeat (run its command again: ${record.command.join(' ')})`);
   if (stoppedEarly && record.steps) {
     console.error(`--rerun ${dir}: it stopped (${record.stopped === 'interrupted' ? 'interrupted' : 'on its time budget'}) at step ${record.steps}; the rerun trains to that step`);
-    return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras, threads };
+    return { config: { ...record.config, run: { ...record.config.run, outputDir, maxSteps: record.steps, timeLimit: 0 } }, extras, threads, record };
   }
-  return { config: { ...record.config, run: { ...record.config.run, outputDir } }, extras, threads };
+  return { config: { ...record.config, run: { ...record.config.run, outputDir } }, extras, threads, record };
 }
 
 /**

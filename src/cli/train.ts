@@ -33,7 +33,7 @@ import { catchInterrupt, isEntry, parseArgs, positiveFlag, runMain, type ExtraFl
 import { loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, refuseClearingInputs, runDirPlan, truncateMetrics } from './runDir';
-import { newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, sessionsSoFar, SHAPING_FLAGS, writeRunRecord } from './runRecord';
+import { computationChanges, newRunRecord, readRunRecord, recordFile, recordOfCheckpoint, rerunConfig, resumedConfig, sessionsSoFar, SHAPING_FLAGS, writeRunRecord } from './runRecord';
 import { createNodeSandboxPool } from './sandboxHost';
 import { initTensorflow } from './tfBackend';
 import { evaluationTable, sandboxLimits } from './report';
@@ -176,6 +176,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
 
   const backend = await initTensorflow(config.run.backend === 'auto' ? 'auto' : config.run.backend);
   console.error(`tfjs backend: ${backend.backend} (${backend.detail})`);
+  for (const line of repeated ? computationChanges(repeated.record, backend.backend) : []) console.error(`--rerun ${extra.rerun}: ${line}`);
   const data = await taskData(definition, config);
   const preferences = typeof extra.preferences === 'string'
     ? await loadPreferencesFile(extra.preferences, programTask(config))
