@@ -186,8 +186,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const resume = typeof extra.resume === 'string' ? extra.resume : undefined;
   const inputs = [
     ...['resume', 'preferences', 'use-reward-model'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])),
-    ...(parsed.configFile ? [{ flag: 'config', path: parsed.configFile }] : []),
-    ...(initPath ? [{ flag: 'init-from', path: initPath }] : []),
+    ...(parsed.configFile ? [{ flag: 'config', path: parsed.configFile }] : []), ...(initPath ? [{ flag: 'init-from', path: initPath }] : []),
   ];
   checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }], inputs);
   // A fresh run never erases an earlier one by accident (the default output dir is the same every
