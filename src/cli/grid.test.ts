@@ -25,6 +25,8 @@ describe('npm run grid', () => {
     const table = await gridCommand(['--algorithms', 'reinforce,grpo', '--seeds', '1,2,3', '--output-dir', out, ...tiny]);
     expect(table.cells.map((c) => `${c.algorithm}/${c.seed}`)).toEqual(['reinforce/1', 'reinforce/2', 'reinforce/3', 'grpo/1', 'grpo/2', 'grpo/3']);
     for (const name of ['grid.json', 'grid.csv', 'grid.md']) expect(existsSync(join(out, name))).toBe(true);
+    // The code it ran with is in grid.json, as each run's is in its run.json.
+    expect(JSON.parse(readFileSync(join(out, 'grid.json'), 'utf8')).code).toEqual(JSON.parse(readFileSync(join(table.cells[0].dir, 'run.json'), 'utf8')).code);
     const csv = readFileSync(join(out, 'grid.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('algorithm,figure,n,mean,std,min,max');
     expect(readFileSync(join(out, 'grid.md'), 'utf8')).toMatch(/\| figure \| reinforce \| grpo \|/);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { algorithmNames } from '../core/registry';
 import { isEntry, parseArgs, runMain } from './args';
 import { trainCommand, trainFlags } from './train';
-import { changedFiles, type RunRecordFile } from './runRecord';
+import { changedFiles, codeVersion, type RunRecordFile } from './runRecord';
 import { writeAtomic } from './data';
 import { metricEvents } from './runDir';
 
@@ -45,6 +45,8 @@ export interface GridRow {
 
 export interface GridTable {
   command: string[];
+  /** The code the grid ran with (a cell kept from an earlier grid may have run with other code: said when it is kept). */
+  code: RunRecordFile['code'];
   algorithms: string[];
   seeds: number[];
   cells: GridCell[];
@@ -131,6 +133,9 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
     console.error(`grid: the finished run in ${dir} was made with another command (${difference}): replacing it`);
     return null;
   }
+  // Kept, but a cell made by other code is said: its figures are that code's.
+  const code = codeVersion();
+  if (record.code.commit && code.commit && record.code.commit !== code.commit) console.error(`grid: the run in ${dir} was made at commit ${record.code.commit.slice(0, 12)}, this grid runs ${code.commit.slice(0, 12)}: it is kept (delete it to run it again)`);
   // The same command on other files (a warm start, data or a --config file rewritten in place) is another run.
   const changed = changedFiles(record);
   if (changed.length) {
@@ -197,7 +202,7 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
   const { own, rest } = splitArgs(argv);
   if (own.help) {
     console.log(HELP);
-    return { command: argv, algorithms: [], seeds: [], cells: [], rows: [] };
+    return { command: argv, code: codeVersion(), algorithms: [], seeds: [], cells: [], rows: [] };
   }
   if (typeof own.algorithms !== 'string') throw new Error('--algorithms: name the algorithms to compare, e.g. --algorithms reinforce,grpo');
   const algorithms = list('algorithms', own.algorithms);
@@ -247,7 +252,7 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
     console.log = log;
   }
   const rows = gridRows(cells, algorithms);
-  const table: GridTable = { command: ['npm', 'run', 'grid', '--', ...argv], algorithms, seeds, cells, rows };
+  const table: GridTable = { command: ['npm', 'run', 'grid', '--', ...argv], code: codeVersion(), algorithms, seeds, cells, rows };
   const markdown = gridMarkdown(rows, algorithms, seeds);
   const text = (body: string) => new TextEncoder().encode(body);
   writeAtomic(join(out, 'grid.csv'), text(gridCsv(rows)));
