@@ -23,10 +23,10 @@ import { checkOutputs } from './outputs';
 import { catchInterrupt, parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { createNodeGeneratorPool } from './digitGenerators';
 import { initTensorflow } from './tfBackend';
-import { newRunRecord, rerunConfig, writeRunRecord } from './runRecord';
+import { newRunRecord, recordFile, rerunConfig, writeRunRecord } from './runRecord';
 import { clearRun, holdsRun, lockRunDir } from './runDir';
 
-const extras: ExtraFlag[] = [
+export const digitsFlags: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'verbose', doc: 'print sample generations every step', boolean: true },
   { name: 'json', doc: 'print the result as one JSON object at the end', boolean: true },
@@ -75,10 +75,10 @@ function explicitFlags(given: ReadonlySet<string>): Set<string> {
 
 export async function digitsMain(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage('digits', "RL on sum_digits or reverse_digits with parallel generators (reinforce_monarch unless --algorithm says another).\nThe defaults below are the digit recipe's, per task where the two differ; with dqn, a named --batch-size carries dqn's batch fields and buffer with it.", extras, true, digitField));
+    console.log(usage('digits', "RL on sum_digits or reverse_digits with parallel generators (reinforce_monarch unless --algorithm says another).\nThe defaults below are the digit recipe's, per task where the two differ; with dqn, a named --batch-size carries dqn's batch fields and buffer with it.", digitsFlags, true, digitField));
     return;
   }
-  const parsed = parseArgs(argv, extras);
+  const parsed = parseArgs(argv, digitsFlags);
   const rerun = typeof parsed.extra.rerun === 'string' ? rerunConfig(parsed.extra.rerun, parsed).config : null;
   const config = rerun ?? withDqnBatchFollowing(parsed.config, explicitFlags(parsed.given));
   if (!isDigitTask(config.task.name)) throw new Error(`--task must be sum_digits or reverse_digits (got ${config.task.name})`);
@@ -88,8 +88,8 @@ export async function digitsMain(argv: string[]): Promise<void> {
   const say = parsed.extra.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
   const backend = await initTensorflow(config.run.backend === 'wasm' || config.run.backend === 'cpu' ? config.run.backend : 'auto');
   const outputDir = rerun || parsed.given.has('run.outputDir') ? config.run.outputDir : undefined;
-  // The digit tasks read no files: their items come from the seed, which the config holds.
-  const runRecord = newRunRecord(['npm', 'run', 'digits', '--', ...argv], backend.backend, config, []);
+  // A --config file is the one file a digit run reads (its items come from the seed): recorded, so a grid sees it edited.
+  const runRecord = newRunRecord(['npm', 'run', 'digits', '--', ...argv], backend.backend, config, parsed.configFile ? [recordFile('config file', parsed.configFile)] : []);
   let releaseLock = () => undefined as void;
   // Ctrl-C and a kill end the run at the next step (of the warm start or RL); it is evaluated as it stands and its record ends.
   // Caught from before the run's files are written, so a signal never leaves a record without an end.

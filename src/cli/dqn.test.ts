@@ -63,5 +63,7 @@ describe('DQN from the CLI', () => {
     const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; value?: number });
     expect(lines.filter((line) => typeof line.value !== 'number').map((line) => line.name)).toEqual([]);
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).config.algorithm.temperature).toBe(0.9);
+    // The config file is recorded, as a train run's is: a grid sees it edited.
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).files.map((f: { role: string }) => f.role)).toEqual(['config file']);
   }, 120_000);
 });

@@ -123,5 +123,7 @@ describe('npm run grid', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'prl-grid-refused-')), 'grid');
     await expect(gridCommand(['--algorithms', 'reinforce,dqn', '--seeds', '1', '--output-dir', out, ...tiny, '--gradient-accumulation-steps', '2'])).rejects.toThrow(/^grid: dqn: algorithm.gradientAccumulationSteps works with algorithms whose update splits/);
     expect(existsSync(join(out, 'reinforce-seed1'))).toBe(false);
+    // A digit task's cells are read with npm run digits' own flags (--verbose is one): what stops this grid is the accumulation alone.
+    await expect(gridCommand(['--algorithms', 'reinforce_monarch', '--seeds', '1', '--output-dir', out, '--task', 'sum_digits', '--verbose', '--gradient-accumulation-steps', '2'])).rejects.toThrow(/^grid: reinforce_monarch: algorithm.gradientAccumulationSteps/);
   });
 });

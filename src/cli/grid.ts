@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { algorithmNames } from '../core/registry';
 import { isEntry, parseArgs, runMain } from './args';
 import { trainCommand, trainFlags } from './train';
+import { digitsFlags } from './digits';
+import { isDigitTask } from '../core/digits/tasks';
 import { changedFiles, codeVersion, type RunRecordFile } from './runRecord';
 import { writeAtomic } from './data';
 import { metricEvents } from './runDir';
@@ -186,8 +188,9 @@ export function gridMarkdown(rows: GridRow[], algorithms: string[], seeds: numbe
     const row = rows.find((r) => r.algorithm === algorithm && r.figure === figure);
     if (!row) return '-';
     const digits = figure === 'steps' || figure === 'update_threads' ? 0 : figure === 'wall_seconds' ? 1 : 3;
-    // One seed has no spread to show.
-    return row.n > 1 ? `${row.mean.toFixed(digits)} ± ${row.std.toFixed(digits)}` : row.mean.toFixed(digits);
+    // One seed has no spread to show; a figure some seeds lack (precision where nothing was solved) says over how many.
+    const over = row.n < seeds.length ? ` (n=${row.n})` : '';
+    return (row.n > 1 ? `${row.mean.toFixed(digits)} ± ${row.std.toFixed(digits)}` : row.mean.toFixed(digits)) + over;
   };
   return [
     `Mean ± sample std over seeds ${seeds.join(', ')}.`,
@@ -222,9 +225,12 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
   if (own.json) console.log = (...args: unknown[]) => console.error(...args);
   // Every cell's flags are read before the first runs, so a flag one algorithm refuses (dqn and
   // gradient accumulation) stops the grid at once, not after the cells before it have trained.
+  // A digit task's cells run through `npm run digits`, whose own flags differ (--verbose).
+  const taskArg = rest.findIndex((arg) => arg === '--task' || arg.startsWith('--task='));
+  const task = taskArg < 0 ? '' : rest[taskArg].includes('=') ? rest[taskArg].slice('--task='.length) : (rest[taskArg + 1] ?? '');
   for (const algorithm of algorithms) {
     try {
-      parseArgs([...rest, '--algorithm', algorithm, '--seed', String(seeds[0]), '--output-dir', join(out, `${algorithm}-seed${seeds[0]}`)], trainFlags);
+      parseArgs([...rest, '--algorithm', algorithm, '--seed', String(seeds[0]), '--output-dir', join(out, `${algorithm}-seed${seeds[0]}`)], isDigitTask(task) ? digitsFlags : trainFlags);
     } catch (error) {
       throw new Error(`grid: ${algorithm}: ${(error as Error).message}`);
     }

@@ -76,7 +76,6 @@ function readBest(path: string): { step: number; score: number } | null {
   }
 }
 
-
 function formatStep(result: StepResult, total: number, secondsPerStep: number): string {
   const m = result.metrics;
   const eta = Math.max(0, (total - result.step) * secondsPerStep);
@@ -186,8 +185,9 @@ export async function trainCommand(argv: string[]): Promise<void> {
   const resume = typeof extra.resume === 'string' ? extra.resume : undefined;
   const inputs = [
     ...['resume', 'preferences', 'use-reward-model'].flatMap((flag) => (typeof extra[flag] === 'string' ? [{ flag, path: extra[flag] as string }] : [])),
-    ...(parsed.configFile ? [{ flag: 'config', path: parsed.configFile }] : []), ...(initPath ? [{ flag: 'init-from', path: initPath }] : []),
-  ];
+    ...(initPath ? [{ flag: 'init-from', path: initPath }] : []),
+  ]; // not --config: it was read whole (and is recorded now, as it was read) before --overwrite clears its folder
+  const configRecord = parsed.configFile ? [recordFile('config file', parsed.configFile)] : [];
   checkOutputs([{ flag: 'output-dir', path: outputDir, kind: 'folder' }], inputs);
   // A fresh run never erases an earlier one by accident (the default output dir is the same every
   // time), a resume continues its own directory's run only, and one process writes a run.
@@ -289,7 +289,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     const runRecord = newRunRecord(['npm', 'run', 'train', '--', ...argv], backend.backend, config, [
       ...data.files,
       ...(initPath ? [recordFile('warm start', initPath)] : []),
-      ...(parsed.configFile ? [recordFile('config file', parsed.configFile)] : []),
+      ...configRecord,
       ...(typeof extra.preferences === 'string' ? [recordFile('preferences', extra.preferences)] : []),
       ...(typeof extra['use-reward-model'] === 'string' ? [recordFile('reward model', extra['use-reward-model'])] : []),
     ], shards ? threads : 1);

@@ -40,6 +40,9 @@ describe('train runs on disk', () => {
     const unsolved = JSON.parse(readFileSync(join(out, 'logs', 'unsolved.json'), 'utf8')) as { never_solved: { label: string }[] };
     expect(unsolved.never_solved[0].label).toMatch(/^\[\d+(, \d+)*(, \.\.\.)?\] \(\d+ values\)$/);
     await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out, '--overwrite']);
+    // Trained again from its own config.yaml, in place: the file is read whole before --overwrite clears the folder, and recorded.
+    await trainCommand(['--config', join(out, 'config.yaml'), '--output-dir', out, '--overwrite', '--quiet']);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).files.map((f: { role: string }) => f.role)).toContain('config file');
   });
 
   it('Ctrl-C while a run is being made leaves the folder it would replace as it was', async () => {

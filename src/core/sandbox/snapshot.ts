@@ -104,13 +104,14 @@ export function takeSnapshot(memory: WebAssembly.Memory): Snapshot {
 
 /**
  * Finds the allocator's break (the static word sbrk keeps) in the wasm memory, or null: among the
- * words of the static data that move by about what a probe allocates (4 MB) and come back when
- * `base` is restored, the largest (an address past the static data and the stack, which never
- * falls while a program runs; the others are the allocator's top chunk, which falls as memory is
- * freed, and its byte counts). The sandbox restores it before every program, so a program's memory
- * is measured from the same level whatever ran before it; the wasm memory's size, which never
- * shrinks, would hide what an earlier program had grown. `base` is restored after, and the probe's
- * bytes above its top are zeroed, so a later snapshot stays as small.
+ * words of the static data (which `base` restores) that move by about what a probe allocates
+ * (4 MB) and hold an address in the heap before and after it, the largest (the break is past
+ * everything allocated and never falls while a program runs; dlmalloc's top chunk below it falls as
+ * memory is freed; its byte counts and bin bitmaps are not addresses in the heap). The sandbox
+ * restores it before every program, so a program's memory is measured from the same level whatever
+ * ran before it; the wasm memory's size, which never shrinks, would hide what an earlier program had
+ * grown. `base` is restored after, and the probe's bytes above its top are zeroed, so a later
+ * snapshot stays as small.
  */
 export function findHeapTop(memory: WebAssembly.Memory, context: QuickJSContext, base: Snapshot, restore: (snapshot: Snapshot) => void): number | null {
   const probe = 4 << 20;
@@ -119,12 +120,15 @@ export function findHeapTop(memory: WebAssembly.Memory, context: QuickJSContext,
   try {
     context.evalCode(`globalThis.__heapProbe = []; for (var i = 0; i < ${probe >> 20}; i++) globalThis.__heapProbe.push(new ArrayBuffer(1 << 20));`, 'probe.js').dispose();
     const after = new Int32Array(memory.buffer);
+    // The heap starts past the unused C stack (the snapshot's gap) and ends at the memory's end.
+    const [heapStart, heapEnd] = [base.gap ? base.gap[1] : staticWords * 4, memory.buffer.byteLength];
     const moved: number[] = [];
     // About the probe's size: some of it may come from free space the heap already had.
-    for (let i = 0; i < staticWords; i++) if (before[i] > 0 && after[i] - before[i] >= probe * 0.9 && after[i] - before[i] <= probe * 1.25) moved.push(i);
-    restore(base);
-    const words = new Int32Array(memory.buffer);
-    return moved.filter((i) => words[i] === before[i]).sort((a, b) => before[b] - before[a])[0] ?? null;
+    for (let i = 0; i < staticWords; i++) {
+      const grew = after[i] - before[i];
+      if (grew >= probe * 0.9 && grew <= probe * 1.25 && before[i] >= heapStart && after[i] <= heapEnd) moved.push(i);
+    }
+    return moved.sort((a, b) => before[b] - before[a])[0] ?? null;
   } finally {
     restore(base);
     new Uint8Array(memory.buffer).fill(0, base.top);

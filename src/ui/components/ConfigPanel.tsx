@@ -137,7 +137,8 @@ function ConfigForm({ config }: { config: LabConfig }) {
           let next = draft;
           for (const input of e.currentTarget.querySelectorAll<HTMLInputElement>('input[data-flag]')) {
             const f = shown.find((candidate) => candidate.flag === input.dataset.flag);
-            if (!f || input.value === String(valueOf(next, f))) continue;
+            // Only what the user typed: a field the typed ones moved (dqn's batch fields following the batch size) still shows the draft's value.
+            if (!f || input.value === String(valueOf(draft, f))) continue;
             try {
               next = withDqnBatchEdit(next, withField(next, f, input.value));
             } catch (error) {
