@@ -40,3 +40,16 @@ test(`dqn from the shipped functions policy, ${STEPS} steps in the page: the sol
   console.log(`dqn, ${STEPS} steps: held-out solved ${before} -> ${after}`);
   expect(after).toBeGreaterThanOrEqual(before - 0.025);
 });
+
+test('dqn on a digit task: a batch size typed and applied with Enter carries dqn\'s batch fields with it, as in the CLI', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open('task=sum_digits&algorithm=dqn&layers=1&d-model=16&heads=2&context=40&warm-start-steps=2&warm-start-examples=16&eval-samples=10');
+  await expect.poll(() => lab.state<number>('config.algorithm.dqnBatchSize')).toBe(128);
+  await page.getByTestId('field-batch-size').fill('64');
+  await page.getByTestId('field-batch-size').press('Enter');
+  await expect.poll(() => lab.state<number>('config.algorithm.batchSize')).toBe(64);
+  // One update per step on a batch of its size, from a buffer of as many batches as the recipe's.
+  expect(await lab.state<number>('config.algorithm.dqnBatchSize')).toBe(64);
+  expect(await lab.state<number>('config.algorithm.trainFrequency')).toBe(64);
+  expect(await lab.state<number>('config.algorithm.bufferSize')).toBe(400);
+});
