@@ -205,8 +205,6 @@ export async function trainCommand(argv: string[]): Promise<void> {
     releaseLock();
     throw new Error(`--output-dir ${outputDir} changed while this run started: try again`);
   }
-  mkdirSync(checkpointsDir, { recursive: true });
-  mkdirSync(logsDir, { recursive: true });
   const metricsPath = join(outputDir, 'metrics.jsonl');
   const logPath = join(logsDir, 'training_log.txt');
   /** Lines said before the run is sure to start: a run refused at its start leaves no log behind (a log is a run, to the next one). */
@@ -256,6 +254,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
     // The run is sure to start: only now does the earlier run go (a refused --init-from or
     // --resume leaves it as it was), and the log begins, or goes on for a resume of this run.
     if (plan === 'replace') clearRun(outputDir);
+    mkdirSync(checkpointsDir, { recursive: true });
+    mkdirSync(logsDir, { recursive: true });
     if (plan !== 'continue') writeFileSync(logPath, '');
     appendFileSync(logPath, unlogged.map((line) => line + '\n').join(''));
     unlogged = null;

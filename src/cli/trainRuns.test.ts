@@ -66,6 +66,7 @@ describe('train runs on disk', () => {
     const out = mkdtempSync(join(tmpdir(), 'prl-refused-'));
     await expect(trainCommand([...tiny, '--init-from', 'public/pretrained.prl', '--d-model', '32', '--max-steps', '1', '--output-dir', out])).rejects.toThrow(/architecture differs/);
     expect(existsSync(join(out, 'logs', 'training_log.txt'))).toBe(false);
+    expect(existsSync(join(out, 'logs')) || existsSync(join(out, 'checkpoints'))).toBe(false); // not even their folders
     await trainCommand([...tiny, '--max-steps', '1', '--output-dir', out]);
     expect(readFileSync(join(out, 'logs', 'training_log.txt'), 'utf8')).toMatch(/^update threads: /);
   });
