@@ -116,6 +116,13 @@ describe('npm run grid', () => {
     }
   }, 120_000);
 
+  it('a digit task\'s cells keep their start (the warm start\'s held-out figures) beside their end', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'prl-grid-digits-')), 'grid');
+    const table = await gridCommand(['--algorithms', 'reinforce_monarch', '--seeds', '1', '--output-dir', out, '--task', 'reverse_digits', '--max-steps', '2', '--warm-start-steps', '2', '--warm-start-examples', '16', '--eval-samples', '8', '--num-generators', '1', '--layers', '1', '--d-model', '16', '--heads', '2', '--quiet']);
+    const eval0 = JSON.parse(readFileSync(join(table.cells[0].dir, 'eval_results.json'), 'utf8')) as { before: { accuracy: number }; after: { accuracy: number } };
+    expect(table.cells[0].figures).toMatchObject({ start_eval_accuracy: eval0.before.accuracy, eval_accuracy: eval0.after.accuracy });
+  }, 120_000);
+
   it('refuses what it sets per run, and unknown algorithms', async () => {
     await expect(gridCommand(['--algorithms', 'reinforce', '--seed', '3'])).rejects.toThrow('--seed: the grid sets it for each run');
     await expect(gridCommand(['--algorithms', 'reinforce,nope'])).rejects.toThrow('--algorithms: unknown nope');

@@ -150,7 +150,10 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
   const last = entries.reduce((most, e) => Math.max(most, e.step), -Infinity);
   // Timings are the machine's, not the run's: wall_seconds says how long each took.
   // A figure a run does not have (precision with no correct program: null) is left out of its cell, not averaged in as 0.
-  for (const e of entries) if (e.step === last && e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name) && typeof e.value === 'number' && Number.isFinite(e.value)) figures[e.name] = e.value;
+  const held = (e: { name: string; value: number }) => e.name.startsWith('eval_') && !/(_ms|_per_s)$/.test(e.name) && typeof e.value === 'number' && Number.isFinite(e.value);
+  for (const e of entries) if (e.step === last && held(e)) figures[e.name] = e.value;
+  // A run that scored its start too (a digit task's warm start, at step 0) has it in the table, as start_eval_*.
+  if (last > 0) for (const e of entries) if (e.step === 0 && held(e)) figures[`start_${e.name}`] = e.value;
   if (!Object.keys(figures).length) return null;
   return { steps: record.steps, wallSeconds: (Date.parse(record.ended) - Date.parse(record.started)) / 1000, threads: record.threads ?? 1, figures };
 }
