@@ -93,10 +93,10 @@ interface Figure {
 
 let load = new LoadMonitor();
 
-/** Prints a figure with the load since the previous one (or since the start), unless it carries its own. */
 /** The product helper thread PRL_KERNEL_THREADS=2 starts (tfBackend.ts) in this process: every figure says whether it ran beside the threads it names. */
 const productHelper = Number(process.env.PRL_KERNEL_THREADS ?? 1) >= 2;
 
+/** Prints a figure with the load since the previous one (or since the start), unless it carries its own. */
 function report(figure: Figure): void {
   console.log(JSON.stringify({ ...figure, ...(productHelper ? { product_helper_thread: true } : {}), load: figure.load ?? load.read() }));
   load = new LoadMonitor();

@@ -10,6 +10,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { pathToFileURL } from 'node:url';
 import { configFields, configFromFlags, configProblem, type ConfigField, type ConfigInput, type LabConfig } from '../core/config';
 import { parseConfigFile } from '../core/configFile';
+import { taskDefinition, taskNames } from '../core/registry';
 import { MAX_CONFIG_BYTES, readTextChecked } from './data';
 
 export interface ExtraFlag {
@@ -80,6 +81,16 @@ export function usage(command: string, summary: string, extras: ExtraFlag[], wit
     }
   }
   return lines.join('\n');
+}
+
+/** A flag's value as typed in `argv` (`--name V` or `--name=V`), read before any parsing: what decides which command parses the rest. */
+export function flagValue(argv: readonly string[], name: string): string | undefined {
+  return argv.flatMap((arg, i) => (arg === `--${name}` ? [argv[i + 1]] : arg.startsWith(`--${name}=`) ? [arg.slice(name.length + 3)] : []))[0];
+}
+
+/** Whether a run of `task` is `npm run digits`'s (a task that warms up before RL on generated items has its own recipe, command and flags), from `npm run train` or a grid. */
+export function runsAsDigits(task: string | undefined): boolean {
+  return Boolean(task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining);
 }
 
 /** Parses argv into a validated config plus the command's own flags; throws with the flag named. */

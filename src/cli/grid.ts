@@ -13,10 +13,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { algorithmNames } from '../core/registry';
-import { isEntry, parseArgs, runMain } from './args';
+import { flagValue, isEntry, parseArgs, runMain, runsAsDigits } from './args';
 import { trainCommand, trainFlags } from './train';
 import { digitsFlags } from './digits';
-import { isDigitTask } from '../core/digits/tasks';
 import { changedFiles, codeVersion, type RunRecordFile } from './runRecord';
 import { writeAtomic } from './data';
 import { metricEvents } from './runDir';
@@ -124,7 +123,7 @@ function commandDifference(before: string[], now: string[]): string | null {
 }
 
 /** The figures a finished run reports at its end, or null when it did not finish; a finished run made otherwise is said before it is replaced. */
-function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm' | 'seed' | 'dir'> | null {
+function finishedCell(dir: string, command: string[], code: RunRecordFile['code']): Omit<GridCell, 'algorithm' | 'seed' | 'dir'> | null {
   const recordPath = join(dir, 'run.json');
   if (!existsSync(recordPath)) return null;
   const record = JSON.parse(readFileSync(recordPath, 'utf8')) as RunRecordFile;
@@ -136,7 +135,6 @@ function finishedCell(dir: string, command: string[]): Omit<GridCell, 'algorithm
     return null;
   }
   // Kept, but a cell made by other code is said: its figures are that code's.
-  const code = codeVersion();
   if (record.code.commit && code.commit && record.code.commit !== code.commit) console.error(`grid: the run in ${dir} was made at commit ${record.code.commit.slice(0, 12)}, this grid runs ${code.commit.slice(0, 12)}: it is kept (delete it to run it again)`);
   // The same command on other files (a warm start, data or a --config file rewritten in place) is another run.
   const changed = changedFiles(record);
@@ -229,15 +227,16 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
   // Every cell's flags are read before the first runs, so a flag one algorithm refuses (dqn and
   // gradient accumulation) stops the grid at once, not after the cells before it have trained.
   // A digit task's cells run through `npm run digits`, whose own flags differ (--verbose).
-  const taskArg = rest.findIndex((arg) => arg === '--task' || arg.startsWith('--task='));
-  const task = taskArg < 0 ? '' : rest[taskArg].includes('=') ? rest[taskArg].slice('--task='.length) : (rest[taskArg + 1] ?? '');
+  const flags = runsAsDigits(flagValue(rest, 'task')) ? digitsFlags : trainFlags;
   for (const algorithm of algorithms) {
     try {
-      parseArgs([...rest, '--algorithm', algorithm, '--seed', String(seeds[0]), '--output-dir', join(out, `${algorithm}-seed${seeds[0]}`)], isDigitTask(task) ? digitsFlags : trainFlags);
+      parseArgs([...rest, '--algorithm', algorithm, '--seed', String(seeds[0]), '--output-dir', join(out, `${algorithm}-seed${seeds[0]}`)], flags);
     } catch (error) {
       throw new Error(`grid: ${algorithm}: ${(error as Error).message}`);
     }
   }
+  /** The code this grid runs: recorded in grid.json, and compared with each kept cell's (git asked once). */
+  const code = codeVersion();
   const cells: GridCell[] = [];
   try {
     let index = 0;
@@ -246,12 +245,12 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
         index += 1;
         const dir = join(out, `${algorithm}-seed${seed}`);
         const command = [...rest, '--algorithm', algorithm, '--seed', String(seed), '--output-dir', dir];
-        let done = finishedCell(dir, command);
+        let done = finishedCell(dir, command, code);
         if (done) console.error(`grid ${index}/${algorithms.length * seeds.length}: ${algorithm} seed ${seed} finished before, kept (${dir})`);
         else {
           console.error(`grid ${index}/${algorithms.length * seeds.length}: ${algorithm} seed ${seed} -> ${dir}`);
           await trainCommand(existsSync(join(dir, 'run.json')) ? [...command, '--overwrite'] : command);
-          done = finishedCell(dir, command);
+          done = finishedCell(dir, command, code);
           if (!done) throw new Error(`grid: the run in ${dir} did not finish with a held-out report (interrupted?); run the grid again to go on`);
         }
         cells.push({ algorithm, seed, dir, ...done });
@@ -261,7 +260,7 @@ export async function gridCommand(argv: string[]): Promise<GridTable> {
     console.log = log;
   }
   const rows = gridRows(cells, algorithms);
-  const table: GridTable = { command: ['npm', 'run', 'grid', '--', ...argv], code: codeVersion(), algorithms, seeds, cells, rows };
+  const table: GridTable = { command: ['npm', 'run', 'grid', '--', ...argv], code, algorithms, seeds, cells, rows };
   const markdown = gridMarkdown(rows, algorithms, seeds);
   const text = (body: string) => new TextEncoder().encode(body);
   writeAtomic(join(out, 'grid.csv'), text(gridCsv(rows)));

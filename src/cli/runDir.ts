@@ -78,17 +78,11 @@ export function isCheckpointOf(dir: string, checkpoint: string): boolean {
   return home === realPath(dir) || home === realPath(join(dir, 'checkpoints'));
 }
 
-/** The run folder a checkpoint sits in (it, or the one above its checkpoints/, holding the run's run.json or metrics.jsonl), or null for a checkpoint outside one. */
-export function runFolderOf(checkpoint: string): string | null {
-  const dir = runOf(checkpoint);
-  return ['run.json', 'metrics.jsonl'].some((name) => existsSync(join(dir, name))) ? dir : null;
-}
-
-/** The run directory that holds `checkpoint` (its folder, or the one above checkpoints/). */
-const runOf = (checkpoint: string) => {
+/** The run directory that holds `checkpoint`: its folder, or the one above it when that is checkpoints/. */
+export function runOf(checkpoint: string): string {
   const folder = dirname(checkpoint);
-  return folder.endsWith('checkpoints') ? dirname(folder) : folder;
-};
+  return basename(folder) === 'checkpoints' ? dirname(folder) : folder;
+}
 
 interface LockOwner {
   pid: number;

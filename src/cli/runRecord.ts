@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
 import { flagOfField, parseConfig } from '../core/config';
@@ -17,7 +17,7 @@ import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
 import type { ParsedArgs } from './args';
 import { multiplyAddChoice } from '../core/model/wasmKernelModule';
-import { runFolderOf } from './runDir';
+import { runOf } from './runDir';
 
 export const RECORD_FORMAT = 'program-rl-lab-run-record';
 /** A record is small; a file past this is not one. */
@@ -203,9 +203,8 @@ export function rerunConfig(dir: string, parsed: Pick<ParsedArgs, 'given' | 'con
  * folder), or null when there is none (a checkpoint copied elsewhere, or the page's).
  */
 export function recordOfCheckpoint(path: string): RunRecordFile | null {
-  const dir = dirname(path);
   try {
-    return readRunRecord(basename(dir) === 'checkpoints' ? dirname(dir) : dir);
+    return readRunRecord(runOf(path));
   } catch {
     return null;
   }
@@ -228,8 +227,7 @@ export async function resumedConfig(path: string, parsed: Pick<ParsedArgs, 'give
   // The run goes on in the folder the checkpoint is in, where it is now (a run folder moved or
   // copied keeps its run there), not the one it was written in: when that folder's record is of
   // the same run (it names the same output folder), not another run's a checkpoint was copied into.
-  const home = runFolderOf(path);
-  if (home && recordOfCheckpoint(path)?.config.run.outputDir === config.run.outputDir) config = { ...config, run: { ...config.run, outputDir: home } };
+  if (recordOfCheckpoint(path)?.config.run.outputDir === config.run.outputDir) config = { ...config, run: { ...config.run, outputDir: runOf(path) } };
   const changes: string[] = [];
   for (const given of parsed.given) {
     const [section, key] = given.split('.') as [keyof LabConfig, string];

@@ -29,7 +29,7 @@ import { taskData } from './trainData';
 import type { GradientShards } from '../core/gradientShards';
 import { createNodeGradientShards } from './gradientHost';
 import type { StepResult } from '../core/runnerTypes';
-import { catchInterrupt, isEntry, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
+import { catchInterrupt, flagValue, isEntry, parseArgs, positiveFlag, runMain, runsAsDigits, type ExtraFlag, usage, warnOversubscribed } from './args';
 import { loadPreferencesFile, namingCheckpoint, readCheckpointFile, writeAtomic } from './data';
 import { checkOutputs } from './outputs';
 import { RewardLog, clearRun, lockRunDir, refuseClearingInputs, runDirPlan, truncateMetrics } from './runDir';
@@ -133,11 +133,10 @@ export function trainHelp(task = 'kolmogorov', algorithm?: string, all = false):
 /** `npm run train -- ARGS`, also called in-process by tests (the signal handlers are removed when it returns). */
 export async function trainCommand(argv: string[]): Promise<void> {
   // A task that warms up before RL on generated items (the digit tasks) has its own recipe and command (src/cli/digits.ts).
-  const rerunDir = argv.flatMap((arg, i) => (arg === '--rerun' ? [argv[i + 1]] : arg.startsWith('--rerun=') ? [arg.slice(8)] : []))[0];
-  const flagValue = (name: string) => argv.flatMap((arg, i) => (arg === `--${name}` ? [argv[i + 1]] : arg.startsWith(`--${name}=`) ? [arg.slice(name.length + 3)] : []))[0];
-  const task = rerunDir ? readRunRecord(rerunDir).config.task.name : flagValue('task');
-  if (task && taskNames().includes(task) && taskDefinition(task).warmStart?.beforeTraining) return (await import('./digits')).digitsMain(argv);
-  if (argv.includes('--help') || argv.includes('-h')) return console.log(trainHelp(task, flagValue('algorithm'), argv.includes('all')));
+  const rerunDir = flagValue(argv, 'rerun');
+  const task = rerunDir ? readRunRecord(rerunDir).config.task.name : flagValue(argv, 'task');
+  if (runsAsDigits(task)) return (await import('./digits')).digitsMain(argv);
+  if (argv.includes('--help') || argv.includes('-h')) return console.log(trainHelp(task, flagValue(argv, 'algorithm'), argv.includes('all')));
   const parsed = parseArgs(argv, trainFlags);
   const { extra } = parsed;
   const repeated = typeof extra.rerun === 'string' ? rerunConfig(extra.rerun, parsed) : null;
@@ -207,6 +206,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
   }
   const metricsPath = join(outputDir, 'metrics.jsonl');
   const logPath = join(logsDir, 'training_log.txt');
+  const bestPath = join(logsDir, 'best.json');
   /** Lines said before the run is sure to start: a run refused at its start leaves no log behind (a log is a run, to the next one). */
   let unlogged: string[] | null = [];
   /** A line for the user (stderr, unless it is step detail under --quiet) and for logs/training_log.txt. */
@@ -270,8 +270,8 @@ export async function trainCommand(argv: string[]): Promise<void> {
       for (const { file } of later) rmSync(join(checkpointsDir, file), { force: true });
       if (later.length) say(`removed ${later.map((c) => c.file).join(', ')}: past step ${runner.globalStep}, of the run before this resume`);
       // So is a best policy found past it (best.prl, and its score in best.json: the score to beat is of the steps kept).
-      if (plan === 'continue' && (readBest(join(logsDir, 'best.json'))?.step ?? 0) > runner.globalStep) {
-        for (const file of [join(outputDir, 'best.prl'), join(logsDir, 'best.json')]) rmSync(file, { force: true });
+      if (plan === 'continue' && (readBest(bestPath)?.step ?? 0) > runner.globalStep) {
+        for (const file of [join(outputDir, 'best.prl'), bestPath]) rmSync(file, { force: true });
         say(`removed best.prl: its step is past ${runner.globalStep}, of the run before this resume`);
       }
       say(`resumed from ${resume} at step ${runner.globalStep}${plan === 'continue' ? '' : ` into ${outputDir}, a run of its own from here`}`);
@@ -329,7 +329,6 @@ export async function trainCommand(argv: string[]): Promise<void> {
       if (keep > 0) for (const { file } of numberedCheckpoints(checkpointsDir).slice(0, -keep)) rmSync(join(checkpointsDir, file), { force: true });
     };
     // The best validation score so far, kept beside best.prl so that a resume goes on comparing with it.
-    const bestPath = join(logsDir, 'best.json');
     let bestScore = plan === 'continue' ? (readBest(bestPath)?.score ?? -Infinity) : -Infinity;
     const search = searchOfK(definition, evalK);
     const figures = (prefix: string, result: TaskEvaluation) => Object.fromEntries(Object.entries(result.metrics).map(([name, value]) => [`${prefix}_${name}`, value]));

@@ -215,7 +215,7 @@ export interface TaskDefinition<C extends BaseConfig = any, Item = any> {
   readonly harnessSourceLength?: number;
   /** What makes a config unusable for this task beyond each field's range, or null. */
   check?(config: C): string | null;
-  /** The longest prompt a run of `config` writes, in tokens, and what sets it (configProblem checks it against the context for algorithms that mix batches); absent where prompts are fitted to the context. */
+  /** The longest prompt a run of `config` writes, in tokens, and what sets it (configProblem checks that a program fits after it in the context, and, for algorithms that mix batches, the longest program with it); absent where prompts are fitted to the context. */
   longestPrompt?(config: C): { tokens: number; because: string };
   policyConfig(config: C): PolicyConfig;
   /** The run's task: `heldout` are the held-out items, which training never samples. */

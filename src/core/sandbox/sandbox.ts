@@ -135,7 +135,7 @@ export class Sandbox {
 
   private constructor(
     private readonly module: QuickJSWASMModule,
-    private readonly options: Required<Omit<SandboxOptions, 'loadModule'>>,
+    private readonly options: Required<Omit<SandboxOptions, 'loadModule' | 'recycleHeapBytes'>>,
   ) {
     this.memory = module.getWasmMemory();
     this.view = new Uint8Array(this.memory.buffer);
@@ -153,7 +153,6 @@ export class Sandbox {
       limits: options.limits,
       preludes: options.preludes ?? {},
       runtimeReuse: options.runtimeReuse ?? 0,
-      recycleHeapBytes: options.recycleHeapBytes ?? 0,
     });
     sandbox.state = sandbox.prepare();
     // Warm the wasm code up (V8 compiles it lazily): the first real program must not pay for it
