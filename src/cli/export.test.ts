@@ -31,8 +31,8 @@ beforeAll(async () => {
 });
 
 /** A small trained-looking checkpoint: a tiny Kolmogorov run after one step, every input of the policy on. */
-async function tinyCheckpoint(): Promise<Uint8Array> {
-  const config = configFromSearchParams('layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&workers=1&value-deltas=true');
+async function tinyCheckpoint(more = ''): Promise<Uint8Array> {
+  const config = configFromSearchParams(`layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&workers=1&value-deltas=true${more}`);
   const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
   const runner = await createRunner(config, { train: generateDataset(1, 8), heldout: [] }, { pool });
   try {
@@ -123,6 +123,22 @@ print(__import__('json').dumps(model(torch.tensor([[${ids}]]))[0, -1].tolist()))
     const trained = spawnSync(process.execPath, [...tsx, 'src/cli/train.ts', ...flags, '--init-from', saved, '--output-dir', run], { encoding: 'utf8' });
     expect(trained.status, trained.stderr).toBe(0);
     expect(trained.stderr).toContain(`policy initialised from ${saved}`);
+  }, 120_000);
+
+  it('modeling_prl.py gives the lab\'s logits for a policy that embeds the token two back (secondPrevious, its codes moved)', async () => {
+    const second = join(dir, 'second.prl');
+    writeFileSync(second, await tinyCheckpoint('&second-previous=true'));
+    const out = join(dir, 'exported-second');
+    const done = spawnSync(process.execPath, [...tsx, 'src/cli/export.ts', '--checkpoint', second, '--out', out], { encoding: 'utf8' });
+    expect(done.status, done.stderr).toBe(0);
+    // Repeated values, so that the token two back is a number whose moved code counts.
+    const ids = '1,40,41,40,42,40,2,20,21';
+    const lab = spawnSync(process.execPath, [...tsx, 'src/cli/export.ts', '--checkpoint', second, '--ids', ids], { encoding: 'utf8' });
+    expect(lab.status, lab.stderr).toBe(0);
+    const ran = spawnSync(python, [join(out, 'modeling_prl.py'), out, '--ids', ids], { encoding: 'utf8' });
+    expect(ran.status, ran.stderr).toBe(0);
+    const [labLogits, torchLogits] = [lab.stdout, ran.stdout].map((text) => JSON.parse(text) as number[]);
+    expect(Math.max(...torchLogits.map((value, i) => Math.abs(value - labLogits[i])))).toBeLessThan(1e-4);
   }, 120_000);
 
   it('--init-from a safetensors file of another shape is refused with the tensor named', () => {

@@ -87,6 +87,27 @@ def number_code(vocab_size, d_model, first, count):
     return code.to(torch.float32)
 
 
+def moved_code(code, seed):
+    """The code with its dimensions moved by the signed permutation of transformer.ts's movedCode (seed k: the k-th previous token)."""
+    d = code.shape[1]
+    state = seed
+
+    def draw():
+        nonlocal state
+        state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+        return state
+
+    order = list(range(d))
+    for i in range(d - 1, 0, -1):
+        j = draw() % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    signs = [-1.0 if (draw() >> 16) & 1 else 1.0 for _ in order]
+    moved = torch.zeros_like(code)
+    for i in range(d):
+        moved[:, order[i]] = signs[i] * code[:, i]
+    return moved
+
+
 class Affine(torch.nn.Module):
     """Parameters w [in, out] and b [out] of y = x @ w + b."""
 
@@ -141,6 +162,12 @@ class ProgramPolicy(torch.nn.Module):
         numbers = policy.get("numberTokens")
         code = number_code(V, d, numbers["first"], numbers["count"]) if numbers else torch.zeros(V, d)
         self.register_buffer("code", code, persistent=False)
+        # With secondPrevious the previous tokens' number codes point elsewhere than the token's own.
+        second = bool(policy.get("secondPrevious"))
+        self.register_buffer("prev_code", moved_code(code, 1) if second else code, persistent=False)
+        if second:
+            self.prev2 = torch.nn.Parameter(torch.zeros(V, d))
+            self.register_buffer("prev2_code", moved_code(code, 2), persistent=False)
         deltas = policy.get("valueDeltas")
         if deltas:
             self.delta = torch.nn.Parameter(torch.zeros(2 * deltas["max"] + 4, d))
@@ -161,7 +188,10 @@ class ProgramPolicy(torch.nn.Module):
         previous = torch.cat([torch.zeros(B, 1, dtype=tokens.dtype), tokens[:, :-1]], dim=1)
         x = (self.tok + self.code)[tokens] + self.pos[torch.arange(T)]
         if hasattr(self, "prev"):
-            x = x + (self.prev + self.code)[previous]
+            x = x + (self.prev + self.prev_code)[previous]
+        if hasattr(self, "prev2"):
+            second = torch.cat([torch.zeros(B, 1, dtype=tokens.dtype), previous[:, :-1]], dim=1)
+            x = x + (self.prev2 + self.prev2_code)[second]
         if hasattr(self, "delta"):
             x = x + self.delta[self.delta_index(tokens, previous)]
         mask = torch.triu(torch.full((T, T), NEG), diagonal=1)

@@ -25,6 +25,7 @@ export const modelFields = {
   context: int(16, 2048).default(256).describe('Maximum tokens of prompt plus program.'),
   maxProgramTokens: int(8, 1024).default(96).describe('Longest program the sampler may write, in tokens.'),
   previousToken: z.boolean().default(true).describe('Also embed each position\'s previous token (smeared keys): copying from the prompt then takes one attention layer, and the warm start learns it far sooner.'),
+  secondPrevious: z.boolean().default(false).describe('Also embed the token two back, each previous token\'s number code in a direction of its own (with previousToken): a copy of the prompt keeps its place where a value occurs twice.'),
   numberCode: z.boolean().default(true).describe('Add a fixed sinusoidal code of each number to the value tokens\' embeddings, so equal and consecutive numbers are alike from the start.'),
   valueDeltas: z.boolean().default(false).describe('Also embed the difference between consecutive numbers (clipped to -9..9): runs, repeats and steps, and the breaks between them, are visible at each position.'),
 };

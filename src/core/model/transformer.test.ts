@@ -6,7 +6,7 @@ import { parseProgram, printProgram } from '../kolmogorov/program';
 import { Rng } from '../rng';
 import { pickToken, runnersUp, sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
-import { TransformerPolicy } from './transformer';
+import { TransformerPolicy, movedCode } from './transformer';
 import { scheduledRate } from './schedule';
 import { wasmBatchMatMulStatus } from './wasmBatchMatMul';
 import { wasmElementwiseStatus } from './wasmElementwise';
@@ -26,6 +26,7 @@ describe('transformer policy', () => {
     ['plain', {}],
     ['previous-token embedding', { previousToken: true }],
     ['value differences', { previousToken: true, valueDeltas: { first: 2, count: 8, max: 2 } }],
+    ['the token two back, with number codes', { previousToken: true, secondPrevious: true, numberTokens: { first: 2, count: 8 }, valueDeltas: { first: 2, count: 8, max: 2 } }],
   ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs) => {
     const policy = new TransformerPolicy({ ...tiny, ...inputs }, 1);
     const rows = [
@@ -53,6 +54,43 @@ describe('transformer policy', () => {
     const padded = policy.forward(tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32'), [2, 0]).arraySync()[0];
     alone.forEach((row, t) => row.forEach((value, v) => expect(padded[t + 2][v]).toBeCloseTo(value, 4)));
     policy.dispose();
+  });
+
+  it('with secondPrevious, adds the token two back: its table zeroed, the policy is the one without it; a one-token prompt decodes as the full forward', () => {
+    const policy = new TransformerPolicy({ ...tiny, previousToken: true, secondPrevious: true }, 4);
+    const plain = new TransformerPolicy({ ...tiny, previousToken: true }, 5);
+    const rows = tf.tensor2d([[1, 5, 6, 7, 3], [1, 8, 6, 7, 3]], [2, 5], 'int32');
+    const shared = policy.getWeights().filter((w) => w.name !== 'prev2');
+    plain.setWeights(shared);
+    const withTable = policy.forward(rows).arraySync();
+    const without = plain.forward(rows).arraySync();
+    expect(Math.max(...withTable.flat(2).map((value, i) => Math.abs(value - without.flat(2)[i])))).toBeGreaterThan(1e-3);
+    const prev2 = policy.getWeights().find((w) => w.name === 'prev2')!;
+    policy.setWeights([...shared, { ...prev2, data: new Float32Array(prev2.data.length) }]);
+    const zeroed = policy.forward(rows).arraySync();
+    zeroed.flat(2).forEach((value, i) => expect(value).toBeCloseTo(without.flat(2)[i], 5));
+    policy.setWeights([...shared, prev2]);
+    const { cache, logits: first } = policy.prefill(tf.tensor2d([[1]], [1, 1], 'int32'), [0]);
+    const steps = [first.arraySync()[0], ...[5, 6, 7].map((token) => policy.decodeStep(cache, tf.tensor1d([token], 'int32')).arraySync()[0])];
+    policy.disposeCache(cache);
+    steps.forEach((row, t) => row.forEach((value, v) => expect(value).toBeCloseTo(withTable[0][t][v], 4)));
+    expect(() => new TransformerPolicy({ ...tiny, secondPrevious: true }, 4)).toThrow(/secondPrevious needs previousToken/);
+    policy.dispose();
+    plain.dispose();
+  });
+
+  it('moves the number code to directions of its own for each previous token: a signed permutation, nearly orthogonal to the code', () => {
+    const d = 64;
+    const code = new Float32Array(d * 3).map((_, i) => Math.sin(i * 0.7 + 1) * 0.03);
+    const [one, two] = [1, 2].map((seed) => movedCode(code, 3, d, seed));
+    const sorted = (values: Float32Array) => [...values].map(Math.abs).sort((a, b) => a - b);
+    for (const moved of [one, two]) expect(sorted(moved)).toEqual(sorted(code)); // the same values, moved and signed
+    const dot = (a: Float32Array, b: Float32Array, row: number) => a.slice(row * d, row * d + d).reduce((sum, value, i) => sum + value * b[row * d + i], 0);
+    for (let row = 0; row < 3; row++) {
+      const norm = dot(code, code, row);
+      for (const [a, b] of [[code, one], [code, two], [one, two]]) expect(Math.abs(dot(a, b, row))).toBeLessThan(0.35 * norm);
+    }
+    expect(movedCode(code, 3, d, 1)).toEqual(one); // fixed: a checkpoint means the same thing everywhere
   });
 
   it('embeds the clipped difference of consecutive numbers, and nothing where either token is not a number', () => {

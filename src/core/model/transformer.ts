@@ -34,6 +34,15 @@ export interface PolicyConfig {
    */
   previousToken?: boolean;
   /**
+   * Also embed each position's token two back, and give each previous token's number code a
+   * direction of its own (a fixed signed permutation of the code, movedCode): a key then says
+   * which two tokens came before it, and one attention product can match a pair. Copying a
+   * run of the prompt by its previous token alone loses its place where a value occurs twice
+   * (the shipped Kolmogorov policy solved 5 of 101 short sequences whose set_list holds such a
+   * value, docs/kolmogorov.md); a pair of values occurs twice far more rarely. Needs previousToken.
+   */
+  secondPrevious?: boolean;
+  /**
    * Tokens first .. first+count-1 stand for the numbers 0 .. count-1. Each gets a fixed
    * sinusoidal code of its number added to its learned embedding (both tables), the way
    * position codes work for positions: equal numbers then look alike and n+1 is a fixed
@@ -52,7 +61,7 @@ export interface PolicyConfig {
 }
 
 /** The fixed number code [V, d]: sinusoids of the number at geometric frequencies, 0 elsewhere. */
-function numberCode(vocabSize: number, dModel: number, numbers: { first: number; count: number }): tf.Tensor2D {
+function numberCode(vocabSize: number, dModel: number, numbers: { first: number; count: number }): Float32Array {
   const data = new Float32Array(vocabSize * dModel);
   const amplitude = 0.03; // about the learned embeddings' scale (std 0.02), so neither drowns the other
   for (let n = 0; n < numbers.count; n++) {
@@ -63,7 +72,27 @@ function numberCode(vocabSize: number, dModel: number, numbers: { first: number;
       data[row + 2 * i + 1] = amplitude * Math.cos(angle);
     }
   }
-  return tf.tensor2d(data, [vocabSize, dModel]);
+  return data;
+}
+
+/**
+ * The number code [V, d] with its dimensions moved by a fixed signed permutation drawn from
+ * `seed` (a 31-bit linear congruential generator, the same in modeling_prl.py): a code of its
+ * own for the k-th previous token (seed k), nearly orthogonal to the token's own code and to
+ * the other previous token's, where the shared code would add them up in one direction.
+ */
+export function movedCode(code: Float32Array, vocabSize: number, dModel: number, seed: number): Float32Array {
+  let state = seed;
+  const next = () => (state = ((Math.imul(state, 1103515245) + 12345) >>> 0) & 0x7fffffff);
+  const order = Array.from({ length: dModel }, (_, i) => i);
+  for (let i = dModel - 1; i > 0; i--) {
+    const j = next() % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const signs = order.map(() => ((next() >> 16) & 1 ? -1 : 1));
+  const moved = new Float32Array(vocabSize * dModel);
+  for (let v = 0; v < vocabSize; v++) for (let i = 0; i < dModel; i++) moved[v * dModel + order[i]] = signs[i] * code[v * dModel + i];
+  return moved;
 }
 
 export interface WeightArray {
@@ -82,6 +111,8 @@ export interface KvCache {
   positions: number[];
   /** The last token fed to each row [B] (the previous token of the next one). */
   lastTokens: tf.Tensor1D;
+  /** The token before it [B] (the next one's second previous), kept with secondPrevious. */
+  secondLastTokens?: tf.Tensor1D;
   length: number;
 }
 
@@ -120,7 +151,10 @@ export class TransformerPolicy {
   readonly variables: tf.Variable[] = [];
   private readonly tokenEmbedding: tf.Variable;
   private readonly previousEmbedding: tf.Variable | null;
+  private readonly secondPreviousEmbedding: tf.Variable | null;
   private readonly numberCode: tf.Tensor2D | null;
+  /** The previous tokens' number codes: the token's own (numberCode), or, with secondPrevious, codes of their own. */
+  private readonly previousCodes: [tf.Tensor2D | null, tf.Tensor2D | null];
   private readonly deltaEmbedding: tf.Variable | null;
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
@@ -147,8 +181,13 @@ export class TransformerPolicy {
     };
     this.tokenEmbedding = v('tok', [vocabSize, dModel], 'normal');
     this.positionEmbedding = v('pos', [context, dModel], 'normal');
+    if (config.secondPrevious && !config.previousToken) throw new Error('secondPrevious needs previousToken: the token two back is embedded beside the previous one');
     this.previousEmbedding = config.previousToken ? v('prev', [vocabSize, dModel], 'normal') : null;
-    this.numberCode = config.numberTokens ? numberCode(vocabSize, dModel, config.numberTokens) : null;
+    this.secondPreviousEmbedding = config.secondPrevious ? v('prev2', [vocabSize, dModel], 'normal') : null;
+    const code = config.numberTokens ? numberCode(vocabSize, dModel, config.numberTokens) : null;
+    this.numberCode = code ? tf.tensor2d(code, [vocabSize, dModel]) : null;
+    const moved = (seed: number) => (code ? tf.tensor2d(movedCode(code, vocabSize, dModel, seed), [vocabSize, dModel]) : null);
+    this.previousCodes = config.secondPrevious ? [moved(1), moved(2)] : [this.numberCode, null];
     this.deltaEmbedding = config.valueDeltas ? v('delta', [2 * config.valueDeltas.max + 4, dModel], 'normal') : null;
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
@@ -173,15 +212,20 @@ export class TransformerPolicy {
     return variable.name.slice(this.prefix.length + 1);
   }
 
-  /** previous [B, T]: the token before each one (PAD at a row's start), used with previousToken. */
-  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D): tf.Tensor3D {
+  /**
+   * previous [B, T]: the token before each one (PAD at a row's start), used with previousToken;
+   * secondPrevious [B, T]: the one before that, used with secondPrevious.
+   */
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D): tf.Tensor3D {
     const [B, T] = tokens.shape;
     const { vocabSize, context, dModel } = this.config;
-    const coded = (table: tf.Tensor) => (this.numberCode ? table.add(this.numberCode) : table); // [V, d]
-    const tok = tf.matMul(tf.oneHot(tokens.reshape([B * T]), vocabSize), coded(this.tokenEmbedding)); // [B*T, d]
+    const coded = (table: tf.Tensor, code: tf.Tensor2D | null) => (code ? table.add(code) : table); // [V, d]
+    const lookUp = (ids: tf.Tensor2D, table: tf.Tensor) => tf.matMul(tf.oneHot(ids.reshape([B * T]), vocabSize), table); // [B*T, d]
+    const tok = lookUp(tokens, coded(this.tokenEmbedding, this.numberCode));
     const pos = tf.matMul(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
     let x = tok.add(pos);
-    if (this.previousEmbedding) x = x.add(tf.matMul(tf.oneHot(previous.reshape([B * T]), vocabSize), coded(this.previousEmbedding))); // [B*T, d]
+    if (this.previousEmbedding) x = x.add(lookUp(previous, coded(this.previousEmbedding, this.previousCodes[0])));
+    if (this.secondPreviousEmbedding && secondPrevious) x = x.add(lookUp(secondPrevious, coded(this.secondPreviousEmbedding, this.previousCodes[1])));
     if (this.deltaEmbedding) x = x.add(tf.matMul(tf.oneHot(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding.shape[0]), this.deltaEmbedding));
     return x.reshape([B, T, dModel]);
   }
@@ -283,12 +327,18 @@ export class TransformerPolicy {
     });
   }
 
+  /** Embeddings of whole rows [B, T]: each token's previous ones are its row's. */
+  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor3D {
+    const previous = TransformerPolicy.shifted(tokens);
+    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined);
+  }
+
   private trunk(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
     const [B, T] = tokens.shape;
     if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
     const rowStarts = starts ?? new Array(B).fill(0);
     const mask = this.causalMask(rowStarts, T);
-    let x = this.embed(tokens, this.positionsFor(rowStarts, T), TransformerPolicy.shifted(tokens));
+    let x = this.embedAll(tokens, this.positionsFor(rowStarts, T));
     for (const b of this.blocks) x = this.block(b, x, mask).x;
     return x;
   }
@@ -301,7 +351,7 @@ export class TransformerPolicy {
     const values: tf.Tensor4D[] = [];
     const logits = tf.tidy(() => {
       const mask = this.causalMask(starts, T);
-      let x = this.embed(tokens, this.positionsFor(starts, T), TransformerPolicy.shifted(tokens));
+      let x = this.embedAll(tokens, this.positionsFor(starts, T));
       for (const b of this.blocks) {
         const out = this.block(b, x, mask);
         x = out.x;
@@ -320,6 +370,8 @@ export class TransformerPolicy {
         keyMask: tf.tensor4d(keyMaskData, [B, 1, 1, T]),
         positions: starts.map((start) => T - start),
         lastTokens: tf.tidy(() => tokens.slice([0, T - 1], [B, 1]).reshape([B]) as tf.Tensor1D),
+        // A one-token prompt's second last token is PAD, as shifted() has it.
+        secondLastTokens: this.secondPreviousEmbedding ? tf.tidy(() => (T > 1 ? tokens.slice([0, T - 2], [B, 1]).reshape([B]) : tf.zeros([B], 'int32')) as tf.Tensor1D) : undefined,
         length: T,
       },
       logits,
@@ -333,7 +385,7 @@ export class TransformerPolicy {
     const positions = tf.tensor2d(cache.positions.map((p) => Math.min(p, this.config.context - 1)), [B, 1], 'int32');
     const nextMask = tf.tidy(() => tf.concat([cache.keyMask, tf.zeros([B, 1, 1, 1])], 3) as tf.Tensor4D);
     const logits = tf.tidy(() => {
-      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D);
+      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined);
       this.blocks.forEach((b, i) => {
         const out = this.block(b, x, nextMask, { keys: cache.keys[i], values: cache.values[i] });
         x = out.x;
@@ -348,7 +400,12 @@ export class TransformerPolicy {
     positions.dispose();
     cache.keyMask.dispose();
     cache.keyMask = nextMask;
-    cache.lastTokens.dispose();
+    if (cache.secondLastTokens) {
+      cache.secondLastTokens.dispose();
+      cache.secondLastTokens = cache.lastTokens;
+    } else {
+      cache.lastTokens.dispose();
+    }
     cache.lastTokens = tokens.clone();
     cache.positions = cache.positions.map((p) => p + 1);
     cache.length += 1;
@@ -367,12 +424,13 @@ export class TransformerPolicy {
     cache.values = cache.values.map(gather);
     cache.keyMask = gather(cache.keyMask);
     cache.lastTokens = gather(cache.lastTokens);
+    if (cache.secondLastTokens) cache.secondLastTokens = gather(cache.secondLastTokens);
     cache.positions = rows.map((row) => cache.positions[row]);
     index.dispose();
   }
 
   disposeCache(cache: KvCache): void {
-    tf.dispose([...cache.keys, ...cache.values, cache.keyMask, cache.lastTokens]);
+    tf.dispose([...cache.keys, ...cache.values, cache.keyMask, cache.lastTokens, ...(cache.secondLastTokens ? [cache.secondLastTokens] : [])]);
   }
 
   /** Checkpoint names of the variables, in order. */
@@ -408,5 +466,7 @@ export class TransformerPolicy {
   dispose(): void {
     tf.dispose(this.variables);
     this.numberCode?.dispose();
+    // With secondPrevious the previous tokens' codes are tensors of their own; without, the first is numberCode.
+    if (this.config.secondPrevious) tf.dispose(this.previousCodes.filter((code): code is tf.Tensor2D => code !== null));
   }
 }
