@@ -108,6 +108,25 @@ def moved_code(code, seed):
     return moved
 
 
+def run_length_index(tokens, first, count):
+    """Per token, the values of one constant difference that end at it, at most count - 1 (runLengths.ts)."""
+    out = torch.zeros_like(tokens)
+    for b in range(tokens.shape[0]):
+        value, delta, length = 0, 0, 0
+        for t in range(tokens.shape[1]):
+            v = int(tokens[b, t]) - first
+            if v < 0 or v >= count:
+                value, delta, length = 0, 0, 0
+            elif length == 0:
+                value, delta, length = v, 0, 1
+            else:
+                step = v - value
+                length = length + 1 if length >= 2 and step == delta else 2
+                value, delta = v, step
+            out[b, t] = min(length, count - 1)
+    return out
+
+
 class Affine(torch.nn.Module):
     """Parameters w [in, out] and b [out] of y = x @ w + b."""
 
@@ -168,6 +187,10 @@ class ProgramPolicy(torch.nn.Module):
         if second:
             self.prev2 = torch.nn.Parameter(torch.zeros(V, d))
             self.register_buffer("prev2_code", moved_code(code, 2), persistent=False)
+        runs = policy.get("runLengths")
+        if runs:
+            self.runlen = torch.nn.Parameter(torch.zeros(runs["count"], d))
+            self.register_buffer("run_code", moved_code(number_code(runs["count"], d, 0, runs["count"]), 3), persistent=False)
         deltas = policy.get("valueDeltas")
         if deltas:
             self.delta = torch.nn.Parameter(torch.zeros(2 * deltas["max"] + 4, d))
@@ -194,6 +217,9 @@ class ProgramPolicy(torch.nn.Module):
             x = x + (self.prev2 + self.prev2_code)[second]
         if hasattr(self, "delta"):
             x = x + self.delta[self.delta_index(tokens, previous)]
+        if hasattr(self, "runlen"):
+            runs = self.policy["runLengths"]
+            x = x + (self.runlen + self.run_code)[run_length_index(tokens, runs["first"], runs["count"])]
         mask = torch.triu(torch.full((T, T), NEG), diagonal=1)
         for block in self.blocks:
             x = block(x, mask)

@@ -127,12 +127,13 @@ export function bestOfK(samples: readonly { correct: boolean; bits: number }[]):
 
 /** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
 export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
-  const { numberCode, valueDeltas, ...model } = config.model;
+  const { numberCode, valueDeltas, runLengths, ...model } = config.model;
   return {
     vocabSize,
     ...model,
     numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined,
     valueDeltas: valueDeltas ? { first: VALUE0, count: 256, max: 8 } : undefined,
+    runLengths: runLengths ? { first: VALUE0, count: 256 } : undefined,
   };
 }
 

@@ -6,7 +6,8 @@ import { parseProgram, printProgram } from '../kolmogorov/program';
 import { Rng } from '../rng';
 import { pickToken, runnersUp, sampleBatch } from './sampler';
 import { ToyGrammar } from './testGrammar';
-import { TransformerPolicy, movedCode } from './transformer';
+import { TransformerPolicy } from './transformer';
+import { movedCode } from './numberCode';
 import { scheduledRate } from './schedule';
 import { wasmBatchMatMulStatus } from './wasmBatchMatMul';
 import { wasmElementwiseStatus } from './wasmElementwise';
@@ -27,6 +28,7 @@ describe('transformer policy', () => {
     ['previous-token embedding', { previousToken: true }],
     ['value differences', { previousToken: true, valueDeltas: { first: 2, count: 8, max: 2 } }],
     ['the token two back, with number codes', { previousToken: true, secondPrevious: true, numberTokens: { first: 2, count: 8 }, valueDeltas: { first: 2, count: 8, max: 2 } }],
+    ['run lengths', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8 } }],
   ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs) => {
     const policy = new TransformerPolicy({ ...tiny, ...inputs }, 1);
     const rows = [

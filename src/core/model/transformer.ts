@@ -19,6 +19,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { variableFrom } from './variable';
 import { gelu, layerNorm } from './wasmElementwise';
+import { movedCode, numberCode } from './numberCode';
+import { RunLengths, type RunState } from './runLengths';
 
 export interface PolicyConfig {
   vocabSize: number;
@@ -58,41 +60,13 @@ export interface PolicyConfig {
    * makes differences a product of two codes, which a small network learns slowly.
    */
   valueDeltas?: { first: number; count: number; max: number };
-}
-
-/** The fixed number code [V, d]: sinusoids of the number at geometric frequencies, 0 elsewhere. */
-function numberCode(vocabSize: number, dModel: number, numbers: { first: number; count: number }): Float32Array {
-  const data = new Float32Array(vocabSize * dModel);
-  const amplitude = 0.03; // about the learned embeddings' scale (std 0.02), so neither drowns the other
-  for (let n = 0; n < numbers.count; n++) {
-    const row = (numbers.first + n) * dModel;
-    for (let i = 0; i < dModel / 2; i++) {
-      const angle = n / numbers.count ** ((2 * i) / dModel);
-      data[row + 2 * i] = amplitude * Math.sin(angle);
-      data[row + 2 * i + 1] = amplitude * Math.cos(angle);
-    }
-  }
-  return data;
-}
-
-/**
- * The number code [V, d] with its dimensions moved by a fixed signed permutation drawn from
- * `seed` (a 31-bit linear congruential generator, the same in modeling_prl.py): a code of its
- * own for the k-th previous token (seed k), nearly orthogonal to the token's own code and to
- * the other previous token's, where the shared code would add them up in one direction.
- */
-export function movedCode(code: Float32Array, vocabSize: number, dModel: number, seed: number): Float32Array {
-  let state = seed;
-  const next = () => (state = ((Math.imul(state, 1103515245) + 12345) >>> 0) & 0x7fffffff);
-  const order = Array.from({ length: dModel }, (_, i) => i);
-  for (let i = dModel - 1; i > 0; i--) {
-    const j = next() % (i + 1);
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  const signs = order.map(() => ((next() >> 16) & 1 ? -1 : 1));
-  const moved = new Float32Array(vocabSize * dModel);
-  for (let v = 0; v < vocabSize; v++) for (let i = 0; i < dModel; i++) moved[v * dModel + order[i]] = signs[i] * code[v * dModel + i];
-  return moved;
+  /**
+   * Tokens first .. first+count-1 stand for the numbers 0 .. count-1. Each number also embeds the
+   * length of the run of constant difference that ends at it (runLengths.ts), from a learned table
+   * plus the number code of the length moved to a direction of its own: the key at a run's end
+   * then holds its length, which a count (`repeat_num(16, 208)`) copies as a value is copied.
+   */
+  runLengths?: { first: number; count: number };
 }
 
 export interface WeightArray {
@@ -113,6 +87,8 @@ export interface KvCache {
   lastTokens: tf.Tensor1D;
   /** The token before it [B] (the next one's second previous), kept with secondPrevious. */
   secondLastTokens?: tf.Tensor1D;
+  /** Each row's run so far, kept with runLengths. */
+  runs?: RunState[];
   length: number;
 }
 
@@ -156,6 +132,10 @@ export class TransformerPolicy {
   /** The previous tokens' number codes: the token's own (numberCode), or, with secondPrevious, codes of their own. */
   private readonly previousCodes: [tf.Tensor2D | null, tf.Tensor2D | null];
   private readonly deltaEmbedding: tf.Variable | null;
+  private readonly runs: RunLengths | null;
+  /** The run-length table with its fixed code added is runLengthEmbedding + runLengthCode. */
+  private readonly runLengthEmbedding: tf.Variable | null;
+  private readonly runLengthCode: tf.Tensor2D | null;
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
   private readonly lnfG: tf.Variable;
@@ -189,6 +169,10 @@ export class TransformerPolicy {
     const moved = (seed: number) => (code ? tf.tensor2d(movedCode(code, vocabSize, dModel, seed), [vocabSize, dModel]) : null);
     this.previousCodes = config.secondPrevious ? [moved(1), moved(2)] : [this.numberCode, null];
     this.deltaEmbedding = config.valueDeltas ? v('delta', [2 * config.valueDeltas.max + 4, dModel], 'normal') : null;
+    const runs = config.runLengths;
+    this.runs = runs ? new RunLengths(runs.first, runs.count) : null;
+    this.runLengthEmbedding = runs ? v('runlen', [runs.count, dModel], 'normal') : null;
+    this.runLengthCode = runs ? tf.tensor2d(movedCode(numberCode(runs.count, dModel, { first: 0, count: runs.count }), runs.count, dModel, 3), [runs.count, dModel]) : null;
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
     for (let i = 0; i < layers; i++) {
@@ -214,9 +198,10 @@ export class TransformerPolicy {
 
   /**
    * previous [B, T]: the token before each one (PAD at a row's start), used with previousToken;
-   * secondPrevious [B, T]: the one before that, used with secondPrevious.
+   * secondPrevious [B, T]: the one before that, used with secondPrevious; runLength [B, T]: the
+   * row of the run-length table of each token, used with runLengths.
    */
-  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D): tf.Tensor3D {
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D, runLength?: tf.Tensor2D): tf.Tensor3D {
     const [B, T] = tokens.shape;
     const { vocabSize, context, dModel } = this.config;
     const coded = (table: tf.Tensor, code: tf.Tensor2D | null) => (code ? table.add(code) : table); // [V, d]
@@ -227,6 +212,7 @@ export class TransformerPolicy {
     if (this.previousEmbedding) x = x.add(lookUp(previous, coded(this.previousEmbedding, this.previousCodes[0])));
     if (this.secondPreviousEmbedding && secondPrevious) x = x.add(lookUp(secondPrevious, coded(this.secondPreviousEmbedding, this.previousCodes[1])));
     if (this.deltaEmbedding) x = x.add(tf.matMul(tf.oneHot(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding.shape[0]), this.deltaEmbedding));
+    if (this.runLengthEmbedding && runLength) x = x.add(tf.matMul(tf.oneHot(runLength.reshape([B * T]), this.runLengthEmbedding.shape[0]), this.runLengthEmbedding.add(this.runLengthCode!)));
     return x.reshape([B, T, dModel]);
   }
 
@@ -328,9 +314,15 @@ export class TransformerPolicy {
   }
 
   /** Embeddings of whole rows [B, T]: each token's previous ones are its row's. */
-  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D): tf.Tensor3D {
+  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D, runs?: ReturnType<RunLengths['ofRows']>): tf.Tensor3D {
     const previous = TransformerPolicy.shifted(tokens);
-    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined);
+    const runLength = runs ? tf.tensor2d(runs.index, tokens.shape, 'int32') : undefined;
+    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined, runLength);
+  }
+
+  /** The runs of whole rows (read from the tokens on the host), with runLengths. */
+  private runsOf(tokens: tf.Tensor2D): ReturnType<RunLengths['ofRows']> | undefined {
+    return this.runs ? this.runs.ofRows(tokens.arraySync()) : undefined;
   }
 
   private trunk(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
@@ -338,7 +330,7 @@ export class TransformerPolicy {
     if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
     const rowStarts = starts ?? new Array(B).fill(0);
     const mask = this.causalMask(rowStarts, T);
-    let x = this.embedAll(tokens, this.positionsFor(rowStarts, T));
+    let x = this.embedAll(tokens, this.positionsFor(rowStarts, T), this.runsOf(tokens));
     for (const b of this.blocks) x = this.block(b, x, mask).x;
     return x;
   }
@@ -349,9 +341,10 @@ export class TransformerPolicy {
     if (T > this.config.context) throw new Error(`prompt of ${T} tokens exceeds the context of ${this.config.context}`);
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
+    const runs = this.runsOf(tokens);
     const logits = tf.tidy(() => {
       const mask = this.causalMask(starts, T);
-      let x = this.embedAll(tokens, this.positionsFor(starts, T));
+      let x = this.embedAll(tokens, this.positionsFor(starts, T), runs);
       for (const b of this.blocks) {
         const out = this.block(b, x, mask);
         x = out.x;
@@ -372,6 +365,7 @@ export class TransformerPolicy {
         lastTokens: tf.tidy(() => tokens.slice([0, T - 1], [B, 1]).reshape([B]) as tf.Tensor1D),
         // A one-token prompt's second last token is PAD, as shifted() has it.
         secondLastTokens: this.secondPreviousEmbedding ? tf.tidy(() => (T > 1 ? tokens.slice([0, T - 2], [B, 1]).reshape([B]) : tf.zeros([B], 'int32')) as tf.Tensor1D) : undefined,
+        runs: runs?.states,
         length: T,
       },
       logits,
@@ -384,8 +378,14 @@ export class TransformerPolicy {
     if (cache.length >= this.config.context) throw new Error(`context of ${this.config.context} tokens is full`);
     const positions = tf.tensor2d(cache.positions.map((p) => Math.min(p, this.config.context - 1)), [B, 1], 'int32');
     const nextMask = tf.tidy(() => tf.concat([cache.keyMask, tf.zeros([B, 1, 1, 1])], 3) as tf.Tensor4D);
+    let runLength: tf.Tensor2D | undefined;
+    if (this.runs && cache.runs) {
+      const fed = tokens.dataSync();
+      cache.runs = cache.runs.map((state, b) => this.runs!.next(state, fed[b]));
+      runLength = tf.tensor2d(Int32Array.from(cache.runs, (state) => this.runs!.index(state)), [B, 1], 'int32');
+    }
     const logits = tf.tidy(() => {
-      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined);
+      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined, runLength);
       this.blocks.forEach((b, i) => {
         const out = this.block(b, x, nextMask, { keys: cache.keys[i], values: cache.values[i] });
         x = out.x;
@@ -398,6 +398,7 @@ export class TransformerPolicy {
       return this.head(x).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
     });
     positions.dispose();
+    runLength?.dispose();
     cache.keyMask.dispose();
     cache.keyMask = nextMask;
     if (cache.secondLastTokens) {
@@ -426,6 +427,7 @@ export class TransformerPolicy {
     cache.lastTokens = gather(cache.lastTokens);
     if (cache.secondLastTokens) cache.secondLastTokens = gather(cache.secondLastTokens);
     cache.positions = rows.map((row) => cache.positions[row]);
+    if (cache.runs) cache.runs = rows.map((row) => cache.runs![row]);
     index.dispose();
   }
 
@@ -466,6 +468,7 @@ export class TransformerPolicy {
   dispose(): void {
     tf.dispose(this.variables);
     this.numberCode?.dispose();
+    this.runLengthCode?.dispose();
     // With secondPrevious the previous tokens' codes are tensors of their own; without, the first is numberCode.
     if (this.config.secondPrevious) tf.dispose(this.previousCodes.filter((code): code is tf.Tensor2D => code !== null));
   }
