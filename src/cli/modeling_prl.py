@@ -108,23 +108,30 @@ def moved_code(code, seed):
     return moved
 
 
-def run_length_index(tokens, first, count):
-    """Per token, the values of one constant difference that end at it, at most count - 1 (runLengths.ts)."""
-    out = torch.zeros_like(tokens)
-    for b in range(tokens.shape[0]):
-        value, delta, length = 0, 0, 0
-        for t in range(tokens.shape[1]):
+def run_inputs(tokens, first, count, strides, delta_max=8):
+    """Per token, the rows of runLengths.ts's inputs: a run length per stride, then a difference per stride from 2."""
+    B, T = tokens.shape
+    lengths = [torch.zeros_like(tokens) for _ in range(strides)]
+    deltas = [torch.zeros_like(tokens) for _ in range(strides - 1)]
+    for b in range(B):
+        trail = [[(0, 0, 0)] * s for s in range(1, strides + 1)]  # (value, delta, length) of the last s tokens, oldest first
+        for t in range(T):
             v = int(tokens[b, t]) - first
-            if v < 0 or v >= count:
-                value, delta, length = 0, 0, 0
-            elif length == 0:
-                value, delta, length = v, 0, 1
-            else:
-                step = v - value
-                length = length + 1 if length >= 2 and step == delta else 2
-                value, delta = v, step
-            out[b, t] = min(length, count - 1)
-    return out
+            for k in range(strides):
+                value, delta, length = trail[k][0]
+                if v < 0 or v >= count:
+                    state = (0, 0, 0)
+                elif length == 0:
+                    state = (v, 0, 1)
+                else:
+                    step = v - value
+                    state = (v, step, length + 1 if length >= 2 and step == delta else 2)
+                trail[k] = trail[k][1:] + [state]
+                lengths[k][b, t] = min(state[2], count - 1)
+                if k >= 1:
+                    clipped = min(max(state[1], -delta_max - 1), delta_max + 1) + delta_max + 1
+                    deltas[k - 1][b, t] = clipped if state[2] >= 2 else 2 * delta_max + 3
+    return lengths + deltas
 
 
 class Affine(torch.nn.Module):
@@ -189,8 +196,14 @@ class ProgramPolicy(torch.nn.Module):
             self.register_buffer("prev2_code", moved_code(code, 2), persistent=False)
         runs = policy.get("runLengths")
         if runs:
-            self.runlen = torch.nn.Parameter(torch.zeros(runs["count"], d))
-            self.register_buffer("run_code", moved_code(number_code(runs["count"], d, 0, runs["count"]), 3), persistent=False)
+            # Tables named as the lab's (runLengths.ts inputs): runlen, runlen2, ..., delta2, ...; run lengths carry a moved number code.
+            strides, count = runs.get("strides", 1), runs["count"]
+            self.run_tables = [("runlen" if s == 1 else f"runlen{s}", count, True) for s in range(1, strides + 1)]
+            self.run_tables += [(f"delta{s}", 2 * 8 + 4, False) for s in range(2, strides + 1)]
+            for i, (name, rows, coded) in enumerate(self.run_tables):
+                setattr(self, name, torch.nn.Parameter(torch.zeros(rows, d)))
+                code = moved_code(number_code(rows, d, 0, rows), 3 + i) if coded else torch.zeros(rows, d)
+                self.register_buffer(f"{name}_code", code, persistent=False)
         deltas = policy.get("valueDeltas")
         if deltas:
             self.delta = torch.nn.Parameter(torch.zeros(2 * deltas["max"] + 4, d))
@@ -217,9 +230,11 @@ class ProgramPolicy(torch.nn.Module):
             x = x + (self.prev2 + self.prev2_code)[second]
         if hasattr(self, "delta"):
             x = x + self.delta[self.delta_index(tokens, previous)]
-        if hasattr(self, "runlen"):
-            runs = self.policy["runLengths"]
-            x = x + (self.runlen + self.run_code)[run_length_index(tokens, runs["first"], runs["count"])]
+        runs = self.policy.get("runLengths")
+        if runs:
+            rows = run_inputs(tokens, runs["first"], runs["count"], runs.get("strides", 1))
+            for (name, _, _), index in zip(self.run_tables, rows):
+                x = x + (getattr(self, name) + getattr(self, f"{name}_code"))[index]
         mask = torch.triu(torch.full((T, T), NEG), diagonal=1)
         for block in self.blocks:
             x = block(x, mask)

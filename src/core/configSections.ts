@@ -29,6 +29,7 @@ export const modelFields = {
   numberCode: z.boolean().default(true).describe('Add a fixed sinusoidal code of each number to the value tokens\' embeddings, so equal and consecutive numbers are alike from the start.'),
   valueDeltas: z.boolean().default(false).describe('Also embed the difference between consecutive numbers (clipped to -9..9): runs, repeats and steps, and the breaks between them, are visible at each position.'),
   runLengths: z.boolean().default(false).describe('Also embed, at each number, how many values of one constant difference end there (a repeat, a range, a step): the key at a run\'s end says its length, which a count copies.'),
+  strideTwo: z.boolean().default(false).describe('With runLengths: also the runs over every other value, and each number\'s difference from the number two back: the two streams an interleave weaves.'),
 };
 
 export const algorithmCommonFields = {

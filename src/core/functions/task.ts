@@ -50,14 +50,15 @@ export function encodeProblemPrompt(problem: FunctionProblem, maxTests: number, 
 
 /** The policy of the functions task: its vocabulary, and value tokens with the number code. */
 export function functionsPolicyConfig(config: FunctionsConfig): PolicyConfig {
-  const { numberCode, valueDeltas, runLengths, ...model } = config.model;
+  const { numberCode, valueDeltas, runLengths, strideTwo, ...model } = config.model;
+  if (strideTwo && !runLengths) throw new Error('model.strideTwo (--stride-two) needs model.runLengths (--run-lengths): it adds a second stride to the run lengths');
   const count = VALUE_MAX - VALUE_MIN + 1;
   return {
     vocabSize,
     ...model,
     numberTokens: numberCode ? { first: VALUE0, count } : undefined,
     valueDeltas: valueDeltas ? { first: VALUE0, count, max: 8 } : undefined,
-    runLengths: runLengths ? { first: VALUE0, count } : undefined,
+    runLengths: runLengths ? { first: VALUE0, count, strides: strideTwo ? 2 : 1 } : undefined,
   };
 }
 

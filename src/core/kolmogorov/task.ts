@@ -127,13 +127,14 @@ export function bestOfK(samples: readonly { correct: boolean; bits: number }[]):
 
 /** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
 export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
-  const { numberCode, valueDeltas, runLengths, ...model } = config.model;
+  const { numberCode, valueDeltas, runLengths, strideTwo, ...model } = config.model;
+  if (strideTwo && !runLengths) throw new Error('model.strideTwo (--stride-two) needs model.runLengths (--run-lengths): it adds a second stride to the run lengths');
   return {
     vocabSize,
     ...model,
     numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined,
     valueDeltas: valueDeltas ? { first: VALUE0, count: 256, max: 8 } : undefined,
-    runLengths: runLengths ? { first: VALUE0, count: 256 } : undefined,
+    runLengths: runLengths ? { first: VALUE0, count: 256, strides: strideTwo ? 2 : 1 } : undefined,
   };
 }
 

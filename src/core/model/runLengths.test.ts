@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RunLengths } from './runLengths';
 
+// Numbers are tokens 10 .. 19 (0 .. 9); anything else (null here) ends a run.
+const tokens = (values: (number | null)[]) => values.map((v) => (v === null ? 1 : 10 + v));
+
 describe('run lengths', () => {
-  // Numbers are tokens 10 .. 19 (0 .. 9); anything else ends a run.
   const runs = new RunLengths(10, 10);
-  const lengths = (values: (number | null)[]) => [...runs.ofRows([values.map((v) => (v === null ? 1 : 10 + v))]).index];
+  const lengths = (values: (number | null)[]) => [...runs.ofRows([tokens(values)]).index[0]];
 
   it('counts the values of one constant difference that end at each number: repeats, ranges and steps', () => {
     expect(lengths([4, 4, 4, 4])).toEqual([1, 2, 3, 4]); // a repeat
@@ -17,12 +19,24 @@ describe('run lengths', () => {
     expect(lengths(Array(14).fill(6))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 9, 9, 9]);
   });
 
+  it('with stride 2, sees the two streams of an interleave: their runs and their differences', () => {
+    const two = new RunLengths(10, 10, 2, 2);
+    expect(two.inputs().map((input) => input.name)).toEqual(['runlen', 'runlen2', 'delta2']);
+    // interleave([1, 2, 3, 4], [7, 7, 7]): 1 7 2 7 3 7 4
+    const { index } = two.ofRows([tokens([1, 7, 2, 7, 3, 7, 4])]);
+    expect([...index[0]]).toEqual([1, 2, 2, 2, 2, 2, 2]); // stride 1: every difference breaks the run
+    expect([...index[1]]).toEqual([1, 1, 2, 2, 3, 3, 4]); // stride 2: each stream's run so far
+    // Differences from two back, clipped to -3..3 (rows 0..6), row 7 where there is none yet.
+    expect([...index[2]]).toEqual([7, 7, 4, 3, 4, 3, 4]);
+  });
+
   it('goes on a token at a time as over whole rows (the KV cache decodes so)', () => {
+    const two = new RunLengths(10, 10, 2);
     const row = [1, 10, 12, 14, 16, 3, 10, 10, 10, 15];
-    const whole = runs.ofRows([row]);
-    let state = runs.ofRows([row.slice(0, 4)]).states[0];
-    const stepped = row.slice(4).map((token) => runs.index((state = runs.next(state, token))));
-    expect(stepped).toEqual([...whole.index.slice(4)]);
-    expect(state).toEqual(whole.states[0]);
+    const whole = two.ofRows([row]);
+    let trail = two.ofRows([row.slice(0, 4)]).trails[0];
+    const stepped = row.slice(4).map((token) => two.rows((trail = two.next(trail, token))));
+    expect(stepped).toEqual(row.slice(4).map((_, t) => whole.index.map((input) => input[4 + t])));
+    expect(trail).toEqual(whole.trails[0]);
   });
 });

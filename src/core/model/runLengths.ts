@@ -5,12 +5,16 @@
  * says how long the run is: `repeat_num(16, 208)` then copies 16 from the key that ends the run
  * of 208s, where a policy without it had to count sixteen equal tokens, and guessed.
  *
+ * With stride 2 the same is counted over every other value, and each number's difference from
+ * the number two back is given too: the two streams `interleave` weaves (a0 b0 a1 b1 ...) are
+ * runs at stride 2, invisible at stride 1, where the differences alternate.
+ *
  * A token that is not a number ends no run (length 0, and the next number starts afresh); a
- * number after a number makes a run of two with it; a third value at the same difference makes
- * three, and so on. modeling_prl.py counts the same way.
+ * number `stride` places after a number makes a run of two with it; a third value at the same
+ * difference makes three, and so on. modeling_prl.py counts the same way.
  */
 
-/** After a token: its number (when it is one), the difference its run keeps, and the run's length in values (0: not a number). */
+/** At a token, for one stride: its number (when it is one), the difference its run keeps, and the run's length in values (0: not a number). */
 export interface RunState {
   value: number;
   delta: number;
@@ -19,36 +23,71 @@ export interface RunState {
 
 export const NO_RUN: RunState = { value: 0, delta: 0, length: 0 };
 
-export class RunLengths {
-  /** Tokens first .. first + count - 1 stand for the numbers 0 .. count - 1; a run's length is read up to count - 1. */
-  constructor(readonly first: number, readonly count: number) {}
+/** After a token: per stride s (1, 2, ...), the states of the last s tokens, oldest first. */
+export type RunTrail = RunState[][];
 
-  /** The state after `token`, from the state after the token before it. */
-  next(state: RunState, token: number): RunState {
+/** The rows each token reads, per input (RunLengths.inputs), [rows x T] flat each. */
+export interface RunRows {
+  index: Int32Array[];
+  trails: RunTrail[];
+}
+
+export class RunLengths {
+  /**
+   * Tokens first .. first + count - 1 stand for the numbers 0 .. count - 1; a run's length is
+   * read up to count - 1, a stride-2 difference clipped to -deltaMax - 1 .. deltaMax + 1.
+   */
+  constructor(readonly first: number, readonly count: number, readonly strides = 1, readonly deltaMax = 8) {}
+
+  /** The inputs, in the order of `index`: a run length per stride, then a difference per stride from 2 (rows: the table's height). */
+  inputs(): { name: string; rows: number; coded: boolean }[] {
+    const strides = Array.from({ length: this.strides }, (_, i) => i + 1);
+    return [
+      ...strides.map((s) => ({ name: s === 1 ? 'runlen' : `runlen${s}`, rows: this.count, coded: true })),
+      ...strides.slice(1).map((s) => ({ name: `delta${s}`, rows: 2 * this.deltaMax + 4, coded: false })),
+    ];
+  }
+
+  start(): RunTrail {
+    return Array.from({ length: this.strides }, (_, i) => Array<RunState>(i + 1).fill(NO_RUN));
+  }
+
+  /** The state after `token`, from the state `stride` tokens before it. */
+  step(before: RunState, token: number): RunState {
     const value = token - this.first;
     if (value < 0 || value >= this.count) return NO_RUN;
-    if (state.length === 0) return { value, delta: 0, length: 1 };
-    const delta = value - state.value;
-    return { value, delta, length: state.length >= 2 && delta === state.delta ? state.length + 1 : 2 };
+    if (before.length === 0) return { value, delta: 0, length: 1 };
+    const delta = value - before.value;
+    return { value, delta, length: before.length >= 2 && delta === before.delta ? before.length + 1 : 2 };
   }
 
-  /** Row of the run-length table for a state: the length, at most count - 1. */
-  index(state: RunState): number {
-    return Math.min(state.length, this.count - 1);
+  next(trail: RunTrail, token: number): RunTrail {
+    return trail.map((last) => [...last.slice(1), this.step(last[0], token)]);
   }
 
-  /** Each token's row of the table, [rows x T] flat, and each row's state after its last token. */
-  ofRows(rows: readonly (readonly number[])[]): { index: Int32Array; states: RunState[] } {
+  /** The rows the last token of `trail` reads, one per input. */
+  rows(trail: RunTrail): number[] {
+    const states = trail.map((last) => last[last.length - 1]);
+    const { deltaMax } = this;
+    return [
+      ...states.map((state) => Math.min(state.length, this.count - 1)),
+      // A difference only where the run has two values; the last row otherwise.
+      ...states.slice(1).map((state) => (state.length >= 2 ? Math.min(Math.max(state.delta, -deltaMax - 1), deltaMax + 1) + deltaMax + 1 : 2 * deltaMax + 3)),
+    ];
+  }
+
+  /** Each token's rows, per input, [rows x T] flat, and each row's trail after its last token. */
+  ofRows(rows: readonly (readonly number[])[]): RunRows {
     const T = rows[0]?.length ?? 0;
-    const index = new Int32Array(rows.length * T);
-    const states = rows.map((row, b) => {
-      let state = NO_RUN;
+    const index = this.inputs().map(() => new Int32Array(rows.length * T));
+    const trails = rows.map((row, b) => {
+      let trail = this.start();
       row.forEach((token, t) => {
-        state = this.next(state, token);
-        index[b * T + t] = this.index(state);
+        trail = this.next(trail, token);
+        this.rows(trail).forEach((value, i) => (index[i][b * T + t] = value));
       });
-      return state;
+      return trail;
     });
-    return { index, states };
+    return { index, trails };
   }
 }

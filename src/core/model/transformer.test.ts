@@ -28,7 +28,7 @@ describe('transformer policy', () => {
     ['previous-token embedding', { previousToken: true }],
     ['value differences', { previousToken: true, valueDeltas: { first: 2, count: 8, max: 2 } }],
     ['the token two back, with number codes', { previousToken: true, secondPrevious: true, numberTokens: { first: 2, count: 8 }, valueDeltas: { first: 2, count: 8, max: 2 } }],
-    ['run lengths', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8 } }],
+    ['run lengths at strides 1 and 2', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8, strides: 2 } }],
   ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs) => {
     const policy = new TransformerPolicy({ ...tiny, ...inputs }, 1);
     const rows = [

@@ -20,7 +20,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { variableFrom } from './variable';
 import { gelu, layerNorm } from './wasmElementwise';
 import { movedCode, numberCode } from './numberCode';
-import { RunLengths, type RunState } from './runLengths';
+import { RunLengths, type RunRows, type RunTrail } from './runLengths';
 
 export interface PolicyConfig {
   vocabSize: number;
@@ -65,8 +65,10 @@ export interface PolicyConfig {
    * length of the run of constant difference that ends at it (runLengths.ts), from a learned table
    * plus the number code of the length moved to a direction of its own: the key at a run's end
    * then holds its length, which a count (`repeat_num(16, 208)`) copies as a value is copied.
+   * With strides 2, also the run over every other value and the difference from the number two
+   * back (learned, clipped to -9..9): the two streams an interleave weaves.
    */
-  runLengths?: { first: number; count: number };
+  runLengths?: { first: number; count: number; strides?: number };
 }
 
 export interface WeightArray {
@@ -87,8 +89,8 @@ export interface KvCache {
   lastTokens: tf.Tensor1D;
   /** The token before it [B] (the next one's second previous), kept with secondPrevious. */
   secondLastTokens?: tf.Tensor1D;
-  /** Each row's run so far, kept with runLengths. */
-  runs?: RunState[];
+  /** Each row's runs so far, kept with runLengths. */
+  runs?: RunTrail[];
   length: number;
 }
 
@@ -133,9 +135,8 @@ export class TransformerPolicy {
   private readonly previousCodes: [tf.Tensor2D | null, tf.Tensor2D | null];
   private readonly deltaEmbedding: tf.Variable | null;
   private readonly runs: RunLengths | null;
-  /** The run-length table with its fixed code added is runLengthEmbedding + runLengthCode. */
-  private readonly runLengthEmbedding: tf.Variable | null;
-  private readonly runLengthCode: tf.Tensor2D | null;
+  /** Per input of `runs`, its table: learned, plus the number code of the length moved to a direction of its own (run lengths). */
+  private readonly runTables: { table: tf.Variable; code: tf.Tensor2D | null }[] = [];
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
   private readonly lnfG: tf.Variable;
@@ -170,9 +171,11 @@ export class TransformerPolicy {
     this.previousCodes = config.secondPrevious ? [moved(1), moved(2)] : [this.numberCode, null];
     this.deltaEmbedding = config.valueDeltas ? v('delta', [2 * config.valueDeltas.max + 4, dModel], 'normal') : null;
     const runs = config.runLengths;
-    this.runs = runs ? new RunLengths(runs.first, runs.count) : null;
-    this.runLengthEmbedding = runs ? v('runlen', [runs.count, dModel], 'normal') : null;
-    this.runLengthCode = runs ? tf.tensor2d(movedCode(numberCode(runs.count, dModel, { first: 0, count: runs.count }), runs.count, dModel, 3), [runs.count, dModel]) : null;
+    this.runs = runs ? new RunLengths(runs.first, runs.count, runs.strides ?? 1) : null;
+    this.runs?.inputs().forEach(({ name, rows, coded }, i) => {
+      const code = coded ? tf.tensor2d(movedCode(numberCode(rows, dModel, { first: 0, count: rows }), rows, dModel, 3 + i), [rows, dModel]) : null;
+      this.runTables.push({ table: v(name, [rows, dModel], 'normal'), code });
+    });
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
     for (let i = 0; i < layers; i++) {
@@ -198,10 +201,10 @@ export class TransformerPolicy {
 
   /**
    * previous [B, T]: the token before each one (PAD at a row's start), used with previousToken;
-   * secondPrevious [B, T]: the one before that, used with secondPrevious; runLength [B, T]: the
-   * row of the run-length table of each token, used with runLengths.
+   * secondPrevious [B, T]: the one before that, used with secondPrevious; runRows: per input of
+   * the run lengths, each token's row of its table [B, T], used with runLengths.
    */
-  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D, runLength?: tf.Tensor2D): tf.Tensor3D {
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D, runRows: tf.Tensor2D[] = []): tf.Tensor3D {
     const [B, T] = tokens.shape;
     const { vocabSize, context, dModel } = this.config;
     const coded = (table: tf.Tensor, code: tf.Tensor2D | null) => (code ? table.add(code) : table); // [V, d]
@@ -212,7 +215,10 @@ export class TransformerPolicy {
     if (this.previousEmbedding) x = x.add(lookUp(previous, coded(this.previousEmbedding, this.previousCodes[0])));
     if (this.secondPreviousEmbedding && secondPrevious) x = x.add(lookUp(secondPrevious, coded(this.secondPreviousEmbedding, this.previousCodes[1])));
     if (this.deltaEmbedding) x = x.add(tf.matMul(tf.oneHot(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding.shape[0]), this.deltaEmbedding));
-    if (this.runLengthEmbedding && runLength) x = x.add(tf.matMul(tf.oneHot(runLength.reshape([B * T]), this.runLengthEmbedding.shape[0]), this.runLengthEmbedding.add(this.runLengthCode!)));
+    runRows.forEach((ids, i) => {
+      const { table, code } = this.runTables[i];
+      x = x.add(tf.matMul(tf.oneHot(ids.reshape([B * T]), table.shape[0]), code ? table.add(code) : table));
+    });
     return x.reshape([B, T, dModel]);
   }
 
@@ -314,14 +320,14 @@ export class TransformerPolicy {
   }
 
   /** Embeddings of whole rows [B, T]: each token's previous ones are its row's. */
-  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D, runs?: ReturnType<RunLengths['ofRows']>): tf.Tensor3D {
+  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D, runs?: RunRows): tf.Tensor3D {
     const previous = TransformerPolicy.shifted(tokens);
-    const runLength = runs ? tf.tensor2d(runs.index, tokens.shape, 'int32') : undefined;
-    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined, runLength);
+    const runRows = runs?.index.map((index) => tf.tensor2d(index, tokens.shape, 'int32'));
+    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined, runRows);
   }
 
   /** The runs of whole rows (read from the tokens on the host), with runLengths. */
-  private runsOf(tokens: tf.Tensor2D): ReturnType<RunLengths['ofRows']> | undefined {
+  private runsOf(tokens: tf.Tensor2D): RunRows | undefined {
     return this.runs ? this.runs.ofRows(tokens.arraySync()) : undefined;
   }
 
@@ -365,7 +371,7 @@ export class TransformerPolicy {
         lastTokens: tf.tidy(() => tokens.slice([0, T - 1], [B, 1]).reshape([B]) as tf.Tensor1D),
         // A one-token prompt's second last token is PAD, as shifted() has it.
         secondLastTokens: this.secondPreviousEmbedding ? tf.tidy(() => (T > 1 ? tokens.slice([0, T - 2], [B, 1]).reshape([B]) : tf.zeros([B], 'int32')) as tf.Tensor1D) : undefined,
-        runs: runs?.states,
+        runs: runs?.trails,
         length: T,
       },
       logits,
@@ -378,14 +384,15 @@ export class TransformerPolicy {
     if (cache.length >= this.config.context) throw new Error(`context of ${this.config.context} tokens is full`);
     const positions = tf.tensor2d(cache.positions.map((p) => Math.min(p, this.config.context - 1)), [B, 1], 'int32');
     const nextMask = tf.tidy(() => tf.concat([cache.keyMask, tf.zeros([B, 1, 1, 1])], 3) as tf.Tensor4D);
-    let runLength: tf.Tensor2D | undefined;
+    let runRows: tf.Tensor2D[] = [];
     if (this.runs && cache.runs) {
       const fed = tokens.dataSync();
-      cache.runs = cache.runs.map((state, b) => this.runs!.next(state, fed[b]));
-      runLength = tf.tensor2d(Int32Array.from(cache.runs, (state) => this.runs!.index(state)), [B, 1], 'int32');
+      cache.runs = cache.runs.map((trail, b) => this.runs!.next(trail, fed[b]));
+      const rows = cache.runs.map((trail) => this.runs!.rows(trail)); // [B][inputs]
+      runRows = this.runTables.map((_, i) => tf.tensor2d(Int32Array.from(rows, (row) => row[i]), [B, 1], 'int32'));
     }
     const logits = tf.tidy(() => {
-      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined, runLength);
+      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined, runRows);
       this.blocks.forEach((b, i) => {
         const out = this.block(b, x, nextMask, { keys: cache.keys[i], values: cache.values[i] });
         x = out.x;
@@ -398,7 +405,7 @@ export class TransformerPolicy {
       return this.head(x).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
     });
     positions.dispose();
-    runLength?.dispose();
+    tf.dispose(runRows);
     cache.keyMask.dispose();
     cache.keyMask = nextMask;
     if (cache.secondLastTokens) {
@@ -468,7 +475,7 @@ export class TransformerPolicy {
   dispose(): void {
     tf.dispose(this.variables);
     this.numberCode?.dispose();
-    this.runLengthCode?.dispose();
+    tf.dispose(this.runTables.flatMap(({ code }) => (code ? [code] : [])));
     // With secondPrevious the previous tokens' codes are tensors of their own; without, the first is numberCode.
     if (this.config.secondPrevious) tf.dispose(this.previousCodes.filter((code): code is tf.Tensor2D => code !== null));
   }
