@@ -43,7 +43,7 @@ const SHIPPED_CHECK_RECORDS = 40;
 
 /** The model and both stages' hyper-parameters; every flag is a config field (`--help` of train). */
 const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--context', '160', '--max-sequence-length', '64', '--max-program-tokens', '64', '--batch-size', '4'];
-const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96', '--value-deltas'];
+const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96', '--value-deltas', '--second-previous', '--run-lengths', '--stride-two'];
 const pretrainFlags = ['--learning-rate', '0.003', '--batch-size', '32', '--warmup', '100', '--max-train-length', '64', '--threads', '2', '--eval-every', '500', '--eval-limit', '100'];
 const rlFlags = [
   '--learning-rate', '0.0001', '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
