@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabConfig } from '../core/config';
-import { flagOfField, parseConfig } from '../core/config';
+import { flagOfField, parseConfig, parseStoredConfig } from '../core/config';
 import { algorithmDefinition } from '../core/registry';
 import { checkpointWarmStart, decodeCheckpoint } from '../core/checkpoint';
 import { checkedSize, namingCheckpoint, readCheckpointFile, readTextChecked, writeAtomic } from './data';
@@ -133,7 +133,7 @@ export function readRunRecord(dir: string): RunRecordFile {
   if (record?.format !== RECORD_FORMAT || record.version !== 1) throw new Error(`--rerun ${dir}: ${path} is not a run record of this lab (format ${RECORD_FORMAT}, version 1)`);
   if (!Array.isArray(record.files)) throw new Error(`--rerun ${dir}: ${path} lists no files`);
   try {
-    record.config = parseConfig(record.config);
+    record.config = parseStoredConfig(record.config);
   } catch (error) {
     throw new Error(`--rerun ${dir}: its config does not load: ${(error as Error).message}`);
   }

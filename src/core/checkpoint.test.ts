@@ -117,6 +117,20 @@ describe('checkpoint format', () => {
     await expect(encodeCheckpoint(meta, bad)).rejects.toThrow(/would not load back: .*non-finite/);
   });
 
+  it('reads a checkpoint written before the Kolmogorov task\'s newer inputs as without them, not with today\'s defaults', async () => {
+    // A header of before 2026-11-28: its model section has no secondPrevious, runLengths or strideTwo (the default now turns them on).
+    const old = await forge((header) => {
+      for (const key of ['secondPrevious', 'runLengths', 'strideTwo']) delete header.config.model[key];
+    });
+    expect(defaultConfig().model).toMatchObject({ secondPrevious: true, runLengths: true, strideTwo: true });
+    const { meta: read } = await decodeCheckpoint(old);
+    expect(read.config.model).toMatchObject({ secondPrevious: false, runLengths: false, strideTwo: false, valueDeltas: true });
+    // Against a run of today's defaults it is another architecture, said as such (not "weights lack prev2").
+    expect(compatibleWith(read, defaultConfig())).toMatch(/secondPrevious false \(this model true\)/);
+    // A header that has them keeps them.
+    expect((await decodeCheckpoint(await encodeCheckpoint(meta, tensors()))).meta.config.model.runLengths).toBe(true);
+  });
+
   it('says when a checkpoint comes from another architecture', () => {
     const other = defaultConfig();
     other.model.layers = 4;

@@ -16,7 +16,7 @@
  * Plain typed arrays only: the runner moves tfjs variables in and out.
  */
 import type { LabConfig } from './config';
-import { parseConfig } from './config';
+import { parseConfig, parseStoredConfig } from './config';
 import type { RngState } from './rng';
 import { isSafetensors } from './safetensors';
 
@@ -255,7 +255,7 @@ export async function decodeCheckpoint(
   if (!Array.isArray(header.rngState) || header.rngState.length !== 4 || !header.rngState.every((v) => Number.isInteger(v))) fail('header has no valid RNG state');
   let config: LabConfig;
   try {
-    config = parseConfig(header.config);
+    config = parseStoredConfig(header.config);
   } catch (error) {
     fail(`header config: ${(error as Error).message}`);
   }

@@ -59,6 +59,10 @@ describe('config', () => {
     expect(configProblem(defaultConfig())).toBeNull();
     expect(configProblem(configFromSearchParams('d-model=64&heads=5'))).toBe('model.dModel (64) must be divisible by model.heads (5): try heads 1, 2, 4, 8, 16');
     expect(configProblem(configFromSearchParams('algorithm=grpo&repair-demos=4'))).toBe('algorithm.repairDemos (4) works with algorithm reinforce only, not grpo: set it to 0');
+    // Inputs that extend another: said before a run is made (the page's form), not as the policy's constructor throws.
+    expect(configProblem(configFromSearchParams('run-lengths=false'))).toMatch(/^model.strideTwo adds a second stride to the run lengths: it needs model.runLengths/);
+    expect(configProblem(configFromSearchParams('previous-token=false'))).toMatch(/^model.secondPrevious embeds the token two back beside the previous one: it needs model.previousToken/);
+    expect(configProblem(configFromSearchParams('run-lengths=false&stride-two=false&previous-token=false&second-previous=false'))).toBeNull();
   });
 
   it('an algorithm that joins programs of different steps in one update needs the longest prompt and program to fit the context together', () => {

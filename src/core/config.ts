@@ -113,6 +113,22 @@ export function parseConfig(input: unknown, { strict = false }: { strict?: boole
   return result.data;
 }
 
+/**
+ * Model inputs added after configs were first stored, with what a config stored before them
+ * meant (the input did not exist). A stored config (a checkpoint's header, a run's record) is
+ * whole, so a field it lacks is one of these: it gets that value, not the task's default of
+ * today, which may differ (the Kolmogorov task turned these inputs on on 2026-11-28, and its
+ * older checkpoints would otherwise read as having weights they lack).
+ */
+const MODEL_FIELDS_ADDED = { secondPrevious: false, runLengths: false, strideTwo: false } as const;
+
+/** A config as stored by an earlier run: parseConfig, with model fields added since read as absent. */
+export function parseStoredConfig(input: unknown): LabConfig {
+  if (!isObject(input)) return parseConfig(input);
+  const model = isObject(input.model) ? input.model : {};
+  return parseConfig({ ...input, model: { ...MODEL_FIELDS_ADDED, ...model } });
+}
+
 /** The config a run of `task` (and `algorithm`, else the task's own) gets when nothing is set. */
 export function defaultConfig(task = 'kolmogorov', algorithm?: string): LabConfig {
   return parseConfig({ task: { name: task }, ...(algorithm ? { algorithm: { name: algorithm } } : {}) });
@@ -179,6 +195,9 @@ export function fieldApplies(field: Pick<ConfigField, 'section' | 'key'>, config
 export function configProblem(config: LabConfig, { opened = false }: { opened?: boolean } = {}): string | null {
   const { model } = config;
   if (model.dModel % model.heads !== 0) return `model.dModel (${model.dModel}) must be divisible by model.heads (${model.heads}): try heads ${[1, 2, 4, 8, 16].filter((h) => model.dModel % h === 0).join(', ')}`;
+  // Inputs that extend another: refused here, so the page's form says so before Apply.
+  if (model.secondPrevious && !model.previousToken) return 'model.secondPrevious embeds the token two back beside the previous one: it needs model.previousToken (or turn secondPrevious off)';
+  if (model.strideTwo && !model.runLengths) return 'model.strideTwo adds a second stride to the run lengths: it needs model.runLengths (or turn strideTwo off)';
   const algorithm = algorithmDefinition(config.algorithm.name);
   if (config.algorithm.gradientAccumulationSteps > 1 && !algorithm.accumulates) return `algorithm.gradientAccumulationSteps works with algorithms whose update splits into micro-batches, not ${algorithm.name}: set it to 1`;
   const task = taskDefinition(config.task.name);

@@ -29,14 +29,4 @@ describe('run lengths', () => {
     // Differences from two back, clipped to -3..3 (rows 0..6), row 7 where there is none yet.
     expect([...index[2]]).toEqual([7, 7, 4, 3, 4, 3, 4]);
   });
-
-  it('goes on a token at a time as over whole rows (the KV cache decodes so)', () => {
-    const two = new RunLengths(10, 10, 2);
-    const row = [1, 10, 12, 14, 16, 3, 10, 10, 10, 15];
-    const whole = two.ofRows([row]);
-    let trail = two.ofRows([row.slice(0, 4)]).trails[0];
-    const stepped = row.slice(4).map((token) => two.rows((trail = two.next(trail, token))));
-    expect(stepped).toEqual(row.slice(4).map((_, t) => whole.index.map((input) => input[4 + t])));
-    expect(trail).toEqual(whole.trails[0]);
-  });
 });

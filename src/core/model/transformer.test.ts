@@ -50,8 +50,13 @@ describe('transformer policy', () => {
     policy.dispose();
   });
 
-  it.each([false, true])('computes a padded row exactly as the same row alone (previous-token embedding %s)', (previousToken) => {
-    const policy = new TransformerPolicy({ ...tiny, previousToken }, 2);
+  it.each([
+    ['none', {}],
+    ['previous-token embedding', { previousToken: true }],
+    // Padding is token 0, not a number: a row's runs and its token two back start with its own first token.
+    ['the token two back and runs at strides 1 and 2', { previousToken: true, secondPrevious: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8, strides: 2 } }],
+  ])('computes a padded row exactly as the same row alone (%s)', (_name, inputs) => {
+    const policy = new TransformerPolicy({ ...tiny, ...inputs }, 2);
     const alone = policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')).arraySync()[0];
     const padded = policy.forward(tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32'), [2, 0]).arraySync()[0];
     alone.forEach((row, t) => row.forEach((value, v) => expect(padded[t + 2][v]).toBeCloseTo(value, 4)));
