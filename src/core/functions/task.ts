@@ -12,6 +12,7 @@
 import type { FunctionsConfig } from './config';
 import type { SampledSequence } from '../model/sampler';
 import type { PolicyConfig } from '../model/transformer';
+import { numberInputs } from '../model/numberInputs';
 import type { SandboxOutcome } from '../sandbox/outcome';
 import type { Scored, Task, TaskContext } from '../task';
 import { FunctionGrammar } from './grammar';
@@ -50,16 +51,7 @@ export function encodeProblemPrompt(problem: FunctionProblem, maxTests: number, 
 
 /** The policy of the functions task: its vocabulary, and value tokens with the number code. */
 export function functionsPolicyConfig(config: FunctionsConfig): PolicyConfig {
-  const { numberCode, valueDeltas, runLengths, strideTwo, ...model } = config.model;
-  if (strideTwo && !runLengths) throw new Error('model.strideTwo (--stride-two) needs model.runLengths (--run-lengths): it adds a second stride to the run lengths');
-  const count = VALUE_MAX - VALUE_MIN + 1;
-  return {
-    vocabSize,
-    ...model,
-    numberTokens: numberCode ? { first: VALUE0, count } : undefined,
-    valueDeltas: valueDeltas ? { first: VALUE0, count, max: 8 } : undefined,
-    runLengths: runLengths ? { first: VALUE0, count, strides: strideTwo ? 2 : 1 } : undefined,
-  };
+  return { vocabSize, ...numberInputs(config.model, { first: VALUE0, count: VALUE_MAX - VALUE_MIN + 1 }) };
 }
 
 /** Most prompt tokens: what the context leaves after the longest program. */

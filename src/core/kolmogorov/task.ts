@@ -15,6 +15,7 @@ import { grammarProblem } from '../grammar';
 import type { Episode } from '../algorithms/reinforce';
 import type { SampledSequence } from '../model/sampler';
 import type { PolicyConfig } from '../model/transformer';
+import { numberInputs } from '../model/numberInputs';
 import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
 import type { OutcomeKind, SandboxJob, SandboxOutcome } from '../sandbox/outcome';
@@ -127,15 +128,7 @@ export function bestOfK(samples: readonly { correct: boolean; bits: number }[]):
 
 /** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
 export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
-  const { numberCode, valueDeltas, runLengths, strideTwo, ...model } = config.model;
-  if (strideTwo && !runLengths) throw new Error('model.strideTwo (--stride-two) needs model.runLengths (--run-lengths): it adds a second stride to the run lengths');
-  return {
-    vocabSize,
-    ...model,
-    numberTokens: numberCode ? { first: VALUE0, count: 256 } : undefined,
-    valueDeltas: valueDeltas ? { first: VALUE0, count: 256, max: 8 } : undefined,
-    runLengths: runLengths ? { first: VALUE0, count: 256, strides: strideTwo ? 2 : 1 } : undefined,
-  };
+  return { vocabSize, ...numberInputs(config.model, { first: VALUE0, count: 256 }) };
 }
 
 /**

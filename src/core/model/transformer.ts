@@ -206,18 +206,19 @@ export class TransformerPolicy {
    */
   private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D, runRows: tf.Tensor2D[] = []): tf.Tensor3D {
     const [B, T] = tokens.shape;
-    const { vocabSize, context, dModel } = this.config;
+    const { dModel } = this.config;
     const coded = (table: tf.Tensor, code: tf.Tensor2D | null) => (code ? table.add(code) : table); // [V, d]
-    const lookUp = (ids: tf.Tensor2D, table: tf.Tensor) => tf.matMul(tf.oneHot(ids.reshape([B * T]), vocabSize), table); // [B*T, d]
+    // A row of `table` per id: oneHot(ids) @ table (wasm has no gradient for gather).
+    const lookUp = (ids: tf.Tensor, table: tf.Tensor) => tf.matMul(tf.oneHot(ids.reshape([B * T]) as tf.Tensor1D, table.shape[0]), table); // [B*T, d]
     const tok = lookUp(tokens, coded(this.tokenEmbedding, this.numberCode));
-    const pos = tf.matMul(tf.oneHot(positions.reshape([B * T]), context), this.positionEmbedding); // [B*T, d]
+    const pos = lookUp(positions, this.positionEmbedding);
     let x = tok.add(pos);
     if (this.previousEmbedding) x = x.add(lookUp(previous, coded(this.previousEmbedding, this.previousCodes[0])));
     if (this.secondPreviousEmbedding && secondPrevious) x = x.add(lookUp(secondPrevious, coded(this.secondPreviousEmbedding, this.previousCodes[1])));
-    if (this.deltaEmbedding) x = x.add(tf.matMul(tf.oneHot(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding.shape[0]), this.deltaEmbedding));
+    if (this.deltaEmbedding) x = x.add(lookUp(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding));
     runRows.forEach((ids, i) => {
       const { table, code } = this.runTables[i];
-      x = x.add(tf.matMul(tf.oneHot(ids.reshape([B * T]), table.shape[0]), code ? table.add(code) : table));
+      x = x.add(lookUp(ids, coded(table, code)));
     });
     return x.reshape([B, T, dModel]);
   }
