@@ -125,14 +125,15 @@ print(__import__('json').dumps(model(torch.tensor([[${ids}]]))[0, -1].tolist()))
     expect(trained.stderr).toContain(`policy initialised from ${saved}`);
   }, 120_000);
 
-  it('modeling_prl.py gives the lab\'s logits for a policy that embeds the token two back and runs at strides 1 and 2 (secondPrevious, runLengths, strideTwo: codes moved)', async () => {
+  it('modeling_prl.py gives the lab\'s logits for a policy that embeds the token two back, runs at strides 1 and 2 and the copy pointer (secondPrevious, runLengths, strideTwo, copyPointer: codes moved)', async () => {
     const second = join(dir, 'second.prl');
-    writeFileSync(second, await tinyCheckpoint('&second-previous=true&run-lengths=true&stride-two=true'));
+    writeFileSync(second, await tinyCheckpoint('&second-previous=true&run-lengths=true&stride-two=true&copy-pointer=true'));
     const out = join(dir, 'exported-second');
     const done = spawnSync(process.execPath, [...tsx, 'src/cli/export.ts', '--checkpoint', second, '--out', out], { encoding: 'utf8' });
     expect(done.status, done.stderr).toBe(0);
-    // Repeated values, so that the token two back is a number whose moved code counts, runs of two and three, and an interleave.
-    const ids = '1,40,41,40,42,40,40,40,43,40,44,2,20,21';
+    // Repeated values, so that the token two back is a number whose moved code counts, runs of two and three, and an interleave;
+    // after the prompt's end (2), a copy whose matches tie and then part, broken by a token that is not a number (3).
+    const ids = '1,40,41,40,42,40,40,40,43,40,44,2,40,41,40,42,3,40,44';
     const lab = spawnSync(process.execPath, [...tsx, 'src/cli/export.ts', '--checkpoint', second, '--ids', ids], { encoding: 'utf8' });
     expect(lab.status, lab.stderr).toBe(0);
     const ran = spawnSync(python, [join(out, 'modeling_prl.py'), out, '--ids', ids], { encoding: 'utf8' });

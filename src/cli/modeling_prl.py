@@ -134,6 +134,36 @@ def run_inputs(tokens, first, count, strides, delta_max=8):
     return lengths + deltas
 
 
+def copy_inputs(tokens, first, count, end, match_max=15):
+    """Per token, the rows of copyPointer.ts's inputs: the prompt value after the longest stretch that ends in the program's last numbers (count: none), and 2 x its length + 1 when it is the only one."""
+    B, T = tokens.shape
+    following = torch.full_like(tokens, count)
+    matched = torch.zeros_like(tokens)
+    for b in range(B):
+        prompt, in_program, match = [], False, None
+        for t in range(T):
+            token = int(tokens[b, t])
+            v = token - first
+            is_number = 0 <= v < count
+            if not in_program:
+                if token == end:
+                    in_program = True
+                elif is_number:
+                    prompt.append(v)
+                continue
+            if not is_number:
+                match = None
+                continue
+            now = [(1 + (match[j - 1] if j > 0 and match else 0)) if p == v else 0 for j, p in enumerate(prompt)]
+            match = now
+            best = max(now, default=0)
+            if best > 0:
+                at = now.index(best)
+                following[b, t] = prompt[at + 1] if at + 1 < len(prompt) else count
+                matched[b, t] = 2 * min(best, match_max) + (1 if now.count(best) == 1 else 0)
+    return [following, matched]
+
+
 class Affine(torch.nn.Module):
     """Parameters w [in, out] and b [out] of y = x @ w + b."""
 
@@ -204,6 +234,12 @@ class ProgramPolicy(torch.nn.Module):
                 setattr(self, name, torch.nn.Parameter(torch.zeros(rows, d)))
                 code = moved_code(number_code(rows, d, 0, rows), 3 + i) if coded else torch.zeros(rows, d)
                 self.register_buffer(f"{name}_code", code, persistent=False)
+        copy = policy.get("copyPointer")
+        if copy:
+            # copyPointer.ts's tables: the next value (count + 1 rows, its number code moved by seed 10) and the match.
+            self.copy = torch.nn.Parameter(torch.zeros(copy["count"] + 1, d))
+            self.register_buffer("copy_code", moved_code(number_code(copy["count"] + 1, d, 0, copy["count"]), 10), persistent=False)
+            self.copylen = torch.nn.Parameter(torch.zeros(32, d))
         deltas = policy.get("valueDeltas")
         if deltas:
             self.delta = torch.nn.Parameter(torch.zeros(2 * deltas["max"] + 4, d))
@@ -235,6 +271,10 @@ class ProgramPolicy(torch.nn.Module):
             rows = run_inputs(tokens, runs["first"], runs["count"], runs.get("strides", 1))
             for (name, _, _), index in zip(self.run_tables, rows):
                 x = x + (getattr(self, name) + getattr(self, f"{name}_code"))[index]
+        copy = self.policy.get("copyPointer")
+        if copy:
+            following, matched = copy_inputs(tokens, copy["first"], copy["count"], copy["end"])
+            x = x + (self.copy + self.copy_code)[following] + self.copylen[matched]
         mask = torch.triu(torch.full((T, T), NEG), diagonal=1)
         for block in self.blocks:
             x = block(x, mask)

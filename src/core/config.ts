@@ -120,7 +120,7 @@ export function parseConfig(input: unknown, { strict = false }: { strict?: boole
  * today, which may differ (the Kolmogorov task turned these inputs on on 2026-11-28, and its
  * older checkpoints would otherwise read as having weights they lack).
  */
-const MODEL_FIELDS_ADDED = { secondPrevious: false, runLengths: false, strideTwo: false } as const;
+const MODEL_FIELDS_ADDED = { secondPrevious: false, runLengths: false, strideTwo: false, copyPointer: false } as const;
 
 /** A config as stored by an earlier run: parseConfig, with model fields added since read as absent. */
 export function parseStoredConfig(input: unknown): LabConfig {

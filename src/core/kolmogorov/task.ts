@@ -20,7 +20,7 @@ import { Rng } from '../rng';
 import type { SandboxPool } from '../sandbox/pool';
 import type { OutcomeKind, SandboxJob, SandboxOutcome } from '../sandbox/outcome';
 import type { Scored, Task, TaskContext } from '../task';
-import { KolmogorovGrammar, VALUE0, encodePrompt, programToTokens, tokensToProgram, vocabSize } from './grammar';
+import { KolmogorovGrammar, SEP, VALUE0, encodePrompt, programToTokens, tokensToProgram, vocabSize } from './grammar';
 import { ktMetrics, prefixShare, type ScoredSample } from './metrics';
 import { kolmogorovPrelude } from './prelude';
 import { programBits } from './prior';
@@ -128,7 +128,7 @@ export function bestOfK(samples: readonly { correct: boolean; bits: number }[]):
 
 /** The policy of the Kolmogorov task for a config: its vocabulary, and value tokens as numbers. */
 export function kolmogorovPolicyConfig(config: KolmogorovConfig): PolicyConfig {
-  return { vocabSize, ...numberInputs(config.model, { first: VALUE0, count: 256 }) };
+  return { vocabSize, ...numberInputs(config.model, { first: VALUE0, count: 256, promptEnd: SEP }) };
 }
 
 /**

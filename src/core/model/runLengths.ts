@@ -14,6 +14,8 @@
  * difference makes three, and so on. modeling_prl.py counts the same way.
  */
 
+import type { InputTable, TokenInput } from './tokenInputs';
+
 /** At a token, for one stride: its number (when it is one), the difference its run keeps, and the run's length in values (0: not a number). */
 export interface RunState {
   value: number;
@@ -26,25 +28,19 @@ export const NO_RUN: RunState = { value: 0, delta: 0, length: 0 };
 /** After a token: per stride s (1, 2, ...), the states of the last s tokens, oldest first. */
 export type RunTrail = RunState[][];
 
-/** The rows each token reads, per input (RunLengths.inputs), [rows x T] flat each. */
-export interface RunRows {
-  index: Int32Array[];
-  trails: RunTrail[];
-}
-
-export class RunLengths {
+export class RunLengths implements TokenInput<RunTrail> {
   /**
    * Tokens first .. first + count - 1 stand for the numbers 0 .. count - 1; a run's length is
    * read up to count - 1, a stride-2 difference clipped to -deltaMax - 1 .. deltaMax + 1.
    */
   constructor(readonly first: number, readonly count: number, readonly strides = 1, readonly deltaMax = 8) {}
 
-  /** The inputs, in the order of `index`: a run length per stride, then a difference per stride from 2 (rows: the table's height). */
-  inputs(): { name: string; rows: number; coded: boolean }[] {
+  /** The tables, in the order of `rows`: a run length per stride (its number code moved by seed 2 + stride), then a difference per stride from 2. */
+  inputs(): InputTable[] {
     const strides = Array.from({ length: this.strides }, (_, i) => i + 1);
     return [
-      ...strides.map((s) => ({ name: s === 1 ? 'runlen' : `runlen${s}`, rows: this.count, coded: true })),
-      ...strides.slice(1).map((s) => ({ name: `delta${s}`, rows: 2 * this.deltaMax + 4, coded: false })),
+      ...strides.map((s) => ({ name: s === 1 ? 'runlen' : `runlen${s}`, rows: this.count, code: { count: this.count, seed: 2 + s } })),
+      ...strides.slice(1).map((s) => ({ name: `delta${s}`, rows: 2 * this.deltaMax + 4 })),
     ];
   }
 
@@ -74,20 +70,5 @@ export class RunLengths {
       // A difference only where the run has two values; the last row otherwise.
       ...states.slice(1).map((state) => (state.length >= 2 ? Math.min(Math.max(state.delta, -deltaMax - 1), deltaMax + 1) + deltaMax + 1 : 2 * deltaMax + 3)),
     ];
-  }
-
-  /** Each token's rows, per input, [rows x T] flat, and each row's trail after its last token. */
-  ofRows(rows: readonly (readonly number[])[]): RunRows {
-    const T = rows[0]?.length ?? 0;
-    const index = this.inputs().map(() => new Int32Array(rows.length * T));
-    const trails = rows.map((row, b) => {
-      let trail = this.start();
-      row.forEach((token, t) => {
-        trail = this.next(trail, token);
-        this.rows(trail).forEach((value, i) => (index[i][b * T + t] = value));
-      });
-      return trail;
-    });
-    return { index, trails };
   }
 }

@@ -29,9 +29,11 @@ describe('transformer policy', () => {
     ['value differences', { previousToken: true, valueDeltas: { first: 2, count: 8, max: 2 } }],
     ['the token two back, with number codes', { previousToken: true, secondPrevious: true, numberTokens: { first: 2, count: 8 }, valueDeltas: { first: 2, count: 8, max: 2 } }],
     ['run lengths at strides 1 and 2', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8, strides: 2 } }],
-  ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs) => {
+    // Token 10 ends the prompt: in decoding for the first row, in the prefill for the second; values repeat, so matches tie and then part.
+    ['the copy pointer, with run lengths', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8 }, copyPointer: { first: 2, count: 8, end: 10 } }, [[5, 6, 5, 7, 10, 5, 6], [0, 0, 4, 10, 4, 4, 11]]],
+  ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs, given?: number[][]) => {
     const policy = new TransformerPolicy({ ...tiny, ...inputs }, 1);
-    const rows = [
+    const rows = given ?? [
       [1, 5, 6, 7, 3, 4, 2],
       [0, 0, 1, 9, 2, 8, 3], // starts at 2
     ];

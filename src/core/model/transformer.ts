@@ -20,7 +20,9 @@ import * as tf from '@tensorflow/tfjs-core';
 import { variableFrom } from './variable';
 import { gelu, layerNorm } from './wasmElementwise';
 import { movedCode, numberCode } from './numberCode';
-import { RunLengths, type RunRows, type RunTrail } from './runLengths';
+import { RunLengths } from './runLengths';
+import { CopyPointer } from './copyPointer';
+import { TokenInputs, type InputRows, type InputStates } from './tokenInputs';
 
 export interface PolicyConfig {
   vocabSize: number;
@@ -69,6 +71,13 @@ export interface PolicyConfig {
    * back (learned, clipped to -9..9): the two streams an interleave weaves.
    */
   runLengths?: { first: number; count: number; strides?: number };
+  /**
+   * Tokens first .. first+count-1 stand for the numbers 0 .. count-1 and `end` ends a prompt of
+   * numbers. Each program number also embeds where a copy of the prompt stands (copyPointer.ts):
+   * the prompt value after the longest stretch that ends in the program's last numbers, and that
+   * stretch's length, so a copy keeps its place where a value occurs twice.
+   */
+  copyPointer?: { first: number; count: number; end: number };
 }
 
 export interface WeightArray {
@@ -89,8 +98,8 @@ export interface KvCache {
   lastTokens: tf.Tensor1D;
   /** The token before it [B] (the next one's second previous), kept with secondPrevious. */
   secondLastTokens?: tf.Tensor1D;
-  /** Each row's runs so far, kept with runLengths. */
-  runs?: RunTrail[];
+  /** Each row's token-input states so far (run lengths, copy pointer), kept with either. */
+  inputs?: InputStates[];
   length: number;
 }
 
@@ -134,9 +143,10 @@ export class TransformerPolicy {
   /** The previous tokens' number codes: the token's own (numberCode), or, with secondPrevious, codes of their own. */
   private readonly previousCodes: [tf.Tensor2D | null, tf.Tensor2D | null];
   private readonly deltaEmbedding: tf.Variable | null;
-  private readonly runs: RunLengths | null;
-  /** Per input of `runs`, its table: learned, plus the number code of the length moved to a direction of its own (run lengths). */
-  private readonly runTables: { table: tf.Variable; code: tf.Tensor2D | null }[] = [];
+  /** Inputs read from the tokens on the host (run lengths, copy pointer), or null. */
+  private readonly tokenInputs: TokenInputs | null;
+  /** Per table of `tokenInputs`, its learned rows, plus a fixed number code moved to a direction of its own where it has one. */
+  private readonly inputTables: { table: tf.Variable; code: tf.Tensor2D | null }[] = [];
   private readonly positionEmbedding: tf.Variable;
   private readonly blocks: Block[] = [];
   private readonly lnfG: tf.Variable;
@@ -170,11 +180,15 @@ export class TransformerPolicy {
     const moved = (seed: number) => (code ? tf.tensor2d(movedCode(code, vocabSize, dModel, seed), [vocabSize, dModel]) : null);
     this.previousCodes = config.secondPrevious ? [moved(1), moved(2)] : [this.numberCode, null];
     this.deltaEmbedding = config.valueDeltas ? v('delta', [2 * config.valueDeltas.max + 4, dModel], 'normal') : null;
-    const runs = config.runLengths;
-    this.runs = runs ? new RunLengths(runs.first, runs.count, runs.strides ?? 1) : null;
-    this.runs?.inputs().forEach(({ name, rows, coded }, i) => {
-      const code = coded ? tf.tensor2d(movedCode(numberCode(rows, dModel, { first: 0, count: rows }), rows, dModel, 3 + i), [rows, dModel]) : null;
-      this.runTables.push({ table: v(name, [rows, dModel], 'normal'), code });
+    const { runLengths: runs, copyPointer: copy } = config;
+    const parts = [
+      ...(runs ? [new RunLengths(runs.first, runs.count, runs.strides ?? 1)] : []),
+      ...(copy ? [new CopyPointer(copy.first, copy.count, copy.end)] : []),
+    ];
+    this.tokenInputs = parts.length ? new TokenInputs(parts) : null;
+    this.tokenInputs?.inputs().forEach(({ name, rows, code }) => {
+      const moved = code ? tf.tensor2d(movedCode(numberCode(rows, dModel, { first: 0, count: code.count }), rows, dModel, code.seed), [rows, dModel]) : null;
+      this.inputTables.push({ table: v(name, [rows, dModel], 'normal'), code: moved });
     });
     // Residual projections scaled down with depth (GPT-2), so deeper stacks start near identity.
     const residualStd = 0.02 / Math.sqrt(2 * layers);
@@ -201,10 +215,10 @@ export class TransformerPolicy {
 
   /**
    * previous [B, T]: the token before each one (PAD at a row's start), used with previousToken;
-   * secondPrevious [B, T]: the one before that, used with secondPrevious; runRows: per input of
-   * the run lengths, each token's row of its table [B, T], used with runLengths.
+   * secondPrevious [B, T]: the one before that, used with secondPrevious; inputRows: per table of
+   * the token inputs, each token's row [B, T], used with runLengths or copyPointer.
    */
-  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D, runRows: tf.Tensor2D[] = []): tf.Tensor3D {
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D, previous: tf.Tensor2D, secondPrevious?: tf.Tensor2D, inputRows: tf.Tensor2D[] = []): tf.Tensor3D {
     const [B, T] = tokens.shape;
     const { dModel } = this.config;
     const coded = (table: tf.Tensor, code: tf.Tensor2D | null) => (code ? table.add(code) : table); // [V, d]
@@ -216,8 +230,8 @@ export class TransformerPolicy {
     if (this.previousEmbedding) x = x.add(lookUp(previous, coded(this.previousEmbedding, this.previousCodes[0])));
     if (this.secondPreviousEmbedding && secondPrevious) x = x.add(lookUp(secondPrevious, coded(this.secondPreviousEmbedding, this.previousCodes[1])));
     if (this.deltaEmbedding) x = x.add(lookUp(this.deltaIndex(tokens.reshape([B * T]), previous.reshape([B * T])), this.deltaEmbedding));
-    runRows.forEach((ids, i) => {
-      const { table, code } = this.runTables[i];
+    inputRows.forEach((ids, i) => {
+      const { table, code } = this.inputTables[i];
       x = x.add(lookUp(ids, coded(table, code)));
     });
     return x.reshape([B, T, dModel]);
@@ -321,15 +335,15 @@ export class TransformerPolicy {
   }
 
   /** Embeddings of whole rows [B, T]: each token's previous ones are its row's. */
-  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D, runs?: RunRows): tf.Tensor3D {
+  private embedAll(tokens: tf.Tensor2D, positions: tf.Tensor2D, inputs?: InputRows): tf.Tensor3D {
     const previous = TransformerPolicy.shifted(tokens);
-    const runRows = runs?.index.map((index) => tf.tensor2d(index, tokens.shape, 'int32'));
-    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined, runRows);
+    const inputRows = inputs?.index.map((index) => tf.tensor2d(index, tokens.shape, 'int32'));
+    return this.embed(tokens, positions, previous, this.secondPreviousEmbedding ? TransformerPolicy.shifted(previous) : undefined, inputRows);
   }
 
-  /** The runs of whole rows (read from the tokens on the host), with runLengths. */
-  private runsOf(tokens: tf.Tensor2D): RunRows | undefined {
-    return this.runs ? this.runs.ofRows(tokens.arraySync()) : undefined;
+  /** The token inputs of whole rows (read from the tokens on the host), with runLengths or copyPointer. */
+  private inputsOf(tokens: tf.Tensor2D): InputRows | undefined {
+    return this.tokenInputs ? this.tokenInputs.ofRows(tokens.arraySync()) : undefined;
   }
 
   private trunk(tokens: tf.Tensor2D, starts?: number[]): tf.Tensor3D {
@@ -337,7 +351,7 @@ export class TransformerPolicy {
     if (T > this.config.context) throw new Error(`sequence of ${T} tokens exceeds the context of ${this.config.context}`);
     const rowStarts = starts ?? new Array(B).fill(0);
     const mask = this.causalMask(rowStarts, T);
-    let x = this.embedAll(tokens, this.positionsFor(rowStarts, T), this.runsOf(tokens));
+    let x = this.embedAll(tokens, this.positionsFor(rowStarts, T), this.inputsOf(tokens));
     for (const b of this.blocks) x = this.block(b, x, mask).x;
     return x;
   }
@@ -348,10 +362,10 @@ export class TransformerPolicy {
     if (T > this.config.context) throw new Error(`prompt of ${T} tokens exceeds the context of ${this.config.context}`);
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
-    const runs = this.runsOf(tokens);
+    const inputs = this.inputsOf(tokens);
     const logits = tf.tidy(() => {
       const mask = this.causalMask(starts, T);
-      let x = this.embedAll(tokens, this.positionsFor(starts, T), runs);
+      let x = this.embedAll(tokens, this.positionsFor(starts, T), inputs);
       for (const b of this.blocks) {
         const out = this.block(b, x, mask);
         x = out.x;
@@ -372,7 +386,7 @@ export class TransformerPolicy {
         lastTokens: tf.tidy(() => tokens.slice([0, T - 1], [B, 1]).reshape([B]) as tf.Tensor1D),
         // A one-token prompt's second last token is PAD, as shifted() has it.
         secondLastTokens: this.secondPreviousEmbedding ? tf.tidy(() => (T > 1 ? tokens.slice([0, T - 2], [B, 1]).reshape([B]) : tf.zeros([B], 'int32')) as tf.Tensor1D) : undefined,
-        runs: runs?.trails,
+        inputs: inputs?.states,
         length: T,
       },
       logits,
@@ -385,15 +399,15 @@ export class TransformerPolicy {
     if (cache.length >= this.config.context) throw new Error(`context of ${this.config.context} tokens is full`);
     const positions = tf.tensor2d(cache.positions.map((p) => Math.min(p, this.config.context - 1)), [B, 1], 'int32');
     const nextMask = tf.tidy(() => tf.concat([cache.keyMask, tf.zeros([B, 1, 1, 1])], 3) as tf.Tensor4D);
-    let runRows: tf.Tensor2D[] = [];
-    if (this.runs && cache.runs) {
+    let inputRows: tf.Tensor2D[] = [];
+    if (this.tokenInputs && cache.inputs) {
       const fed = tokens.dataSync();
-      cache.runs = cache.runs.map((trail, b) => this.runs!.next(trail, fed[b]));
-      const rows = cache.runs.map((trail) => this.runs!.rows(trail)); // [B][inputs]
-      runRows = this.runTables.map((_, i) => tf.tensor2d(Int32Array.from(rows, (row) => row[i]), [B, 1], 'int32'));
+      cache.inputs = cache.inputs.map((states, b) => this.tokenInputs!.next(states, fed[b]));
+      const rows = cache.inputs.map((states) => this.tokenInputs!.rows(states)); // [B][tables]
+      inputRows = this.inputTables.map((_, i) => tf.tensor2d(Int32Array.from(rows, (row) => row[i]), [B, 1], 'int32'));
     }
     const logits = tf.tidy(() => {
-      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined, runRows);
+      let x = this.embed(tokens.reshape([B, 1]) as tf.Tensor2D, positions, cache.lastTokens.reshape([B, 1]) as tf.Tensor2D, cache.secondLastTokens?.reshape([B, 1]) as tf.Tensor2D | undefined, inputRows);
       this.blocks.forEach((b, i) => {
         const out = this.block(b, x, nextMask, { keys: cache.keys[i], values: cache.values[i] });
         x = out.x;
@@ -406,7 +420,7 @@ export class TransformerPolicy {
       return this.head(x).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
     });
     positions.dispose();
-    tf.dispose(runRows);
+    tf.dispose(inputRows);
     cache.keyMask.dispose();
     cache.keyMask = nextMask;
     if (cache.secondLastTokens) {
@@ -435,7 +449,7 @@ export class TransformerPolicy {
     cache.lastTokens = gather(cache.lastTokens);
     if (cache.secondLastTokens) cache.secondLastTokens = gather(cache.secondLastTokens);
     cache.positions = rows.map((row) => cache.positions[row]);
-    if (cache.runs) cache.runs = rows.map((row) => cache.runs![row]);
+    if (cache.inputs) cache.inputs = rows.map((row) => cache.inputs![row]);
     index.dispose();
   }
 
@@ -476,7 +490,7 @@ export class TransformerPolicy {
   dispose(): void {
     tf.dispose(this.variables);
     this.numberCode?.dispose();
-    tf.dispose(this.runTables.flatMap(({ code }) => (code ? [code] : [])));
+    tf.dispose(this.inputTables.flatMap(({ code }) => (code ? [code] : [])));
     // With secondPrevious the previous tokens' codes are tensors of their own; without, the first is numberCode.
     if (this.config.secondPrevious) tf.dispose(this.previousCodes.filter((code): code is tf.Tensor2D => code !== null));
   }
