@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 
 /** A small trained-looking checkpoint: a tiny Kolmogorov run after one step, the inputs of the policy shipped before 2026-11-28 on (or others: `more`). */
-async function tinyCheckpoint(more = '&second-previous=false&run-lengths=false&stride-two=false'): Promise<Uint8Array> {
+async function tinyCheckpoint(more = '&second-previous=false&run-lengths=false&stride-two=false&copy-pointer=false'): Promise<Uint8Array> {
   const config = configFromSearchParams(`layers=1&d-model=16&heads=2&context=96&max-program-tokens=40&max-sequence-length=32&batch-size=4&workers=1&value-deltas=true${more}`);
   const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
   const runner = await createRunner(config, { train: generateDataset(1, 8), heldout: [] }, { pool });
@@ -119,7 +119,7 @@ print(__import__('json').dumps(model(torch.tensor([[${ids}]]))[0, -1].tolist()))
 
     // And `train --init-from` takes the file as its warm start.
     const run = join(dir, 'run-from-torch');
-    const flags = ['--layers', '1', '--d-model', '16', '--heads', '2', '--context', '96', '--max-program-tokens', '40', '--max-sequence-length', '32', '--batch-size', '4', '--workers', '1', '--value-deltas', '--second-previous', 'false', '--run-lengths', 'false', '--stride-two', 'false', '--max-steps', '1', '--eval-samples', '2', '--checkpoint-freq', '0'];
+    const flags = ['--layers', '1', '--d-model', '16', '--heads', '2', '--context', '96', '--max-program-tokens', '40', '--max-sequence-length', '32', '--batch-size', '4', '--workers', '1', '--value-deltas', '--second-previous', 'false', '--run-lengths', 'false', '--stride-two', 'false', '--copy-pointer', 'false', '--max-steps', '1', '--eval-samples', '2', '--checkpoint-freq', '0'];
     const trained = spawnSync(process.execPath, [...tsx, 'src/cli/train.ts', ...flags, '--init-from', saved, '--output-dir', run], { encoding: 'utf8' });
     expect(trained.status, trained.stderr).toBe(0);
     expect(trained.stderr).toContain(`policy initialised from ${saved}`);

@@ -34,7 +34,8 @@ const extras: ExtraFlag[] = [
   { name: 'ship', doc: 'copy the warm start to public/pretrained.prl, with its regression record', boolean: true },
   { name: 'smoke', doc: 'a tiny model and batches, and unless given 2 warm-start steps, 1 RL step and 3 held-out records: checks the whole pipeline in a minute (tests)', boolean: true },
   { name: 'task', doc: 'functions: the functions task\'s recipe instead (npm run recipe -- --task functions --help)' },
-  { name: 'ship-only', doc: 'only ship the warm start of an earlier run in --out (its recipe.json)', boolean: true },
+  { name: 'ship-only', doc: 'only ship the policy of an earlier run in --out (its recipe.json): its warm start, or with --ship-rl its RL stage\'s', boolean: true },
+  { name: 'ship-rl', doc: 'with --ship or --ship-only: ship the RL stage\'s policy (rl/latest.prl) instead of the warm start', boolean: true },
   { name: 'reuse-warm-start', doc: 'keep the warm start of an earlier run in --out (same flags) and run only RL and the evaluations', boolean: true },
 ];
 
@@ -43,7 +44,7 @@ const SHIPPED_CHECK_RECORDS = 40;
 
 /** The model and both stages' hyper-parameters; every flag is a config field (`--help` of train). */
 const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--context', '160', '--max-sequence-length', '64', '--max-program-tokens', '64', '--batch-size', '4'];
-const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96', '--value-deltas', '--second-previous', '--run-lengths', '--stride-two'];
+const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96', '--value-deltas', '--second-previous', '--run-lengths', '--stride-two', '--copy-pointer'];
 const pretrainFlags = ['--learning-rate', '0.003', '--batch-size', '32', '--warmup', '100', '--max-train-length', '64', '--threads', '2', '--eval-every', '500', '--eval-limit', '100'];
 const rlFlags = [
   '--learning-rate', '0.0001', '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
   const seconds: Record<string, number> = {};
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
-    return ship(warm, rlDir, out, earlier.scores, earlier.flags);
+    return ship(warm, rlDir, out, earlier.scores, { ...earlier.flags, 'ship-rl': extra['ship-rl'] });
   }
 
   // Later flags win, so the smoke sizes override the stages' own.
@@ -162,9 +163,11 @@ async function main(): Promise<void> {
 }
 
 /**
- * Ships the warm start: the page loads it by default, so a newcomer watches RL shorten the
- * programs of a policy that already writes correct ones. The shipped file holds the warm
- * start's weights with the RL stage's config (learning rate, group sampling, KL, length
+ * Ships the warm start (or, with --ship-rl, the RL stage's policy): the page loads it by
+ * default, so a newcomer watches RL shorten the programs of a policy that already writes correct
+ * ones. Since the copy pointer (2026-11-28) RL from the warm start lifts the policy alone on the
+ * dev file, and the shipped policy is the RL stage's (docs/kolmogorov.md). The shipped file holds
+ * the chosen policy's weights with the RL stage's config (learning rate, group sampling, KL, length
  * penalty) at step 0 and no optimizer state, so Train in the page continues as the recipe's RL
  * does rather than at the warm start's learning rate. Beside it goes what the regression test
  * checks: greedy accuracy on the first held-out records, measured on the shipped file, alone,
@@ -173,8 +176,10 @@ async function main(): Promise<void> {
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
   const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
+  const rlSteps = flags['ship-rl'] ? Number(flags['rl-steps']) : 0;
+  if (flags['ship-rl']) madeBy.push('--ship-rl');
   const rlConfig = parseConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
-  const shipped = await shippedPolicy(readCheckpointFile(warm), () => rlConfig, { warmStartSteps });
+  const shipped = await shippedPolicy(readCheckpointFile(flags['ship-rl'] ? join(rlDir, 'latest.prl') : warm), () => rlConfig, { warmStartSteps, ...(rlSteps ? { rlSteps } : {}) });
   writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');
   await stage('shipped checkpoint check', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', '--limit', String(SHIPPED_CHECK_RECORDS), '--out', check]);
@@ -188,6 +193,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   const record = {
     made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
     warm_start_steps: warmStartSteps,
+    ...(rlSteps ? { rl_steps: rlSteps } : {}),
     check: {
       data: 'datasets/heldout.jsonl',
       records: SHIPPED_CHECK_RECORDS,

@@ -54,7 +54,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
   // The shipped policy's shape (public/pretrained.prl) and its recipe's RL settings, so that a
   // run of the defaults takes the shipped weights as they are (`--init-from`, the page's start).
   defaults: {
-    model: { dModel: 64, valueDeltas: true, secondPrevious: true, runLengths: true, strideTwo: true },
+    model: { dModel: 64, valueDeltas: true, secondPrevious: true, runLengths: true, strideTwo: true, copyPointer: true },
     task: { maxTrainLength: 32, trainPieces: 2 },
     algorithm: { learningRate: 1e-4, lengthPenalty: 0.002, klCoef: 0.05, groupSize: 4 },
   },
