@@ -125,10 +125,13 @@ print(__import__('json').dumps(model(torch.tensor([[${ids}]]))[0, -1].tolist()))
     expect(trained.stderr).toContain(`policy initialised from ${saved}`);
   }, 120_000);
 
-  it('modeling_prl.py gives the lab\'s logits for a policy that embeds the token two back, runs at strides 1 and 2 and the copy pointer (secondPrevious, runLengths, strideTwo, copyPointer: codes moved)', async () => {
-    const second = join(dir, 'second.prl');
-    writeFileSync(second, await tinyCheckpoint('&second-previous=true&run-lengths=true&stride-two=true&copy-pointer=true'));
-    const out = join(dir, 'exported-second');
+  it.each([
+    ['', 'second'],
+    ['&copy-resume=true', 'resumed'],
+  ])('modeling_prl.py gives the lab\'s logits for a policy that embeds the token two back, runs at strides 1 and 2 and the copy pointer (secondPrevious, runLengths, strideTwo, copyPointer%s: codes moved)', async (resume, name) => {
+    const second = join(dir, `${name}.prl`);
+    writeFileSync(second, await tinyCheckpoint(`&second-previous=true&run-lengths=true&stride-two=true&copy-pointer=true${resume}`));
+    const out = join(dir, `exported-${name}`);
     const done = spawnSync(process.execPath, [...tsx, 'src/cli/export.ts', '--checkpoint', second, '--out', out], { encoding: 'utf8' });
     expect(done.status, done.stderr).toBe(0);
     // Repeated values, so that the token two back is a number whose moved code counts, runs of two and three, and an interleave;

@@ -134,7 +134,7 @@ def run_inputs(tokens, first, count, strides, delta_max=8):
     return lengths + deltas
 
 
-def copy_inputs(tokens, first, count, end, match_max=15):
+def copy_inputs(tokens, first, count, end, resume=False, match_max=15):
     """Per token, the rows of copyPointer.ts's inputs: the prompt value after the longest stretch that ends in the program's last numbers (count: none), and 2 x its length + 1 when it is the only one."""
     B, T = tokens.shape
     following = torch.full_like(tokens, count)
@@ -152,7 +152,11 @@ def copy_inputs(tokens, first, count, end, match_max=15):
                     prompt.append(v)
                 continue
             if not is_number:
-                match = None
+                if resume:  # the match is kept; the last value pointed to is read again, resumed (row 1)
+                    following[b, t] = following[b, t - 1]
+                    matched[b, t] = 1 if following[b, t] != count else 0
+                else:
+                    match = None
                 continue
             now = [(1 + (match[j - 1] if j > 0 and match else 0)) if p == v else 0 for j, p in enumerate(prompt)]
             match = now
@@ -273,7 +277,7 @@ class ProgramPolicy(torch.nn.Module):
                 x = x + (getattr(self, name) + getattr(self, f"{name}_code"))[index]
         copy = self.policy.get("copyPointer")
         if copy:
-            following, matched = copy_inputs(tokens, copy["first"], copy["count"], copy["end"])
+            following, matched = copy_inputs(tokens, copy["first"], copy["count"], copy["end"], copy.get("resume", False))
             x = x + (self.copy + self.copy_code)[following] + self.copylen[matched]
         mask = torch.triu(torch.full((T, T), NEG), diagonal=1)
         for block in self.blocks:

@@ -282,7 +282,7 @@ export function compatibleWith(meta: CheckpointMeta, config: LabConfig): string 
 }
 
 /** The fields that shape a policy's weights: two configs of one task equal on these hold the same tensors. */
-const shapeKeys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'secondPrevious', 'numberCode', 'valueDeltas', 'runLengths', 'strideTwo', 'copyPointer'] as const;
+const shapeKeys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'secondPrevious', 'numberCode', 'valueDeltas', 'runLengths', 'strideTwo', 'copyPointer', 'copyResume'] as const;
 
 function architectureDifference(from: LabConfig, to: LabConfig): [key: string, from: unknown, to: unknown][] {
   return shapeKeys.filter((key) => from.model[key] !== to.model[key]).map((key) => [key, from.model[key], to.model[key]]);

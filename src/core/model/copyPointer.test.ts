@@ -34,6 +34,19 @@ describe('the copy pointer', () => {
     expect(match).toEqual([3, 5, 0, 3, 0]);
   });
 
+  it('with resume, reads a program\'s statements as one copy: a token that is not a number points on from where the last number left off', () => {
+    const resumed = new CopyPointer(10, 20, END, true);
+    const row = [OTHER, ...[5, 7, 3, 5, 7, 9].map((v) => 10 + v), END, 15, 17, OTHER, OTHER, 13, 15, OTHER, 19];
+    const { index } = new TokenInputs([resumed]).ofRows([row]);
+    // "5 7" ties (the copy stands after either 7); the two tokens after it read the value after the first 7, resumed (row 1);
+    // "3 5" then continues the copy: "5 7 3 5" is one stretch, and the token after it points on to 7.
+    expect([...index[0]].slice(8)).toEqual([7, 3, 3, 3, 5, 7, 7, 20]);
+    expect([...index[1]].slice(8)).toEqual([2, 4, 1, 1, 2 * 3 + 1, 2 * 4 + 1, 1, 2 * 1 + 1]); // the 9 matches once, at the prompt's end: nothing after it
+    // Without resume the same program starts afresh at each token that is not a number.
+    const fresh = new TokenInputs([pointer]).ofRows([row]).index;
+    expect([...fresh[0]].slice(8)).toEqual([7, 3, NONE, NONE, 5, 7, NONE, NONE]);
+  });
+
   it('reads long matches at the last row of its table', () => {
     const values = Array.from({ length: 18 }, (_, i) => i);
     const { match } = read(values, values);

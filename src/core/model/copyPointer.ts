@@ -10,8 +10,14 @@
  * 15), and whether that longest stretch is the only one.
  *
  * Prompt and program are told apart by the token that ends the prompt (`end`): numbers before it
- * are the prompt, tokens after it the program. Prompt tokens and program tokens that are not
- * numbers read the "none" rows. modeling_prl.py computes the same.
+ * are the prompt, tokens after it the program. Prompt tokens read the "none" rows, and so do
+ * program tokens that are not numbers, where the run starts afresh.
+ *
+ * With `resume`, a program's statements are read as one copy: a token that is not a number keeps
+ * the match, and reads the last value pointed to with a match row of its own (1: resumed). A list
+ * written after a list (or after a range that ends on a prompt value) is then pointed to where
+ * the one before it stopped: where the generator's programs start their next piece. modeling_prl.py
+ * computes the same.
  */
 import type { InputTable, TokenInput } from './tokenInputs';
 
@@ -33,11 +39,11 @@ export class CopyPointer implements TokenInput<CopyState> {
   private readonly none: readonly [number, number];
 
   /** Tokens first .. first + count - 1 stand for the numbers 0 .. count - 1; `end` ends the prompt. */
-  constructor(readonly first: number, readonly count: number, readonly end: number) {
+  constructor(readonly first: number, readonly count: number, readonly end: number, readonly resume = false) {
     this.none = [count, 0];
   }
 
-  /** The next value (count + 1 rows, the last: none; its number code moved by seed 10), and the match: 2 x its length (0 .. 15) + 1 when it is the only longest. */
+  /** The next value (count + 1 rows, the last: none; its number code moved by seed 10), and the match: 2 x its length (1 .. 15) + 1 when it is the only longest; 0 none, 1 resumed. */
   inputs(): InputTable[] {
     return [
       { name: 'copy', rows: this.count + 1, code: { count: this.count, seed: 10 } },
@@ -56,7 +62,10 @@ export class CopyPointer implements TokenInput<CopyState> {
       if (token === this.end) return { ...state, inProgram: true };
       return isNumber ? { ...state, prompt: [...state.prompt, value] } : state;
     }
-    if (!isNumber) return { ...state, match: null, rows: this.none };
+    if (!isNumber) {
+      if (!this.resume) return { ...state, match: null, rows: this.none };
+      return { ...state, rows: state.rows[0] === this.count ? this.none : [state.rows[0], 1] };
+    }
     const { prompt } = state;
     const match = new Int32Array(prompt.length);
     let best = 0;

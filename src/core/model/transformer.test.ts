@@ -31,6 +31,7 @@ describe('transformer policy', () => {
     ['run lengths at strides 1 and 2', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8, strides: 2 } }],
     // Token 10 ends the prompt: in decoding for the first row, in the prefill for the second; values repeat, so matches tie and then part.
     ['the copy pointer, with run lengths', { previousToken: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8 }, copyPointer: { first: 2, count: 8, end: 10 } }, [[5, 6, 5, 7, 10, 5, 6], [0, 0, 4, 10, 4, 4, 11]]],
+    ['the copy pointer resumed across statements', { previousToken: true, numberTokens: { first: 2, count: 8 }, copyPointer: { first: 2, count: 8, end: 10, resume: true } }, [[5, 6, 5, 10, 5, 11, 6], [0, 0, 4, 10, 4, 11, 4]]],
   ])('gives KV-cache logits equal to full-forward logits, with left padding (%s)', (_name, inputs, given?: number[][]) => {
     const policy = new TransformerPolicy({ ...tiny, ...inputs }, 1);
     const rows = given ?? [

@@ -75,9 +75,10 @@ export interface PolicyConfig {
    * Tokens first .. first+count-1 stand for the numbers 0 .. count-1 and `end` ends a prompt of
    * numbers. Each program number also embeds where a copy of the prompt stands (copyPointer.ts):
    * the prompt value after the longest stretch that ends in the program's last numbers, and that
-   * stretch's length, so a copy keeps its place where a value occurs twice.
+   * stretch's length, so a copy keeps its place where a value occurs twice. With resume, the
+   * program's statements are matched as one copy (copyPointer.ts).
    */
-  copyPointer?: { first: number; count: number; end: number };
+  copyPointer?: { first: number; count: number; end: number; resume?: boolean };
 }
 
 export interface WeightArray {
@@ -183,7 +184,7 @@ export class TransformerPolicy {
     const { runLengths: runs, copyPointer: copy } = config;
     const parts = [
       ...(runs ? [new RunLengths(runs.first, runs.count, runs.strides ?? 1)] : []),
-      ...(copy ? [new CopyPointer(copy.first, copy.count, copy.end)] : []),
+      ...(copy ? [new CopyPointer(copy.first, copy.count, copy.end, copy.resume ?? false)] : []),
     ];
     this.tokenInputs = parts.length ? new TokenInputs(parts) : null;
     this.tokenInputs?.inputs().forEach(({ name, rows, code }) => {
