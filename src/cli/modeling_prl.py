@@ -12,8 +12,9 @@ torch, json and struct:
     python3 modeling_prl.py exported --ids 3,17,42        # the next-token logits, one JSON list
 
 The policy: learned token and position embeddings (plus, as the lab's config says, an embedding
-of each token's predecessor, a fixed sinusoidal code of number tokens and an embedding of the
-difference between consecutive numbers), pre-LayerNorm blocks of causal multi-head attention and
+of each token's predecessor and the token two back, a fixed sinusoidal code of number tokens, an
+embedding of the difference between consecutive numbers, the run lengths of runLengths.ts and the
+copy pointer of copyPointer.ts), pre-LayerNorm blocks of causal multi-head attention and
 a tanh-GELU MLP (4x), a final LayerNorm and an untied head to which the number code is added
 (x10). Linear weights are stored [in, out], as the lab stores them: y = x @ w + b.
 """
@@ -135,14 +136,15 @@ def run_inputs(tokens, first, count, strides, delta_max=8):
 
 
 def copy_inputs(tokens, first, count, end, resume=False, match_max=15):
-    """Per token, the rows of copyPointer.ts's inputs: the prompt value after the longest stretch that ends in the program's last numbers (count: none), and 2 x its length + 1 when it is the only one."""
+    """Per token, the rows of copyPointer.ts's inputs: the prompt value after the longest stretch that ends in the program's last numbers (count: none), and 2 x its length + 1 when it is the only one (0: none; 1: resumed, with resume)."""
     B, T = tokens.shape
+    rows = tokens.tolist()
     following = torch.full_like(tokens, count)
     matched = torch.zeros_like(tokens)
     for b in range(B):
         prompt, in_program, match = [], False, None
         for t in range(T):
-            token = int(tokens[b, t])
+            token = rows[b][t]
             v = token - first
             is_number = 0 <= v < count
             if not in_program:

@@ -49,5 +49,10 @@ describe('npm run recipe', () => {
     const empty = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--out', mkdtempSync(join(tmpdir(), 'prl-recipe-'))], { encoding: 'utf8' });
     expect(empty.status).toBe(1);
     expect(empty.stderr).toMatch(/--reuse-warm-start: .* holds no earlier run/);
+
+    // --ship-rl alone ships nothing: said, before any stage runs.
+    const alone = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--ship-rl', '--out', mkdtempSync(join(tmpdir(), 'prl-recipe-'))], { encoding: 'utf8' });
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toContain('--ship-rl says which policy --ship or --ship-only ships');
   }, 300_000);
 });

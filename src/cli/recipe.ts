@@ -16,7 +16,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shippedPolicy } from './shippedPolicy';
-import { parseConfig } from '../core/config';
+import { parseStoredConfig } from '../core/config';
 import { repairSearch } from '../core/kolmogorov/repair';
 import { splitSearch } from '../core/kolmogorov/split';
 import { readCheckpointFile, readJsonChecked } from './data';
@@ -31,7 +31,7 @@ const extras: ExtraFlag[] = [
   { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '600' },
   { name: 'k', doc: 'programs per sequence for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
-  { name: 'ship', doc: 'copy the warm start to public/pretrained.prl, with its regression record', boolean: true },
+  { name: 'ship', doc: 'copy the warm start (with --ship-rl the RL stage\'s policy, as shipped) to public/pretrained.prl, with its regression record', boolean: true },
   { name: 'smoke', doc: 'a tiny model and batches, and unless given 2 warm-start steps, 1 RL step and 3 held-out records: checks the whole pipeline in a minute (tests)', boolean: true },
   { name: 'task', doc: 'functions: the functions task\'s recipe instead (npm run recipe -- --task functions --help)' },
   { name: 'ship-only', doc: 'only ship the policy of an earlier run in --out (its recipe.json): its warm start, or with --ship-rl its RL stage\'s', boolean: true },
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
     return;
   }
   const { extra, extraGiven } = parseArgs(argv, extras, false);
+  if (extra['ship-rl'] && !extra.ship && !extra['ship-only']) throw new Error('--ship-rl says which policy --ship or --ship-only ships: give one of them too');
   // A smoke run is small in steps too, unless told otherwise.
   if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1'], ['limit', '3']]) if (!extraGiven.has(name)) extra[name] = value;
   const out = String(extra.out);
@@ -178,7 +179,8 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const rlSteps = flags['ship-rl'] ? Number(flags['rl-steps']) : 0;
   if (flags['ship-rl']) madeBy.push('--ship-rl');
-  const rlConfig = parseConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
+  // As stored: a run made before a model input existed reads as without it, as its weights are.
+  const rlConfig = parseStoredConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
   const shipped = await shippedPolicy(readCheckpointFile(flags['ship-rl'] ? join(rlDir, 'latest.prl') : warm), () => rlConfig, { warmStartSteps, ...(rlSteps ? { rlSteps } : {}) });
   writeFileSync('public/pretrained.prl', shipped);
   const check = join(out, 'shipped-check.json');

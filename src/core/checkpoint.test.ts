@@ -118,13 +118,13 @@ describe('checkpoint format', () => {
   });
 
   it('reads a checkpoint written before the Kolmogorov task\'s newer inputs as without them, not with today\'s defaults', async () => {
-    // A header of before 2026-11-28: its model section has no secondPrevious, runLengths, strideTwo or copyPointer (the default now turns them on).
+    // A header of before 2026-11-28: its model section has no secondPrevious, runLengths, strideTwo, copyPointer or copyResume (the default now turns the first four on).
     const old = await forge((header) => {
-      for (const key of ['secondPrevious', 'runLengths', 'strideTwo', 'copyPointer']) delete header.config.model[key];
+      for (const key of ['secondPrevious', 'runLengths', 'strideTwo', 'copyPointer', 'copyResume']) delete header.config.model[key];
     });
     expect(defaultConfig().model).toMatchObject({ secondPrevious: true, runLengths: true, strideTwo: true, copyPointer: true });
     const { meta: read } = await decodeCheckpoint(old);
-    expect(read.config.model).toMatchObject({ secondPrevious: false, runLengths: false, strideTwo: false, copyPointer: false, valueDeltas: true });
+    expect(read.config.model).toMatchObject({ secondPrevious: false, runLengths: false, strideTwo: false, copyPointer: false, copyResume: false, valueDeltas: true });
     // Against a run of today's defaults it is another architecture, said as such (not "weights lack prev2").
     expect(compatibleWith(read, defaultConfig())).toMatch(/secondPrevious false \(this model true\)/);
     // A header that has them keeps them.

@@ -281,7 +281,7 @@ export function compatibleWith(meta: CheckpointMeta, config: LabConfig): string 
   return different.length ? `checkpoint architecture differs: ${different.map(([key, was, now]) => `${key} ${was} (this model ${now})`).join(', ')}` : null;
 }
 
-/** The fields that shape a policy's weights: two configs of one task equal on these hold the same tensors. */
+/** The fields that shape a policy's weights or what its inputs mean: two configs of one task equal on these hold the same tensors and read them alike (copyResume adds no tensor, it changes what the pointer's rows say). */
 const shapeKeys = ['layers', 'dModel', 'heads', 'context', 'previousToken', 'secondPrevious', 'numberCode', 'valueDeltas', 'runLengths', 'strideTwo', 'copyPointer', 'copyResume'] as const;
 
 function architectureDifference(from: LabConfig, to: LabConfig): [key: string, from: unknown, to: unknown][] {

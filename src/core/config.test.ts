@@ -63,9 +63,11 @@ describe('config', () => {
     expect(configProblem(configFromSearchParams('run-lengths=false'))).toMatch(/^model.strideTwo adds a second stride to the run lengths: it needs model.runLengths/);
     expect(configProblem(configFromSearchParams('previous-token=false'))).toMatch(/^model.secondPrevious embeds the token two back beside the previous one: it needs model.previousToken/);
     expect(configProblem(configFromSearchParams('run-lengths=false&stride-two=false&previous-token=false&second-previous=false'))).toBeNull();
-    // And one the functions task has no use for (numberInputs would throw when the policy is built).
+    expect(configProblem(configFromSearchParams('copy-pointer=false&copy-resume=true'))).toMatch(/^model.copyResume carries the copy pointer across statements: it needs model.copyPointer/);
+    expect(configProblem(configFromSearchParams('copy-resume=true'))).toBeNull();
+    // Inputs the functions task has no use for (numberInputs would throw when the policy is built), said as such, whichever is on.
     expect(configProblem(configFromSearchParams('task=functions&copy-pointer=true'))).toMatch(/^model.copyPointer points into a prompt of numbers/);
-    expect(configProblem(configFromSearchParams('copy-pointer=true'))).toBeNull();
+    expect(configProblem(configFromSearchParams('task=functions&copy-resume=true'))).toMatch(/^model.copyResume points into a prompt of numbers/);
   });
 
   it('an algorithm that joins programs of different steps in one update needs the longest prompt and program to fit the context together', () => {

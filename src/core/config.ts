@@ -198,7 +198,6 @@ export function configProblem(config: LabConfig, { opened = false }: { opened?: 
   // Inputs that extend another: refused here, so the page's form says so before Apply.
   if (model.secondPrevious && !model.previousToken) return 'model.secondPrevious embeds the token two back beside the previous one: it needs model.previousToken (or turn secondPrevious off)';
   if (model.strideTwo && !model.runLengths) return 'model.strideTwo adds a second stride to the run lengths: it needs model.runLengths (or turn strideTwo off)';
-  if (model.copyResume && !model.copyPointer) return 'model.copyResume carries the copy pointer across statements: it needs model.copyPointer (or turn copyResume off)';
   const algorithm = algorithmDefinition(config.algorithm.name);
   if (config.algorithm.gradientAccumulationSteps > 1 && !algorithm.accumulates) return `algorithm.gradientAccumulationSteps works with algorithms whose update splits into micro-batches, not ${algorithm.name}: set it to 1`;
   const task = taskDefinition(config.task.name);

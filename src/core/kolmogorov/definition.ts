@@ -62,6 +62,7 @@ export const kolmogorov: TaskDefinition<KolmogorovConfig, KolmogorovRecord> = {
   shippedPolicy: { file: 'pretrained.prl', name: 'pretrained checkpoint' },
   prelude: kolmogorovPrelude,
   check(config) {
+    if (config.model.copyResume && !config.model.copyPointer) return 'model.copyResume carries the copy pointer across statements: it needs model.copyPointer (or turn copyResume off)';
     const { name, repairDemos } = config.algorithm as { name: string; repairDemos: number };
     // Demonstrations are found by search, not sampled: they have no sampling probability for GRPO's ratio or RLOO's KL.
     if (repairDemos > 0 && name !== 'reinforce') return `algorithm.repairDemos (${repairDemos}) works with algorithm reinforce only, not ${name}: set it to 0`;

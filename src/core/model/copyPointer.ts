@@ -2,8 +2,8 @@
  * Where a copy of the prompt stands. A program that copies part of its prompt (a `set_list` of
  * the values as they are) writes the values one after another; the policy finds the next one by
  * matching what it just wrote against the prompt. Matching the last value alone jumps where that
- * value occurs twice, and the copy loses its place: the Kolmogorov policy solved 10 of 101 short
- * sequences whose list holds such a value (docs/kolmogorov.md). The pointer matches the whole run
+ * value occurs twice, and the copy loses its place: the Kolmogorov policy shipped before the pointer
+ * wrote 12 of 101 short dev sequences whose list holds such a value (docs/kolmogorov.md). The pointer matches the whole run
  * of numbers the program has written since its last other token: at each program number it finds
  * the longest stretch of the prompt that ends in that run's last values, and gives the policy
  * the prompt value just after it (the value a copy writes next), how many values matched (up to

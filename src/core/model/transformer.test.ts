@@ -58,10 +58,13 @@ describe('transformer policy', () => {
     ['previous-token embedding', { previousToken: true }],
     // Padding is token 0, not a number: a row's runs and its token two back start with its own first token.
     ['the token two back and runs at strides 1 and 2', { previousToken: true, secondPrevious: true, numberTokens: { first: 2, count: 8 }, runLengths: { first: 2, count: 8, strides: 2 } }],
+    // Token 10 ends the prompt 9 2; the program copies it, then a token that is not a number reads the pointer resumed.
+    ['the copy pointer, resumed', { previousToken: true, numberTokens: { first: 2, count: 8 }, copyPointer: { first: 2, count: 8, end: 10, resume: true } }],
   ])('computes a padded row exactly as the same row alone (%s)', (_name, inputs) => {
     const policy = new TransformerPolicy({ ...tiny, ...inputs }, 2);
-    const alone = policy.forward(tf.tensor2d([[1, 9, 2, 8, 3]], [1, 5], 'int32')).arraySync()[0];
-    const padded = policy.forward(tf.tensor2d([[0, 0, 1, 9, 2, 8, 3], [1, 2, 3, 4, 5, 6, 7]], [2, 7], 'int32'), [2, 0]).arraySync()[0];
+    const row = 'copyPointer' in inputs ? [9, 2, 10, 9, 2, 11] : [1, 9, 2, 8, 3];
+    const alone = policy.forward(tf.tensor2d([row], [1, row.length], 'int32')).arraySync()[0];
+    const padded = policy.forward(tf.tensor2d([[0, 0, ...row], [1, 2, 3, 4, 5, 6, 7, 8].slice(0, row.length + 2)], [2, row.length + 2], 'int32'), [2, 0]).arraySync()[0];
     alone.forEach((row, t) => row.forEach((value, v) => expect(padded[t + 2][v]).toBeCloseTo(value, 4)));
     policy.dispose();
   });
