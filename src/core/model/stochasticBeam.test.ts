@@ -64,9 +64,12 @@ describe('sampling without replacement (stochastic beam search)', () => {
     policy.dispose();
   });
 
-  it('keeps each beam on its own cache row: prompts of several lengths in one batch, parents kept twice', async () => {
-    const policy = new TransformerPolicy({ ...config, layers: 2 }, 5);
-    const prompts = [[1, 6], [1, 7, 8, 9, 6, 7], [1, 9, 9], [1, 8]];
+  it.each([
+    ['plain', {}, [[1, 6], [1, 7, 8, 9, 6, 7], [1, 9, 9], [1, 8]]],
+    // A and B (tokens 2, 3) as the numbers 0 and 1, 9 ending a prompt of them: each beam's pointer and runs travel with its cache row.
+    ['the copy pointer resumed, and run lengths', { copyPointer: { first: 2, count: 2, end: 9, resume: true }, runLengths: { first: 2, count: 2 } }, [[1, 2, 9], [1, 3, 2, 3, 2, 9, 6], [1, 2, 2, 9], [1, 9]]],
+  ])('keeps each beam on its own cache row: prompts of several lengths in one batch, parents kept twice (%s)', async (_name, inputs, prompts) => {
+    const policy = new TransformerPolicy({ ...config, layers: 2, ...inputs }, 5);
     for (const k of [3, 10]) {
       const drawn = await sampleDistinct(policy, new ToyGrammar(), prompts, { k, maxTokens: 8, temperature: 1.7, rng: new Rng(k) });
       expect(drawn.map((list) => list.length)).toEqual(prompts.map(() => Math.min(k, 6)));
