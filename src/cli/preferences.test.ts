@@ -28,7 +28,7 @@ describe('DPO on its own samples', () => {
   it('pairs each group\'s best correct program with its worst, from the shipped warm start: TRL\'s figures, flat tensor count', async () => {
     const shipped = new Uint8Array(readFileSync('public/pretrained.prl'));
     const { meta } = await decodeCheckpoint(shipped);
-    const config = configFromSearchParams('algorithm=dpo&beta=0.1&batch-size=32&group-size=8&learning-rate=0.0001&workers=1', meta.config);
+    const config = configFromSearchParams('algorithm=dpo&beta=0.1&batch-size=32&group-size=8&learning-rate=0.0001&workers=1&temperature=1.5', meta.config);
     const pool = createNodeSandboxPool({ size: 1, limits: { deadlineMs: 100, watchdogMs: 1000, memoryBytes: 32 << 20, stackBytes: 128 << 10, maxSourceBytes: 1 << 16, maxOutputLength: 4096 }, preludes: taskPreludes() });
     // Short sequences the warm start solves often: most groups hold a correct and a wrong program.
     const train = (await loadKolmogorovFile('datasets/train.jsonl', { quiet: true })).filter((r) => r.sequence.length <= 12).slice(0, 40);

@@ -30,7 +30,7 @@ export const modelFields = {
   valueDeltas: z.boolean().default(false).describe('Also embed the difference between consecutive numbers (clipped to -9..9): runs, repeats and steps, and the breaks between them, are visible at each position.'),
   runLengths: z.boolean().default(false).describe('Also embed, at each number, how many values of one constant difference end there (a repeat, a range, a step): the key at a run\'s end says its length, which a count copies.'),
   strideTwo: z.boolean().default(false).describe('With runLengths: also the runs over every other value, and each number\'s difference from the number two back: the two streams an interleave weaves.'),
-  copyPointer: z.boolean().default(false).describe('Also embed, at each number a program writes, the prompt value after the longest stretch of the prompt that ends in the numbers it just wrote, and that stretch\'s length: a copy of the prompt keeps its place where a value occurs twice (tasks whose prompt is numbers: kolmogorov).'),
+  copyPointer: z.boolean().default(false).describe('Also embed, at each number a program writes, the prompt value after the longest stretch of the prompt that ends in the numbers it just wrote, and that stretch\'s length: a copy of the prompt keeps its place where a value occurs twice (tasks whose prompt is numbers: kolmogorov; the others build no pointer).'),
   copyResume: z.boolean().default(false).describe('With copyPointer: read the program\'s statements as one copy, so a list written after another is pointed to where that one stopped.'),
 };
 

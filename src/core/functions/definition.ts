@@ -34,8 +34,6 @@ export const functions: TaskDefinition<FunctionsConfig, FunctionProblem> = {
   reportLength: REPORT_LENGTH,
   harnessSourceLength: HARNESS_SOURCE_LENGTH,
   policyConfig: functionsPolicyConfig,
-  // The copy pointer points into a prompt of numbers; this task's prompt is words, code and tests.
-  check: (config) => (config.model.copyPointer || config.model.copyResume ? `model.${config.model.copyPointer ? 'copyPointer' : 'copyResume'} points into a prompt of numbers (the kolmogorov task's); a functions prompt is a docstring and tests: turn it off` : null),
   createTask: (config) => functionsTask(config),
   grammarSpec: (config) => ({ task: 'functions', budget: config.model.maxProgramTokens }),
   grammarFromSpec: (spec) => new FunctionGrammar(Number(spec.budget)),
