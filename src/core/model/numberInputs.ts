@@ -22,7 +22,7 @@ export function numberInputs<M extends NumberSwitches>(model: M, numbers: { firs
   const { numberCode, valueDeltas, runLengths, strideTwo, copyPointer, copyResume, ...rest } = model;
   const { promptEnd, ...range } = numbers;
   if (strideTwo && !runLengths) throw new Error('model.strideTwo (--stride-two) needs model.runLengths (--run-lengths): it adds a second stride to the run lengths');
-  if (copyResume && !copyPointer) throw new Error('model.copyResume (--copy-resume) needs model.copyPointer (--copy-pointer): it carries the pointer across statements');
+  if (copyResume && !copyPointer && promptEnd !== undefined) throw new Error('model.copyResume (--copy-resume) needs model.copyPointer (--copy-pointer): it carries the pointer across statements');
   return {
     ...rest,
     numberTokens: numberCode ? { ...range } : undefined,
