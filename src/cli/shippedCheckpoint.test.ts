@@ -30,7 +30,8 @@ beforeAll(async () => {
 describe('the shipped pretrained checkpoint', () => {
   it('is small, loads, and reaches the held-out accuracy recorded beside it', async () => {
     expect(bytes.byteLength).toBeLessThan(4 << 20);
-    const records = (await loadKolmogorovFile(record.check.data)).slice(0, record.check.records);
+    const file = await loadKolmogorovFile(record.check.data);
+    const records = file.slice(0, record.check.records);
     const { runner, close } = await openCheckpointRunner(bytes, records, { poolSize: 1 });
     try {
       const result = await runner.evaluate(records, { k: record.check.k });
@@ -52,7 +53,7 @@ describe('the shipped pretrained checkpoint', () => {
       // Repair swaps tokens of the greedy program where it is wrong: it keeps every greedy
       // solve, and the sequences it adds are solved (by the sandbox's check), not assumed.
       const { runners_up, rounds, accuracy } = record.check.repair;
-      const repairRecords = (await loadKolmogorovFile(record.check.data)).slice(0, record.check.repair.records ?? record.check.records);
+      const repairRecords = file.slice(0, record.check.repair.records ?? record.check.records);
       const repairGreedy = repairRecords.length === records.length ? greedy : await runner.evaluate(repairRecords, { k: 1 });
       const repaired = await runner.evaluate(repairRecords, { k: 1, repair: runners_up, repairRounds: rounds });
       expect(repaired.accuracy).toBeCloseTo(accuracy, 6);
