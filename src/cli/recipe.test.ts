@@ -4,6 +4,7 @@
  * all five searches of each policy beside gzip and LZMA. (The real recipe's figures are in docs/kolmogorov.md; this checks the pipeline.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,20 @@ describe('npm run recipe', () => {
     const empty = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--out', mkdtempSync(join(tmpdir(), 'prl-recipe-'))], { encoding: 'utf8' });
     expect(empty.status).toBe(1);
     expect(empty.stderr).toMatch(/--reuse-warm-start: .* holds no earlier run/);
+
+    // A warm start continued from a checkpoint (e.g. the shipped policy): its own rate and stream
+    // seed reach the pretrain stage, and the start's hash is kept, as --ship may replace that file.
+    const continued = mkdtempSync(join(tmpdir(), 'prl-recipe-'));
+    const more = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--init-from', join(out, 'pretrained.prl'), '--pretrain-lr', '0.001', '--pretrain-seed', '2', '--pretrain-steps', '1', '--k', '1', '--limit', '1', '--out', continued], { encoding: 'utf8' });
+    expect(more.status, more.stderr).toBe(0);
+    expect(more.stderr).toMatch(/== warm start: node .*src\/cli\/pretrain\.ts .*--learning-rate 0\.001 --seed 2 --init-from /);
+    expect(more.stderr).toContain(`policy initialised from ${join(out, 'pretrained.prl')}`);
+    const flags = JSON.parse(readFileSync(join(continued, 'recipe.json'), 'utf8')).flags;
+    expect(flags['init-sha256']).toBe(createHash('sha256').update(warm).digest('hex'));
+    const missing = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--init-from', join(continued, 'absent.prl'), '--out', continued], { encoding: 'utf8' });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain(`--init-from: cannot read checkpoint ${join(continued, 'absent.prl')}`);
+    expect(missing.stderr).not.toContain('== warm start');
 
     // --ship-rl alone ships nothing: said, before any stage runs.
     const alone = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--ship-rl', '--out', mkdtempSync(join(tmpdir(), 'prl-recipe-'))], { encoding: 'utf8' });

@@ -1,7 +1,8 @@
 /**
  * `npm run recipe`: the reproducible learning recipe of the Kolmogorov task, end to end.
  *
- *   1. supervised warm start on generator pairs (never a held-out sequence): `pretrain`
+ *   1. supervised warm start on generator pairs (never a held-out sequence), from random weights
+ *      or continued from a checkpoint such as the shipped policy (`--init-from`): `pretrain`
  *   2. REINFORCE from the warm start, KL to it, group baseline, length penalty: `train --init-from`
  *   3. the held-out file scored ten ways: warm start and warm start + RL, each greedy, best-of-k,
  *      + repair (edits around the closest wrong programs), + split (the sequence written piece
@@ -13,6 +14,7 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones docs/kolmogorov.md's figures come from.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shippedPolicy } from './shippedPolicy';
@@ -28,6 +30,9 @@ const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'out', doc: 'directory of the checkpoints, logs and recipe.json', defaultValue: 'runs/recipe' },
   { name: 'pretrain-steps', doc: 'supervised warm-start updates', defaultValue: '24000' },
+  { name: 'init-from', doc: 'the warm start continues from this checkpoint of the same shape (e.g. public/pretrained.prl, the shipped policy) instead of from random weights' },
+  { name: 'pretrain-lr', doc: 'the warm start\'s peak learning rate (a continued warm start: half of it is where a schedule twice as long stands at its middle)', defaultValue: '0.003' },
+  { name: 'pretrain-seed', doc: 'seed of the warm start\'s generated stream (a warm start continued from another should draw other pairs than the first drew)', defaultValue: '1' },
   { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '600' },
   { name: 'k', doc: 'programs per sequence for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
   { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
@@ -51,7 +56,7 @@ const SHIPPED_REPAIR_RECORDS = 80;
 /** The model and both stages' hyper-parameters; every flag is a config field (`--help` of train). */
 const smokeModel = ['--d-model', '16', '--layers', '1', '--heads', '2', '--context', '160', '--max-sequence-length', '64', '--max-program-tokens', '64', '--batch-size', '4'];
 const model = ['--d-model', '64', '--layers', '2', '--heads', '4', '--context', '256', '--max-sequence-length', '128', '--max-program-tokens', '96', '--value-deltas', '--second-previous', '--run-lengths', '--stride-two', '--copy-pointer'];
-const pretrainFlags = ['--learning-rate', '0.003', '--batch-size', '32', '--warmup', '100', '--max-train-length', '64', '--threads', '2', '--eval-every', '500', '--eval-limit', '100'];
+const pretrainFlags = ['--batch-size', '32', '--warmup', '100', '--max-train-length', '64', '--threads', '2', '--eval-every', '500', '--eval-limit', '100'];
 const rlFlags = [
   '--learning-rate', '0.0001', '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
   '--length-penalty', '0.002', '--temperature', '1', '--checkpoint-freq', '0', '--eval-samples', '50',
@@ -121,6 +126,11 @@ async function main(): Promise<void> {
   const rlDir = join(out, 'rl');
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
+  // The start is read before any stage runs, so a wrong path fails now, not after minutes of
+  // work; its hash goes in recipe.json and the shipped record, as `--init-from
+  // public/pretrained.prl --ship` replaces the very file it started from.
+  const initFrom = typeof extra['init-from'] === 'string' ? extra['init-from'] : undefined;
+  if (initFrom && !extra['ship-only']) extra['init-sha256'] = createHash('sha256').update(readCheckpointFile(initFrom, 'init-from')).digest('hex');
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
     return ship(warm, rlDir, out, earlier.scores, { ...earlier.flags, 'ship-rl': extra['ship-rl'] });
@@ -137,7 +147,8 @@ async function main(): Promise<void> {
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
   } else {
-    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
+    const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(initFrom ? ['--init-from', initFrom] : [])];
+    seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, EvalJson> = {};
@@ -182,7 +193,7 @@ async function main(): Promise<void> {
  */
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
-  const madeBy = ['out', 'pretrain-steps', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
+  const madeBy = ['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'pretrain-seed', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const rlSteps = flags['ship-rl'] ? Number(flags['rl-steps']) : 0;
   if (flags['ship-rl']) madeBy.push('--ship-rl');
   // As stored: a run made before a model input existed reads as without it, as its weights are.
@@ -201,6 +212,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   const record = {
     made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
     warm_start_steps: warmStartSteps,
+    ...(typeof flags['init-from'] === 'string' ? { warm_start_from: { file: flags['init-from'], sha256: flags['init-sha256'] } } : {}),
     ...(rlSteps ? { rl_steps: rlSteps } : {}),
     check: {
       data: 'datasets/heldout.jsonl',
