@@ -60,6 +60,14 @@ describe('npm run recipe', () => {
     expect(more.stderr).toContain(`policy initialised from ${join(out, 'pretrained.prl')}`);
     const flags = JSON.parse(readFileSync(join(continued, 'recipe.json'), 'utf8')).flags;
     expect(flags['init-sha256']).toBe(createHash('sha256').update(warm).digest('hex'));
+    // Reused, that warm start is still recorded as made from its own start, not from whatever
+    // this run's --init-from names now.
+    const reused = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--reuse-warm-start', '--init-from', join(out, 'rl', 'latest.prl'), '--k', '1', '--limit', '1', '--out', continued], { encoding: 'utf8' });
+    expect(reused.status, reused.stderr).toBe(0);
+    expect(reused.stderr).toContain(`--init-from ${join(out, 'rl', 'latest.prl')} is not used: the reused warm start was made from ${join(out, 'pretrained.prl')}`);
+    const reusedFlags = JSON.parse(readFileSync(join(continued, 'recipe.json'), 'utf8')).flags;
+    expect(reusedFlags['init-from']).toBe(join(out, 'pretrained.prl'));
+    expect(reusedFlags['init-sha256']).toBe(flags['init-sha256']);
     const missing = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--init-from', join(continued, 'absent.prl'), '--out', continued], { encoding: 'utf8' });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain(`--init-from: cannot read checkpoint ${join(continued, 'absent.prl')}`);

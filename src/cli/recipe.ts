@@ -126,11 +126,7 @@ async function main(): Promise<void> {
   const rlDir = join(out, 'rl');
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
-  // The start is read before any stage runs, so a wrong path fails now, not after minutes of
-  // work; its hash goes in recipe.json and the shipped record, as `--init-from
-  // public/pretrained.prl --ship` replaces the very file it started from.
   const initFrom = typeof extra['init-from'] === 'string' ? extra['init-from'] : undefined;
-  if (initFrom && !extra['ship-only']) extra['init-sha256'] = createHash('sha256').update(readCheckpointFile(initFrom, 'init-from')).digest('hex');
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
     return ship(warm, rlDir, out, earlier.scores, { ...earlier.flags, 'ship-rl': extra['ship-rl'] });
@@ -143,10 +139,22 @@ async function main(): Promise<void> {
     if (!existsSync(warm) || !existsSync(join(out, 'recipe.json'))) {
       throw new Error(`--reuse-warm-start: ${out} holds no earlier run (its pretrained.prl and recipe.json); run the recipe once without the flag`);
     }
-    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number> };
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number>; flags: Record<string, unknown> };
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
+    // What the reused warm start was made from is the earlier run's start, whatever this run's
+    // --init-from names (that file may since have been replaced by a --ship).
+    const earlierFrom = typeof earlier.flags['init-from'] === 'string' ? earlier.flags['init-from'] : undefined;
+    if (initFrom !== undefined && initFrom !== earlierFrom) console.error(`--init-from ${initFrom} is not used: the reused warm start was made ${earlierFrom ? `from ${earlierFrom}` : 'from random weights'}`);
+    for (const name of ['init-from', 'init-sha256']) {
+      if (earlier.flags[name] === undefined) delete extra[name];
+      else extra[name] = earlier.flags[name] as string;
+    }
   } else {
+    // The start is read before any stage runs, so a wrong path fails now, not after minutes of
+    // work; its hash goes in recipe.json and the shipped record, as `--init-from
+    // public/pretrained.prl --ship` replaces the very file it started from.
+    if (initFrom) extra['init-sha256'] = createHash('sha256').update(readCheckpointFile(initFrom, 'init-from')).digest('hex');
     const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(initFrom ? ['--init-from', initFrom] : [])];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
