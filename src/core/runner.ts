@@ -82,17 +82,21 @@ export async function createRunner(config: LabConfig, data: RunnerData, deps: Ru
   const definition = taskDefinition(config.task.name);
   const train = withoutHeldOut(definition, data.train, data.heldout, deps.onLog);
   const loop = await createTrainingLoop(config, definition.createTask(config, data.heldout), train, { heldout: data.heldout, ...deps });
-  return withEvaluation(loop, definition, (items: readonly unknown[], request: EvaluateRequest = {}) => {
+  const evaluate = (items: readonly unknown[], request: EvaluateRequest = {}) => {
     const { shouldStop } = request;
     // Every task reports progress between its chunks of items, and may be stopped there; a long search also asks inside.
     const onProgress = stoppingProgress(shouldStop, request.onProgress);
     return definition.evaluate({ policy: loop.policy, config, pool: deps.pool, onProgress, shouldStop }, items, { limit: request.limit, search: searchOf(definition, request.search) });
-  });
+  };
+  return withLoop(loop, { definition, evaluate });
 }
 
-/** A loop with its task's evaluation beside it (the loop's step count stays live). */
-export function withEvaluation<E>(loop: TrainingLoop, definition: TaskDefinition, evaluate: E): TrainingLoop & { definition: TaskDefinition; evaluate: E } {
-  return {
+/**
+ * The loop with more beside it (a task's evaluation, its search): the loop's own members are
+ * forwarded, its step count stays live.
+ */
+export function withLoop<X extends object>(loop: TrainingLoop, more: X): TrainingLoop & X {
+  const view: TrainingLoop = {
     config: loop.config,
     policy: loop.policy,
     get globalStep() {
@@ -104,7 +108,6 @@ export function withEvaluation<E>(loop: TrainingLoop, definition: TaskDefinition
     saveCheckpoint: loop.saveCheckpoint,
     loadCheckpoint: loop.loadCheckpoint,
     dispose: loop.dispose,
-    definition,
-    evaluate,
   };
+  return Object.assign(view, more);
 }

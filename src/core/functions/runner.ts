@@ -7,6 +7,7 @@ import { createTrainingLoop, type LoopDeps, type TrainingLoop } from '../loop';
 import { evaluateFunctions, type FunctionEvaluateOptions, type FunctionEvaluation } from './evaluate';
 import type { FunctionProblem } from './problems';
 import { searchFunctions, type SearchOptions, type SearchResult } from './search';
+import { withLoop } from '../runner';
 import { functionsTask } from './task';
 
 export interface FunctionsRunner extends TrainingLoop {
@@ -18,19 +19,8 @@ export interface FunctionsRunner extends TrainingLoop {
 export async function createFunctionsRunner(config: LabConfig, train: readonly FunctionProblem[], deps: LoopDeps): Promise<FunctionsRunner> {
   if (config.task.name !== 'functions') throw new Error(`createFunctionsRunner: the config's task is ${config.task.name}`);
   const loop = await createTrainingLoop(config, functionsTask(config), train, deps);
-  return {
-    config: loop.config,
-    policy: loop.policy,
-    get globalStep() {
-      return loop.globalStep;
-    },
-    step: loop.step,
-    setLearningRate: loop.setLearningRate,
-    startFromHere: loop.startFromHere,
-    saveCheckpoint: loop.saveCheckpoint,
-    loadCheckpoint: loop.loadCheckpoint,
-    dispose: loop.dispose,
+  return withLoop<Pick<FunctionsRunner, 'evaluate' | 'search'>>(loop, {
     evaluate: (problems, options) => evaluateFunctions({ policy: loop.policy, config, pool: deps.pool }, problems, options),
     search: (problems, options) => searchFunctions({ policy: loop.policy, config, pool: deps.pool }, problems, options),
-  };
+  });
 }

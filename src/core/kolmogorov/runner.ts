@@ -7,6 +7,7 @@ import type { LabConfig } from '../config';
 import type { KolmogorovRecord } from '../data/records';
 import { createTrainingLoop, type LoopDeps, type TrainingLoop } from '../loop';
 import { evaluateKolmogorov, type EvaluateOptions, type EvaluationResult } from './evaluate';
+import { withLoop } from '../runner';
 import { kolmogorovTask } from './task';
 
 export interface KolmogorovRunner extends TrainingLoop {
@@ -15,18 +16,7 @@ export interface KolmogorovRunner extends TrainingLoop {
 
 export async function createKolmogorovRunner(config: LabConfig, data: { train: readonly KolmogorovRecord[]; heldout: readonly KolmogorovRecord[] }, deps: LoopDeps): Promise<KolmogorovRunner> {
   const loop = await createTrainingLoop(config, kolmogorovTask(config, data.heldout), data.train, deps);
-  return {
-    config: loop.config,
-    policy: loop.policy,
-    get globalStep() {
-      return loop.globalStep;
-    },
-    step: loop.step,
-    setLearningRate: loop.setLearningRate,
-    startFromHere: loop.startFromHere,
-    saveCheckpoint: loop.saveCheckpoint,
-    loadCheckpoint: loop.loadCheckpoint,
-    dispose: loop.dispose,
+  return withLoop<Pick<KolmogorovRunner, 'evaluate'>>(loop, {
     evaluate: (records, options) => evaluateKolmogorov({ policy: loop.policy, config, pool: deps.pool }, records, options),
-  };
+  });
 }
