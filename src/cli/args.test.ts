@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, positiveFlag, usage } from './args';
+import { pathToFileURL } from 'node:url';
+import { isEntry, parseArgs, positiveFlag, usage } from './args';
 import { trainHelp } from './train';
 
 describe('parseArgs', () => {
@@ -116,5 +117,18 @@ describe('a config file\'s command section', () => {
 describe('fields that disagree', () => {
   it('are refused when the flags are read, before any data loads or worker starts, saying what would fit', () => {
     expect(() => parseArgs(['--heads', '3'], [])).toThrow('model.dModel (64) must be divisible by model.heads (3): try heads 1, 2, 4, 8, 16');
+  });
+});
+
+describe('isEntry', () => {
+  it('knows the command it runs when its path goes through a symbolic link (node loads the real path)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prl-entry-'));
+    writeFileSync(join(dir, 'command.ts'), '');
+    symlinkSync(dir, join(dir, 'linked'));
+    const real = pathToFileURL(join(dir, 'command.ts')).href;
+    expect(isEntry(real, join(dir, 'command.ts'))).toBe(true);
+    expect(isEntry(real, join(dir, 'linked', 'command.ts'))).toBe(true);
+    expect(isEntry(real, join(dir, 'other.ts'))).toBe(false);
+    expect(isEntry(real, undefined)).toBe(false);
   });
 });

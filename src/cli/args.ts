@@ -5,6 +5,7 @@
  * command. `--config FILE` loads a YAML or JSON config first (core/configFile.ts: the lab's
  * sections, or the Q-language system's flat keys); flags override it.
  */
+import { realpathSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { closest, distance } from 'fastest-levenshtein';
 import { pathToFileURL } from 'node:url';
@@ -195,9 +196,16 @@ export function warnOversubscribed(threads: number): void {
 }
 
 /** Whether this module is the process's entry (`node --import tsx src/cli/x.ts`), not imported by a test or another command. */
-export function isEntry(moduleUrl: string): boolean {
-  const entry = process.argv[1];
-  return entry !== undefined && moduleUrl === pathToFileURL(entry).href;
+export function isEntry(moduleUrl: string, entry = process.argv[1]): boolean {
+  if (entry === undefined) return false;
+  if (moduleUrl === pathToFileURL(entry).href) return true;
+  // Node loads a module by its real path, so a script named through a symbolic link (a linked
+  // checkout or folder) is still the entry: without this the command did nothing and exited 0.
+  try {
+    return moduleUrl === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
 }
 
 export interface Interrupt {
