@@ -4,7 +4,7 @@
  *   1. supervised warm start on generator pairs (never a held-out sequence), from random weights
  *      or continued from a checkpoint such as the shipped policy (`--init-from`): `pretrain`
  *   2. REINFORCE from the warm start, KL to it, group baseline, length penalty: `train --init-from`
- *   3. the held-out file scored ten ways: warm start and warm start + RL, each greedy, best-of-k,
+ *   3. the held-out file (with --dev-only the dev file) scored ten ways: warm start and warm start + RL, each greedy, best-of-k,
  *      + repair (edits around the closest wrong programs), + split (the sequence written piece
  *      by piece) and + bridges (split again where it failed, values the policy cannot write written
  *      as they are), beside gzip and LZMA on the same sequences. One `eval` per policy runs the whole
@@ -26,6 +26,10 @@ import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { stage } from './stage';
 
+/** The held-out file the recipe reports, and the dev file a --dev-only run chooses on (the public generator, a seed apart from public_heldout.jsonl). */
+const HELDOUT_FILE = 'datasets/heldout.jsonl';
+const DEV_FILE = 'datasets/kolmogorov/public_dev.jsonl';
+
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
   { name: 'out', doc: 'directory of the checkpoints, logs and recipe.json', defaultValue: 'runs/recipe' },
@@ -41,6 +45,7 @@ const extras: ExtraFlag[] = [
   { name: 'task', doc: 'functions: the functions task\'s recipe instead (npm run recipe -- --task functions --help)' },
   { name: 'ship-only', doc: 'only ship the policy of an earlier run in --out (its recipe.json): its warm start, or with --ship-rl its RL stage\'s', boolean: true },
   { name: 'ship-rl', doc: 'with --ship or --ship-only: ship the RL stage\'s policy (rl/latest.prl) instead of the warm start', boolean: true },
+  { name: 'dev-only', doc: `score the two policies on the dev file (${DEV_FILE}) instead of the held-out one, so the policy to ship is chosen without reading held-out data; --ship-only then scores the policy shipped, and only it, on the held-out file once`, boolean: true },
   { name: 'reuse-warm-start', doc: 'keep the warm start of an earlier run in --out (same flags) and run only RL and the evaluations', boolean: true },
 ];
 
@@ -111,11 +116,12 @@ async function main(): Promise<void> {
   const task = argv.flatMap((arg, i) => (arg === '--task' ? [argv[i + 1]] : arg.startsWith('--task=') ? [arg.slice(7)] : []))[0];
   if (task === 'functions') return (await import('./functionsRecipe')).functionsRecipe(argv.filter((arg, i) => arg !== '--task' && argv[i - 1] !== '--task' && !arg.startsWith('--task=')));
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage('recipe', 'Warm start, then RL, then the held-out table (gzip, LZMA, warm start, warm start + RL).', extras, false));
+    console.log(usage('recipe', 'Warm start, then RL, then the held-out table, or with --dev-only the dev table (gzip, LZMA, warm start, warm start + RL).', extras, false));
     return;
   }
   const { extra, extraGiven } = parseArgs(argv, extras, false);
   if (extra['ship-rl'] && !extra.ship && !extra['ship-only']) throw new Error('--ship-rl says which policy --ship or --ship-only ships: give one of them too');
+  if (extra.ship && extra['dev-only']) throw new Error('--ship with --dev-only: a --dev-only run does not read the held-out file; run it, then the same with --ship-only (and --ship-rl for the RL stage\'s policy) to score the chosen policy and ship it');
   // A smoke run is small in steps too, unless told otherwise.
   if (extra.smoke) for (const [name, value] of [['pretrain-steps', '2'], ['rl-steps', '1'], ['limit', '3']]) if (!extraGiven.has(name)) extra[name] = value;
   const out = String(extra.out);
@@ -128,8 +134,19 @@ async function main(): Promise<void> {
   const seconds: Record<string, number> = {};
   const initFrom = typeof extra['init-from'] === 'string' ? extra['init-from'] : undefined;
   if (extra['ship-only']) {
-    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown> };
-    return ship(warm, rlDir, out, earlier.scores, { ...earlier.flags, 'ship-rl': extra['ship-rl'] });
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown>; heldout?: Record<string, EvalJson> };
+    const flags = { ...earlier.flags, 'ship-rl': extra['ship-rl'] };
+    if (!earlier.flags['dev-only']) return ship(warm, rlDir, out, earlier.scores, flags);
+    // A --dev-only run chose on the dev file: the policy shipped, and only it, is scored on the held-out file now, once.
+    const chosen: [string, string] = extra['ship-rl'] ? ['warm start + RL', rl] : ['warm start', warm];
+    const ofChosen = (scores: Record<string, EvalJson> = {}) => Object.fromEntries(Object.entries(scores).filter(([label]) => label.startsWith(`${chosen[0]}, `)));
+    let heldout = ofChosen(earlier.heldout);
+    if (!Object.keys(heldout).length) {
+      const earlierLimit = typeof earlier.flags.limit === 'string' ? ['--limit', earlier.flags.limit] : [];
+      heldout = await scorePolicies(out, [chosen], HELDOUT_FILE, String(earlier.flags.k), earlierLimit);
+      writeFileSync(join(out, 'recipe.json'), JSON.stringify({ ...earlier, heldout: { ...earlier.heldout, ...heldout } }, null, 2) + '\n');
+    }
+    return ship(warm, rlDir, out, heldout, flags, earlier.scores);
   }
 
   // Later flags win, so the smoke sizes override the stages' own.
@@ -159,17 +176,10 @@ async function main(): Promise<void> {
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
-  const scores: Record<string, EvalJson> = {};
-  const policies: [string, string][] = [['warm start', warm], ['warm start + RL', rl]];
-  // tfjs-wasm in Node computes on one thread, so the two evaluations run side by side, one per core.
-  const files = policies.map(([name]) => join(out, `eval-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`));
+  const data = extra['dev-only'] ? DEV_FILE : HELDOUT_FILE;
   const evalStarted = performance.now();
-  await Promise.all(policies.map(([name, checkpoint], i) => stage(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', files[i]], { beside: true })));
+  const scores = await scorePolicies(out, [['warm start', warm], ['warm start + RL', rl]], data, k, limit);
   seconds.eval = (performance.now() - evalStarted) / 1000;
-  policies.forEach(([name], i) => {
-    const { searches } = readJsonChecked(files[i], 'recipe result') as { searches: Record<string, EvalJson> };
-    for (const [search, score] of Object.entries(searches)) scores[`${name}, ${search}`] = score;
-  });
 
   const first = Object.values(scores)[0];
   const rows: [string, string, string][] = [
@@ -178,7 +188,7 @@ async function main(): Promise<void> {
     ...Object.entries(scores).map(([label, s]): [string, string, string] => [label, s.accuracy.toFixed(3), s.compression_rate.toFixed(3)]),
   ];
   const table = [
-    `held-out: ${first.n} sequences of datasets/heldout.jsonl`,
+    `${extra['dev-only'] ? 'dev' : 'held-out'}: ${first.n} sequences of ${data}`,
     formatTable(['method', 'accuracy', 'compression rate'], rows),
     ...lengthTable(scores),
     `wall time: warm start ${(seconds.pretrain / 60).toFixed(1)} min, RL ${(seconds.rl / 60).toFixed(1)} min, evaluation ${(seconds.eval / 60).toFixed(1)} min`,
@@ -186,6 +196,23 @@ async function main(): Promise<void> {
   writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   console.log(table);
   if (extra.ship) await ship(warm, rlDir, out, scores, extra);
+}
+
+/**
+ * Each policy scored on `data` by one `eval` of the whole search, whose narrower searches are read
+ * from the same programs (its `searches`): `${policy}, ${search}` -> score. tfjs-wasm in Node
+ * computes on one thread, so the evaluations run side by side, one per core.
+ */
+async function scorePolicies(out: string, policies: readonly [string, string][], data: string, k: string, limit: readonly string[]): Promise<Record<string, EvalJson>> {
+  const prefix = data === HELDOUT_FILE ? 'eval' : 'dev-eval';
+  const files = policies.map(([name]) => join(out, `${prefix}-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.json`));
+  await Promise.all(policies.map(([name, checkpoint], i) => stage(`eval: ${name}`, 'src/cli/eval.ts', ['--checkpoint', checkpoint, '--data', data, '--k', k, ...repairFlags, ...splitFlags, ...limit, '--out', files[i]], { beside: true })));
+  const scores: Record<string, EvalJson> = {};
+  policies.forEach(([name], i) => {
+    const { searches } = readJsonChecked(files[i], 'recipe result') as { searches: Record<string, EvalJson> };
+    for (const [search, score] of Object.entries(searches)) scores[`${name}, ${search}`] = score;
+  });
+  return scores;
 }
 
 /**
@@ -199,11 +226,11 @@ async function main(): Promise<void> {
  * checks: greedy accuracy on the first held-out records, measured on the shipped file, alone,
  * with repair and with split search.
  */
-async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>): Promise<void> {
+async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>, dev?: Record<string, EvalJson>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
   const madeBy = ['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'pretrain-seed', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
   const rlSteps = flags['ship-rl'] ? Number(flags['rl-steps']) : 0;
-  if (flags['ship-rl']) madeBy.push('--ship-rl');
+  const choice = flags['ship-rl'] ? ' --ship-rl' : '';
   // As stored: a run made before a model input existed reads as without it, as its weights are.
   const rlConfig = parseStoredConfig(readJsonChecked(join(rlDir, 'config.json'), 'run config'));
   const shipped = await shippedPolicy(readCheckpointFile(flags['ship-rl'] ? join(rlDir, 'latest.prl') : warm), () => rlConfig, { warmStartSteps, ...(rlSteps ? { rlSteps } : {}) });
@@ -218,12 +245,12 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
   await stage('shipped checkpoint check, with split', 'src/cli/eval.ts', ['--checkpoint', 'public/pretrained.prl', '--k', '1', ...splitFlags, '--limit', String(SHIPPED_CHECK_RECORDS), '--out', splitCheck]);
   const split = readJsonChecked(splitCheck, 'recipe result') as EvalJson;
   const record = {
-    made_by: `npm run recipe -- ${madeBy.join(' ')} --ship`,
+    made_by: flags['dev-only'] ? `npm run recipe -- ${madeBy.join(' ')} --dev-only, then the same with --ship-only${choice}` : `npm run recipe -- ${madeBy.join(' ')}${choice} --ship`,
     warm_start_steps: warmStartSteps,
     ...(typeof flags['init-from'] === 'string' ? { warm_start_from: { file: flags['init-from'], sha256: flags['init-sha256'] } } : {}),
     ...(rlSteps ? { rl_steps: rlSteps } : {}),
     check: {
-      data: 'datasets/heldout.jsonl',
+      data: HELDOUT_FILE,
       records: SHIPPED_CHECK_RECORDS,
       k: 1,
       accuracy: measured.accuracy,
@@ -232,6 +259,7 @@ async function ship(warm: string, rlDir: string, out: string, scores: Record<str
       split: { rounds: splitSearch.rounds, bridge_above: splitSearch.bridgeAbove, accuracy: split.accuracy, compression_rate: split.compression_rate },
     },
     heldout: scores,
+    ...(dev ? { dev: { data: DEV_FILE, scores: dev } } : {}),
   };
   writeFileSync('public/pretrained.json', JSON.stringify(record, null, 2) + '\n');
   console.error(`shipped public/pretrained.prl (${(shipped.byteLength / 1024).toFixed(0)} KB) and public/pretrained.json`);
