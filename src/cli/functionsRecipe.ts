@@ -23,6 +23,7 @@ import { parseArgs, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { shippedPolicy } from './shippedPolicy';
 import { stage } from './stage';
+import { recordFreshStart, recordReusedStart } from './warmStartOrigin';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -107,9 +108,12 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   if (extra['reuse-warm-start']) {
     // The warm start is deterministic given its flags, so an earlier run's is the one this run would make.
     if (!existsSync(warm) || !existsSync(join(out, 'recipe.json'))) throw new Error(`--reuse-warm-start: ${out} holds no earlier run (its pretrained.prl and recipe.json)`);
-    seconds.pretrain = (readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number> }).seconds.pretrain;
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number>; flags: Record<string, unknown> };
+    seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
+    recordReusedStart(extra, earlier.flags);
   } else {
+    recordFreshStart(extra);
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
@@ -164,6 +168,7 @@ async function ship(shipped: { name: string; checkpoint: string }, scores: Recor
       ? `npm run recipe -- --task functions ${made.join(' ')}${flags['dev-only'] ? ' --dev-only' : ''}, then the same with --ship-only${choice}`
       : `npm run recipe -- --task functions ${made.join(' ')} --ship${choice}`,
     shipped_policy: shipped.name,
+    ...(typeof flags['init-from'] === 'string' ? { warm_start_from: { file: flags['init-from'], sha256: flags['init-sha256'] } } : {}),
     k: Number(k),
     seed_training_solved: solvedOf('seed training'),
     seed_evaluation_solved: solvedOf('seed evaluation'),

@@ -14,7 +14,6 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones docs/kolmogorov.md's figures come from.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shippedPolicy } from './shippedPolicy';
@@ -25,6 +24,7 @@ import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { stage } from './stage';
+import { recordFreshStart, recordReusedStart } from './warmStartOrigin';
 
 /** The held-out file the recipe reports, and the dev file a --dev-only run chooses on (the public generator, a seed apart from public_heldout.jsonl). */
 const HELDOUT_FILE = 'datasets/heldout.jsonl';
@@ -132,7 +132,6 @@ async function main(): Promise<void> {
   const rlDir = join(out, 'rl');
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
-  const initFrom = typeof extra['init-from'] === 'string' ? extra['init-from'] : undefined;
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown>; heldout?: Record<string, EvalJson> };
     const flags = { ...earlier.flags, 'ship-rl': extra['ship-rl'] };
@@ -159,20 +158,10 @@ async function main(): Promise<void> {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number>; flags: Record<string, unknown> };
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
-    // What the reused warm start was made from is the earlier run's start, whatever this run's
-    // --init-from names (that file may since have been replaced by a --ship).
-    const earlierFrom = typeof earlier.flags['init-from'] === 'string' ? earlier.flags['init-from'] : undefined;
-    if (initFrom !== undefined && initFrom !== earlierFrom) console.error(`--init-from ${initFrom} is not used: the reused warm start was made ${earlierFrom ? `from ${earlierFrom}` : 'from random weights'}`);
-    for (const name of ['init-from', 'init-sha256']) {
-      if (earlier.flags[name] === undefined) delete extra[name];
-      else extra[name] = earlier.flags[name] as string;
-    }
+    recordReusedStart(extra, earlier.flags);
   } else {
-    // The start is read before any stage runs, so a wrong path fails now, not after minutes of
-    // work; its hash goes in recipe.json and the shipped record, as `--init-from
-    // public/pretrained.prl --ship` replaces the very file it started from.
-    if (initFrom) extra['init-sha256'] = createHash('sha256').update(readCheckpointFile(initFrom, 'init-from')).digest('hex');
-    const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(initFrom ? ['--init-from', initFrom] : [])];
+    recordFreshStart(extra);
+    const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [])];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
