@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../rng';
 import { runProgram } from './dsl';
-import { generateDataset, generateExample, generateProgram } from './generator';
+import { defaultGeneratorOptions, generateDataset, generateExample, generateProgram } from './generator';
 import { parseProgram, type DslName } from './program';
 import { MAX_LINES } from './vocab';
 import { programBits } from './prior';
@@ -10,6 +10,15 @@ describe('synthetic generator', () => {
   it('is reproducible from its seed', () => {
     expect(generateDataset(5, 50)).toEqual(generateDataset(5, 50));
     expect(generateDataset(5, 50)).not.toEqual(generateDataset(6, 50));
+  });
+
+  it('draws again when a drawn program makes a list past the DSL\'s guard, rather than throwing (a warm start streams ~10^6 draws)', () => {
+    // The stream of seed 1047517 just before its 61,718th draw, whose program made a list of
+    // 108,966 values: the generator threw a RangeError there and ended the warm start.
+    const rng = new Rng([2011419201, 185590456, 409233046, 1554314478]);
+    const example = generateExample(rng);
+    expect(runProgram(parseProgram(example.program))).toEqual(example.sequence);
+    expect(example.sequence.length).toBeLessThanOrEqual(defaultGeneratorOptions.maxSequenceLength);
   });
 
   it('writes programs that reproduce their sequences, with values in 0..255', () => {

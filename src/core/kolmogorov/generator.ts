@@ -278,7 +278,16 @@ function drawProgram(rng: Rng, o: GeneratorOptions): { program: Program; length:
 export function generateProgram(rng: Rng, options: Partial<GeneratorOptions> = {}): Program {
   const o = { ...defaultGeneratorOptions, ...options };
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const { program, length } = drawProgram(rng, o);
+    let drawn: ReturnType<typeof drawProgram>;
+    try {
+      drawn = drawProgram(rng, o);
+    } catch (error) {
+      // A line past the DSL's guards (a list over MAX_LIST values, about once in a million
+      // draws: pieces woven into themselves) fails the draw, as a sequence too long would.
+      if (error instanceof RangeError) continue;
+      throw error;
+    }
+    const { program, length } = drawn;
     if (program.lines.length <= o.maxLines && length >= o.minSequenceLength && length <= o.maxSequenceLength) return program;
   }
   throw new Error('the generator found no program within maxLines and the sequence length bounds in 1000 draws');
