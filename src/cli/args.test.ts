@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -122,7 +122,7 @@ describe('fields that disagree', () => {
 
 describe('isEntry', () => {
   it('knows the command it runs when its path goes through a symbolic link (node loads the real path)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'prl-entry-'));
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'prl-entry-')));
     writeFileSync(join(dir, 'command.ts'), '');
     symlinkSync(dir, join(dir, 'linked'));
     const real = pathToFileURL(join(dir, 'command.ts')).href;

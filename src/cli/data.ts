@@ -78,6 +78,23 @@ export const functionsProtectedFiles = [
   'datasets/functions/handwritten_dev2.jsonl',
 ] as const;
 
+/**
+ * The Kolmogorov sequences no warm-start pair may equal, whichever file the warm start's progress
+ * is measured on: the held-out files and the dev file settings are chosen on (the novel subsets
+ * are parts of these). A missing file is skipped.
+ */
+export const kolmogorovProtectedFiles = [
+  'datasets/heldout.jsonl',
+  'datasets/kolmogorov/public_heldout.jsonl',
+  'datasets/kolmogorov/public_dev.jsonl',
+] as const;
+
+/** The sequences of `kolmogorovProtectedFiles` (and of `more`), for exclusion from generated data. */
+export async function kolmogorovProtectedSequences(more: readonly string[] = []): Promise<KolmogorovRecord[]> {
+  const files = [...new Set([...kolmogorovProtectedFiles, ...more])].filter((path) => existsSync(path));
+  return (await Promise.all(files.map((path) => loadKolmogorovFile(path, { quiet: true, maxErrorsShown: 0 })))).flat();
+}
+
 /** The problems of `functionsProtectedFiles` (and of `more`), for exclusion from generated data. */
 export function functionsProtectedProblems(more: readonly string[] = []): FunctionProblem[] {
   return [...new Set([...functionsProtectedFiles, ...more])].filter((path) => existsSync(path)).flatMap((path) => loadProblemsReport(path, { quiet: true, maxErrorsShown: 0 }).problems);

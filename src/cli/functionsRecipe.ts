@@ -16,7 +16,7 @@
  * the held-out set once. `--ship` copies the RL policy to public/functions.prl with
  * public/functions.json, what the regression test checks.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, usage, type ExtraFlag } from './args';
@@ -111,9 +111,12 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number>; flags: Record<string, unknown> };
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
-    recordReusedStart(extra, earlier.flags);
+    recordReusedStart(extra, earlier.flags, extraGiven, ['pretrain-steps', 'pretrain-lr']);
+    // The run replaces the checkpoints the record scored: a stage that fails leaves no record for --ship-only to take as the new policies'.
+    rmSync(join(out, 'recipe.json'));
   } else {
     recordFreshStart(extra);
+    rmSync(join(out, 'recipe.json'), { force: true });
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }

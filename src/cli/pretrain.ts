@@ -4,8 +4,8 @@
  * (`--task functions`): (problem -> program) pairs from its generator, evaluated greedily on
  * the held-out problems (--eval-data-path).
  * Pairs stream from the task's own generator (seeded) or come from a JSONL file whose
- * records carry a `program` (--source FILE). Sequences of the held-out file are never
- * trained on: generated pairs that reproduce a held-out sequence are dropped.
+ * records carry a `program` (--source FILE). Sequences of the held-out and dev files are never
+ * trained on (data.ts kolmogorovProtectedFiles, and --eval-data-path): such pairs are dropped.
  *
  * Every --eval-every steps it reports the held-out loss (the held-out file's own programs)
  * and greedy held-out accuracy and compression rate (programs run in the sandbox), and
@@ -36,7 +36,7 @@ import { taskPreludes } from '../core/runner';
 import type { SandboxPool } from '../core/sandbox/pool';
 import { checkOutputs } from './outputs';
 import { catchInterrupt, parseArgs, positiveFlag, runMain, type ExtraFlag, usage, warnOversubscribed } from './args';
-import { functionsProtectedProblems, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
+import { functionsProtectedProblems, kolmogorovProtectedSequences, loadKolmogorovFile, loadProblemsFile, namingCheckpoint, readCheckpointFile } from './data';
 import { sandboxLimits } from './report';
 import { createNodeGradientShards } from './gradientHost';
 import type { GrammarSpec } from '../core/grammar';
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
         const heldoutLoss = await trainer.loss(setup.heldoutPairs);
         const { values, text } = await setup.evaluate(evalLimit);
         log(step, { heldout_loss: heldoutLoss, ...values });
-        console.error(`  held-out @${step}: loss ${heldoutLoss.toFixed(4)}  ${text}`);
+        console.error(`  ${config.run.evalDataPath} @${step}: loss ${heldoutLoss.toFixed(4)}  ${text}`);
         await save();
       }
     }
@@ -188,7 +188,8 @@ interface PretrainSetup {
 
 async function kolmogorovSetup(config: LabConfig, extra: Record<string, string | boolean | undefined>, pool: SandboxPool, initFrom?: Uint8Array): Promise<PretrainSetup> {
   const heldout = await loadKolmogorovFile(config.run.evalDataPath);
-  const exclude = new Set(heldout.map((record) => sequenceKey(record.sequence)));
+  // Never a pair whose sequence is a held-out or dev one, whichever file the progress is measured on.
+  const exclude = new Set((await kolmogorovProtectedSequences([config.run.evalDataPath])).map((record) => sequenceKey(record.sequence)));
   const limits = { maxSequenceLength: config.task.maxSequenceLength, context: config.model.context, maxProgramTokens: config.model.maxProgramTokens };
   // The pair stream: the generator (never a held-out sequence) or a file, cycled.
   const records = extra.source === 'generator' ? undefined : await loadKolmogorovFile(String(extra.source));
@@ -210,7 +211,7 @@ async function kolmogorovSetup(config: LabConfig, extra: Record<string, string |
         text: `accuracy ${metrics.accuracy.toFixed(3)}  compression ${metrics.compressionRate.toFixed(3)} (gzip ${metrics.gzipRate.toFixed(3)}) on ${metrics.n}`,
       };
     },
-    dropped: () => (stream.dropped ? `dropped ${stream.dropped} pairs (held-out sequence, program too long, or not tokenisable)` : ''),
+    dropped: () => (stream.dropped ? `dropped ${stream.dropped} pairs (a held-out or dev sequence, program too long, or not tokenisable)` : ''),
   };
 }
 

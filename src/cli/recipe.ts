@@ -14,7 +14,7 @@
  * started as a child process; the recipe prints the table and writes recipe.json beside the
  * checkpoints. Flags size each stage; the defaults are the ones docs/kolmogorov.md's figures come from.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shippedPolicy } from './shippedPolicy';
 import { parseStoredConfig } from '../core/config';
@@ -26,9 +26,13 @@ import { formatTable } from './report';
 import { stage } from './stage';
 import { recordFreshStart, recordReusedStart } from './warmStartOrigin';
 
-/** The held-out file the recipe reports, and the dev file a --dev-only run chooses on (the public generator, a seed apart from public_heldout.jsonl). */
+/**
+ * The held-out file the recipe reports (our generator's, seed 2), and the dev file a --dev-only
+ * run chooses on: the public generator's sequences (a seed apart from public_heldout.jsonl, where
+ * the figures that matter are measured) that our generator does not make (datasets/README.md).
+ */
 const HELDOUT_FILE = 'datasets/heldout.jsonl';
-const DEV_FILE = 'datasets/kolmogorov/public_dev.jsonl';
+const DEV_FILE = 'datasets/kolmogorov/public_dev_novel.jsonl';
 
 const extras: ExtraFlag[] = [
   { name: 'help', doc: 'show this help', boolean: true },
@@ -39,7 +43,7 @@ const extras: ExtraFlag[] = [
   { name: 'pretrain-seed', doc: 'seed of the warm start\'s generated stream (a warm start continued from another should draw other pairs than the first drew)', defaultValue: '1' },
   { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '600' },
   { name: 'k', doc: 'programs per sequence for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
-  { name: 'limit', doc: 'evaluate only the first N held-out records (default: all)' },
+  { name: 'limit', doc: 'evaluate only the first N held-out records, or dev records with --dev-only (default: all)' },
   { name: 'ship', doc: 'copy the warm start (with --ship-rl the RL stage\'s policy, as shipped) to public/pretrained.prl, with its regression record', boolean: true },
   { name: 'smoke', doc: 'a tiny model and batches, and unless given 2 warm-start steps, 1 RL step and 3 held-out records: checks the whole pipeline in a minute (tests)', boolean: true },
   { name: 'task', doc: 'functions: the functions task\'s recipe instead (npm run recipe -- --task functions --help)' },
@@ -138,8 +142,12 @@ async function main(): Promise<void> {
     if (!earlier.flags['dev-only']) return ship(warm, rlDir, out, earlier.scores, flags);
     // A --dev-only run chose on the dev file: the policy shipped, and only it, is scored on the held-out file now, once.
     const chosen: [string, string] = extra['ship-rl'] ? ['warm start + RL', rl] : ['warm start', warm];
-    const ofChosen = (scores: Record<string, EvalJson> = {}) => Object.fromEntries(Object.entries(scores).filter(([label]) => label.startsWith(`${chosen[0]}, `)));
-    let heldout = ofChosen(earlier.heldout);
+    const ofPolicy = (name: string) => Object.fromEntries(Object.entries(earlier.heldout ?? {}).filter(([label]) => label.startsWith(`${name}, `)));
+    const other = chosen[0] === 'warm start' ? 'warm start + RL' : 'warm start';
+    if (Object.keys(ofPolicy(other)).length) {
+      throw new Error(`--ship-only: the ${other} of ${out} was shipped and scored on the held-out file already; shipping the ${chosen[0]} now would choose between them on held-out data. Run the recipe again (with --dev-only) to choose afresh`);
+    }
+    let heldout = ofPolicy(chosen[0]);
     if (!Object.keys(heldout).length) {
       const earlierLimit = typeof earlier.flags.limit === 'string' ? ['--limit', earlier.flags.limit] : [];
       heldout = await scorePolicies(out, [chosen], HELDOUT_FILE, String(earlier.flags.k), earlierLimit);
@@ -158,13 +166,17 @@ async function main(): Promise<void> {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { seconds: Record<string, number>; flags: Record<string, unknown> };
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
-    recordReusedStart(extra, earlier.flags);
+    recordReusedStart(extra, earlier.flags, extraGiven, ['pretrain-steps', 'pretrain-lr', 'pretrain-seed']);
+    // The run replaces the checkpoints the record scored: a stage that fails leaves no record for --ship-only to take as the new policies'.
+    rmSync(join(out, 'recipe.json'));
   } else {
     recordFreshStart(extra);
-    const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [])];
+    rmSync(join(out, 'recipe.json'), { force: true });
+    // A --dev-only warm start measures its progress on the dev file (held-out sequences are still never trained on).
+    const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : []), ...(extra['dev-only'] ? ['--eval-data-path', DEV_FILE] : [])];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
-  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet', ...(extra['dev-only'] ? ['--skip-report'] : [])]);
   const data = extra['dev-only'] ? DEV_FILE : HELDOUT_FILE;
   const evalStarted = performance.now();
   const scores = await scorePolicies(out, [['warm start', warm], ['warm start + RL', rl]], data, k, limit);
@@ -182,7 +194,7 @@ async function main(): Promise<void> {
     ...lengthTable(scores),
     `wall time: warm start ${(seconds.pretrain / 60).toFixed(1)} min, RL ${(seconds.rl / 60).toFixed(1)} min, evaluation ${(seconds.eval / 60).toFixed(1)} min`,
   ].join('\n');
-  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
+  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ data, scores, seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   console.log(table);
   if (extra.ship) await ship(warm, rlDir, out, scores, extra);
 }
@@ -217,7 +229,7 @@ async function scorePolicies(out: string, policies: readonly [string, string][],
  */
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>, dev?: Record<string, EvalJson>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
-  const madeBy = ['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'pretrain-seed', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`);
+  const madeBy = [...(flags.smoke ? ['--smoke'] : []), ...['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'pretrain-seed', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`)];
   const rlSteps = flags['ship-rl'] ? Number(flags['rl-steps']) : 0;
   const choice = flags['ship-rl'] ? ' --ship-rl' : '';
   // As stored: a run made before a model input existed reads as without it, as its weights are.

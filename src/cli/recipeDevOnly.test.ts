@@ -33,14 +33,21 @@ describe('npm run recipe -- --dev-only, then --ship-only', () => {
 
     const dev = recipe('--dev-only');
     expect(dev.status, dev.stderr).toBe(0);
-    expect(dev.stdout).toContain('dev: 3 sequences of datasets/kolmogorov/public_dev.jsonl');
+    const devFile = 'datasets/kolmogorov/public_dev_novel.jsonl';
+    expect(dev.stdout).toContain(`dev: 3 sequences of ${devFile}`);
     const evals = dev.stderr.split('\n').filter((line) => line.startsWith('== eval: ') && line.includes('src/cli/eval.ts'));
     expect(evals).toHaveLength(2);
-    for (const line of evals) {
-      expect(line).toContain('--data datasets/kolmogorov/public_dev.jsonl');
-      expect(line).not.toContain('heldout');
+    for (const line of evals) expect(line).toContain(`--data ${devFile}`);
+    // No stage scores a held-out file: the warm start's progress is on the dev file, and RL ends without its report.
+    expect(dev.stderr).toMatch(new RegExp(`^  ${devFile} @2: loss`, 'm'));
+    expect(dev.stderr).toMatch(/== RL: .* --skip-report/);
+    for (const output of [dev.stdout, dev.stderr]) {
+      expect(output).not.toContain('held-out report');
+      expect(output).not.toMatch(/heldout\.jsonl @\d+/);
+      expect(output).not.toMatch(/--data datasets\/heldout\.jsonl/);
     }
     const chosen = JSON.parse(readFileSync(join(cwd, 'run', 'recipe.json'), 'utf8'));
+    expect(chosen.data).toBe(devFile);
     expect(chosen.flags['dev-only']).toBe(true);
     expect(Object.keys(chosen.scores)).toHaveLength(10);
     expect(chosen.heldout).toBeUndefined();
@@ -51,15 +58,27 @@ describe('npm run recipe -- --dev-only, then --ship-only', () => {
     expect(heldoutEvals).toHaveLength(1);
     expect(heldoutEvals[0]).toMatch(/^== eval: warm start \+ RL: .*--checkpoint run\/rl\/latest\.prl --data datasets\/heldout\.jsonl /);
     const record = JSON.parse(readFileSync(join(cwd, 'public', 'pretrained.json'), 'utf8'));
-    expect(record.made_by).toMatch(/^npm run recipe -- --out run .*--dev-only, then the same with --ship-only --ship-rl$/);
+    expect(record.made_by).toMatch(/^npm run recipe -- --smoke --out run .*--dev-only, then the same with --ship-only --ship-rl$/);
     expect(Object.keys(record.heldout)).toEqual(Object.keys(chosen.scores).filter((label) => label.startsWith('warm start + RL, ')));
-    expect(record.dev).toEqual({ data: 'datasets/kolmogorov/public_dev.jsonl', scores: chosen.scores });
+    expect(record.dev).toEqual({ data: devFile, scores: chosen.scores });
     expect(JSON.parse(readFileSync(join(cwd, 'run', 'recipe.json'), 'utf8')).heldout).toEqual(record.heldout);
 
-    // Shipped again: the held-out scores recorded are used, the file is not read a second time.
+    // Shipped again: the held-out scores recorded are used, the policy is not scored a second time.
     const again = recipe('--ship-only', '--ship-rl');
     expect(again.status, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/== eval: warm start/);
     expect(JSON.parse(readFileSync(join(cwd, 'public', 'pretrained.json'), 'utf8')).heldout).toEqual(record.heldout);
+    // The other policy, now that one was read on held-out, would be a choice made there: refused.
+    const other = recipe('--ship-only');
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain('--ship-only: the warm start + RL of run was shipped and scored on the held-out file already');
+    expect(other.stderr).not.toMatch(/== eval: warm start/);
+
+    // A new run in the same --out drops the old record first: if a stage fails, --ship-only finds none.
+    const failed = recipe('--dev-only', '--pretrain-lr', 'fast');
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain('warm start failed');
+    const after = recipe('--ship-only');
+    expect(after.stderr).toContain('cannot read recipe result run/recipe.json');
   }, 300_000);
 });

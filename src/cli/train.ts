@@ -45,6 +45,7 @@ export const trainFlags: ExtraFlag[] = [
   { name: 'allow-changed', doc: 'with --rerun: go on when a recorded file changed since (said on stderr)', boolean: true },
   { name: 'eval-k', doc: 'programs sampled per held-out sequence at evaluation (best-of-k)', defaultValue: '1' },
   { name: 'quiet', doc: 'print only the summary', boolean: true },
+  { name: 'skip-report', doc: 'end without the held-out report, so a run whose policy is chosen on other data (the recipe\'s --dev-only) reads no held-out score; the held-out items are still kept out of training', boolean: true },
   { name: 'overwrite', doc: 'replace a run already in --output-dir (without it a fresh run there is refused)', boolean: true },
   { name: 'use-dpo', doc: 'DPO (--algorithm dpo; --beta 0.1 unless given): on pairs from the run\'s own samples, or on --preferences', boolean: true },
   { name: 'preferences', doc: 'kolmogorov task: DPO on this JSONL of {prompt, chosen, rejected} (as `npm run rollouts -- --pairs` writes) instead of sampling' },
@@ -391,7 +392,7 @@ export async function trainCommand(argv: string[]): Promise<void> {
     runRecord.stopped = interrupted ? 'interrupted' : runner.globalStep >= total ? (stepBudget ? 'step budget' : 'epoch budget') : 'time budget';
     writeRunRecord(outputDir, runRecord);
 
-    if (!interrupted) {
+    if (!interrupted && !extra['skip-report']) {
       // The report: the held-out items, scored once at the end; nothing was chosen on them.
       say(`held-out report: ${Math.min(config.run.evalSamples, data.heldout.length)} ${definition.data.itemName} of ${config.run.evalDataPath} (${search.name}), never trained or chosen on...`);
       reporting = true;

@@ -21,16 +21,19 @@ describe('where a recipe\'s warm start began', () => {
     expect(() => recordFreshStart({ 'init-from': join(dir, 'absent.prl') })).toThrow(`--init-from: cannot read checkpoint ${join(dir, 'absent.prl')}`);
   });
 
-  it('a reused warm start carries the earlier run\'s start, and says a differing --init-from is unused', () => {
+  it('a reused warm start carries the earlier run\'s start and warm-start flags, and says a differing one given is unused', () => {
     const said = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      const extra: Record<string, string | boolean | undefined> = { 'init-from': join(dir, 'replaced.prl') };
-      recordReusedStart(extra, { 'init-from': start, 'init-sha256': sha });
-      expect(extra).toEqual({ 'init-from': start, 'init-sha256': sha });
+      const extra: Record<string, string | boolean | undefined> = { 'init-from': join(dir, 'replaced.prl'), 'pretrain-steps': '5000', 'pretrain-lr': '0.003' };
+      recordReusedStart(extra, { 'init-from': start, 'init-sha256': sha, 'pretrain-steps': '20000', 'pretrain-lr': '0.0015' }, new Set(['init-from', 'pretrain-steps']), ['pretrain-steps', 'pretrain-lr']);
+      expect(extra).toEqual({ 'init-from': start, 'init-sha256': sha, 'pretrain-steps': '20000', 'pretrain-lr': '0.0015' });
       expect(said).toHaveBeenCalledWith(`--init-from ${join(dir, 'replaced.prl')} is not used: the reused warm start was made from ${start}`);
+      expect(said).toHaveBeenCalledWith('--pretrain-steps 5000 is not used: the reused warm start was made with --pretrain-steps 20000');
+      // A default (not given) is carried over without a word.
+      expect(said).toHaveBeenCalledTimes(2);
       // Made from random weights: nothing of this run's --init-from is recorded.
       const fresh: Record<string, string | boolean | undefined> = { 'init-from': start, 'init-sha256': 'stale' };
-      recordReusedStart(fresh, {});
+      recordReusedStart(fresh, {}, new Set(['init-from']), []);
       expect(fresh).toEqual({});
       expect(said).toHaveBeenLastCalledWith(`--init-from ${start} is not used: the reused warm start was made from random weights`);
     } finally {

@@ -18,15 +18,21 @@ export function recordFreshStart(extra: Flags): void {
 }
 
 /**
- * A reused warm start (--reuse-warm-start) was made from the earlier run's start, whatever this
- * run's --init-from names now: that run's record is carried, and a differing --init-from is said
+ * A reused warm start (--reuse-warm-start) is the earlier run's: its start (`init-from`,
+ * `init-sha256`) and its warm-start flags (`warmFlags`, e.g. `pretrain-steps`) are carried from
+ * that run's record, whatever this run's flags say, and a flag given with another value is said
  * to be unused.
  */
-export function recordReusedStart(extra: Flags, earlier: Record<string, unknown>): void {
-  const from = extra['init-from'];
-  const earlierFrom = typeof earlier['init-from'] === 'string' ? earlier['init-from'] : undefined;
-  if (typeof from === 'string' && from !== earlierFrom) console.error(`--init-from ${from} is not used: the reused warm start was made ${earlierFrom ? `from ${earlierFrom}` : 'from random weights'}`);
-  for (const name of ['init-from', 'init-sha256']) {
+export function recordReusedStart(extra: Flags, earlier: Record<string, unknown>, given: ReadonlySet<string>, warmFlags: readonly string[]): void {
+  for (const name of ['init-from', ...warmFlags]) {
+    const before = typeof earlier[name] === 'string' ? earlier[name] : undefined;
+    const now = extra[name];
+    if (given.has(name) && now !== before) {
+      const made = name === 'init-from' ? (before ? `from ${before}` : 'from random weights') : before === undefined ? `without --${name}` : `with --${name} ${before}`;
+      console.error(`--${name} ${String(now)} is not used: the reused warm start was made ${made}`);
+    }
+  }
+  for (const name of ['init-from', 'init-sha256', ...warmFlags]) {
     if (typeof earlier[name] === 'string') extra[name] = earlier[name];
     else delete extra[name];
   }
