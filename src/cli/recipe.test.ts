@@ -54,8 +54,10 @@ describe('npm run recipe', () => {
     // A warm start continued from a checkpoint (e.g. the shipped policy): its own rate and stream
     // seed reach the pretrain stage, and the start's hash is kept, as --ship may replace that file.
     const continued = mkdtempSync(join(tmpdir(), 'prl-recipe-'));
-    const more = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--init-from', join(out, 'pretrained.prl'), '--pretrain-lr', '0.001', '--pretrain-seed', '2', '--pretrain-steps', '1', '--k', '1', '--limit', '1', '--out', continued], { encoding: 'utf8' });
+    const more = spawnSync(tsx, ['src/cli/recipe.ts', '--smoke', '--init-from', join(out, 'pretrained.prl'), '--pretrain-lr', '0.001', '--pretrain-seed', '2', '--pretrain-steps', '1', '--rl-max-train-length', '48', '--k', '1', '--limit', '1', '--out', continued], { encoding: 'utf8' });
     expect(more.status, more.stderr).toBe(0);
+    expect(more.stderr).toMatch(/== RL: node .*src\/cli\/train\.ts .*--train-pieces 2 --max-train-length 48 /);
+    expect(again.stderr).toMatch(/== RL: node .*src\/cli\/train\.ts .*--train-pieces 2 --max-train-length 32 /);
     expect(more.stderr).toMatch(/== warm start: node .*src\/cli\/pretrain\.ts .*--learning-rate 0\.001 --seed 2 --init-from /);
     expect(more.stderr).toContain(`policy initialised from ${join(out, 'pretrained.prl')}`);
     const flags = JSON.parse(readFileSync(join(continued, 'recipe.json'), 'utf8')).flags;

@@ -42,6 +42,7 @@ const extras: ExtraFlag[] = [
   { name: 'pretrain-lr', doc: 'the warm start\'s peak learning rate (a continued warm start: half of it is where a schedule twice as long stands at its middle)', defaultValue: '0.003' },
   { name: 'pretrain-seed', doc: 'seed of the warm start\'s generated stream (a warm start continued from another should draw other pairs than the first drew)', defaultValue: '1' },
   { name: 'rl-steps', doc: 'REINFORCE updates from the warm start', defaultValue: '600' },
+  { name: 'rl-max-train-length', doc: 'RL trains on sequences of at most N values and on pieces of the longer ones (below, why 32)', defaultValue: '32' },
   { name: 'k', doc: 'programs per sequence for best-of-k (the greedy one and k - 1 samples)', defaultValue: '8' },
   { name: 'limit', doc: 'evaluate only the first N held-out records, or dev records with --dev-only (default: all)' },
   { name: 'ship', doc: 'copy the warm start (with --ship-rl the RL stage\'s policy, as shipped) to public/pretrained.prl, with its regression record', boolean: true },
@@ -69,12 +70,12 @@ const pretrainFlags = ['--batch-size', '32', '--warmup', '100', '--max-train-len
 const rlFlags = [
   '--learning-rate', '0.0001', '--batch-size', '32', '--group-size', '4', '--kl-coef', '0.05', '--entropy-coef', '0.001',
   '--length-penalty', '0.002', '--temperature', '1', '--checkpoint-freq', '0', '--eval-samples', '50',
-  // Sequences the warm start writes best. On a validation file (generator seed 3, not the
-  // held-out file), 600 steps on sequences of at most 32 values beat the warm start (greedy
-  // 0.174 -> 0.182, best-of-4 0.190 -> 0.194); at most 64 values fell (0.170 / 0.182), and so
-  // did KL 0.3 there (0.166 / 0.190). Longer sequences give groups whose every sample fails:
-  // a zero group-mean advantage, sampling paid for nothing.
-  '--max-train-length', '32',
+  // --max-train-length is --rl-max-train-length's, 32 by default: sequences the warm start
+  // writes best. On a validation file (generator seed 3, not the held-out file), 600 steps on
+  // sequences of at most 32 values beat the warm start (greedy 0.174 -> 0.182, best-of-4 0.190
+  // -> 0.194); at most 64 values fell (0.170 / 0.182), and so did KL 0.3 there (0.166 / 0.190).
+  // Longer sequences gave groups whose every sample fails: a zero group-mean advantage. Policies
+  // that write longer sequences since may gain from 64 (docs/kolmogorov.md).
   // And pieces of the longer ones, two each, cut where split search cuts: split search asks the
   // policy for such pieces, and the rate is mostly made there. On the validation file's first
   // 200 (greedy + split, unweaving above 0.5), RL on whole sequences left accuracy and rate
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
     const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : []), ...(extra['dev-only'] ? ['--eval-data-path', DEV_FILE] : [])];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
-  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet', ...(extra['dev-only'] ? ['--skip-report'] : [])]);
+  seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--max-train-length', String(extra['rl-max-train-length']), ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet', ...(extra['dev-only'] ? ['--skip-report'] : [])]);
   const data = extra['dev-only'] ? DEV_FILE : HELDOUT_FILE;
   const evalStarted = performance.now();
   const scores = await scorePolicies(out, [['warm start', warm], ['warm start + RL', rl]], data, k, limit);
@@ -229,7 +230,7 @@ async function scorePolicies(out: string, policies: readonly [string, string][],
  */
 async function ship(warm: string, rlDir: string, out: string, scores: Record<string, EvalJson>, flags: Record<string, unknown>, dev?: Record<string, EvalJson>): Promise<void> {
   const warmStartSteps = Number(flags['pretrain-steps']);
-  const madeBy = [...(flags.smoke ? ['--smoke'] : []), ...['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'pretrain-seed', 'rl-steps', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`)];
+  const madeBy = [...(flags.smoke ? ['--smoke'] : []), ...['out', 'init-from', 'pretrain-steps', 'pretrain-lr', 'pretrain-seed', 'rl-steps', 'rl-max-train-length', 'k', 'limit'].filter((name) => typeof flags[name] === 'string').map((name) => `--${name} ${String(flags[name])}`)];
   const rlSteps = flags['ship-rl'] ? Number(flags['rl-steps']) : 0;
   const choice = flags['ship-rl'] ? ' --ship-rl' : '';
   // As stored: a run made before a model input existed reads as without it, as its weights are.
