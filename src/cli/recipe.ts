@@ -138,7 +138,8 @@ async function main(): Promise<void> {
   const rl = join(rlDir, 'latest.prl');
   const seconds: Record<string, number> = {};
   if (extra['ship-only']) {
-    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, EvalJson>; flags: Record<string, unknown>; heldout?: Record<string, EvalJson> };
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores?: Record<string, EvalJson>; flags: Record<string, unknown>; heldout?: Record<string, EvalJson> };
+    if (!earlier.scores) throw new Error(`--ship-only: the run in ${out} did not finish (its recipe.json records the warm start only): run it again, with --reuse-warm-start to keep that warm start`);
     const flags = { ...earlier.flags, 'ship-rl': extra['ship-rl'] };
     if (!earlier.flags['dev-only']) return ship(warm, rlDir, out, earlier.scores, flags);
     // A --dev-only run chose on the dev file: the policy shipped, and only it, is scored on the held-out file now, once.
@@ -168,8 +169,6 @@ async function main(): Promise<void> {
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
     recordReusedStart(extra, earlier.flags, extraGiven, ['pretrain-steps', 'pretrain-lr', 'pretrain-seed']);
-    // The run replaces the checkpoints the record scored: a stage that fails leaves no record for --ship-only to take as the new policies'.
-    rmSync(join(out, 'recipe.json'));
   } else {
     recordFreshStart(extra);
     rmSync(join(out, 'recipe.json'), { force: true });
@@ -177,6 +176,9 @@ async function main(): Promise<void> {
     const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : []), ...(extra['dev-only'] ? ['--eval-data-path', DEV_FILE] : [])];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
+  // Until the evaluations end, the record holds the warm start only: a later stage that fails
+  // leaves no scores --ship-only could take for the new policies', and --reuse-warm-start can go on.
+  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--max-train-length', String(extra['rl-max-train-length']), ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet', ...(extra['dev-only'] ? ['--skip-report'] : [])]);
   const data = extra['dev-only'] ? DEV_FILE : HELDOUT_FILE;
   const evalStarted = performance.now();

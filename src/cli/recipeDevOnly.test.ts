@@ -74,11 +74,18 @@ describe('npm run recipe -- --dev-only, then --ship-only', () => {
     expect(other.stderr).toContain('--ship-only: the warm start + RL of run was shipped and scored on the held-out file already');
     expect(other.stderr).not.toMatch(/== eval: warm start/);
 
-    // A new run in the same --out drops the old record first: if a stage fails, --ship-only finds none.
+    // A new run in the same --out drops the old record first: if a stage fails, --ship-only finds no scores.
     const failed = recipe('--dev-only', '--pretrain-lr', 'fast');
     expect(failed.status).toBe(1);
     expect(failed.stderr).toContain('warm start failed');
-    const after = recipe('--ship-only');
-    expect(after.stderr).toContain('cannot read recipe result run/recipe.json');
+    expect(recipe('--ship-only').stderr).toContain('cannot read recipe result run/recipe.json');
+    // Once its warm start is made the record holds it alone: RL failing leaves it to reuse.
+    const rlFailed = recipe('--dev-only', '--rl-steps', '-1');
+    expect(rlFailed.status).toBe(1);
+    expect(rlFailed.stderr).toContain('RL failed');
+    expect(recipe('--ship-only').stderr).toContain('--ship-only: the run in run did not finish');
+    const reused = recipe('--dev-only', '--reuse-warm-start');
+    expect(reused.status, reused.stderr).toBe(0);
+    expect(reused.stderr).toContain('== warm start: reusing run/pretrained.prl');
   }, 300_000);
 });
