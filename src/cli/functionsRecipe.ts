@@ -96,14 +96,16 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   if (extra['ship-policy'] !== 'rl' && extra['ship-policy'] !== 'warm') throw new Error(`--ship-policy: rl or warm, got "${String(extra['ship-policy'])}"`);
   const shipped = extra['ship-policy'] === 'warm' ? { name: 'warm start', checkpoint: warm } : { name: 'warm start + RL', checkpoint: rl };
   if (extra['ship-only']) {
-    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores: Record<string, Record<string, FunctionScore>>; flags: Record<string, unknown> };
+    const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores?: Record<string, Record<string, FunctionScore>>; flags: Record<string, unknown> };
+    const { scores } = earlier;
+    if (!scores) throw new Error(`--ship-only: the run in ${out} did not finish (its recipe.json records the warm start only): run it again, with --reuse-warm-start to keep that warm start`);
     // A --dev-only run: the policy shipped (and only it) is scored on the held-out sets now, once.
-    const missing = functionSets.filter((set) => !earlier.scores[shipped.name][set.name]);
+    const missing = functionSets.filter((set) => !scores[shipped.name][set.name]);
     if (missing.length) {
-      Object.assign(earlier.scores[shipped.name], await scoreSets(out, shipped.name, shipped.checkpoint, missing, k));
+      Object.assign(scores[shipped.name], await scoreSets(out, shipped.name, shipped.checkpoint, missing, k));
       writeFileSync(join(out, 'recipe.json'), JSON.stringify(earlier, null, 2) + '\n');
     }
-    return ship(shipped, earlier.scores, { ...earlier.flags, 'ship-policy': extra['ship-policy'] }, k, true);
+    return ship(shipped, scores, { ...earlier.flags, 'ship-policy': extra['ship-policy'] }, k, true);
   }
   if (extra['reuse-warm-start']) {
     // The warm start is deterministic given its flags, so an earlier run's is the one this run would make.
@@ -112,14 +114,15 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     seconds.pretrain = earlier.seconds.pretrain;
     console.error(`\n== warm start: reusing ${warm} (${(seconds.pretrain / 60).toFixed(1)} min in the run that made it)`);
     recordReusedStart(extra, earlier.flags, extraGiven, ['pretrain-steps', 'pretrain-lr']);
-    // The run replaces the checkpoints the record scored: a stage that fails leaves no record for --ship-only to take as the new policies'.
-    rmSync(join(out, 'recipe.json'));
   } else {
     recordFreshStart(extra);
     rmSync(join(out, 'recipe.json'), { force: true });
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
+  // Until the evaluations end, the record holds the warm start only: a later stage that fails
+  // leaves no scores --ship-only could take for the new policies', and --reuse-warm-start can go on.
+  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ seconds, flags: { model: modelFlags, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...modelFlags, ...rlFlags, '--learning-rate', String(extra['rl-lr']), '--seed', String(extra.seed), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, Record<string, FunctionScore>> = {};
   const evalStarted = performance.now();

@@ -324,5 +324,11 @@ describe('the functions task through the CLI', () => {
       const { meta } = await decodeCheckpoint(new Uint8Array(readFileSync(join(out, file))));
       expect((meta.config as { model: { layers: number; dModel: number } }).model).toMatchObject({ layers: 2, dModel: 16 });
     }
-  });
+    // A rerun whose RL stage fails leaves the warm start's record alone: no scores to ship, the warm start to reuse.
+    const failed = spawnSync(tsx, ['src/cli/recipe.ts', '--task', 'functions', '--smoke', '--layers', '2', '--reuse-warm-start', '--rl-steps', '-1', '--out', out], { encoding: 'utf8' });
+    expect(failed.stderr).toContain('RL failed');
+    expect(JSON.parse(readFileSync(join(out, 'recipe.json'), 'utf8')).scores).toBeUndefined();
+    const ship = spawnSync(tsx, ['src/cli/recipe.ts', '--task', 'functions', '--ship-only', '--out', out], { encoding: 'utf8' });
+    expect(ship.stderr).toContain(`--ship-only: the run in ${out} did not finish`);
+  }, 300_000);
 });
