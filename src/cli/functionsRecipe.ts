@@ -23,6 +23,7 @@ import { parseArgs, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { shippedPolicy } from './shippedPolicy';
 import { stage } from './stage';
+import { finishedScores, writeWarmStartRecord } from './recipeRecord';
 import { recordFreshStart, recordReusedStart } from './warmStartOrigin';
 
 const extras: ExtraFlag[] = [
@@ -97,8 +98,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
   const shipped = extra['ship-policy'] === 'warm' ? { name: 'warm start', checkpoint: warm } : { name: 'warm start + RL', checkpoint: rl };
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores?: Record<string, Record<string, FunctionScore>>; flags: Record<string, unknown> };
-    const { scores } = earlier;
-    if (!scores) throw new Error(`--ship-only: the run in ${out} did not finish (its recipe.json records the warm start only): run it again, with --reuse-warm-start to keep that warm start`);
+    const scores = finishedScores(earlier, out);
     // A --dev-only run: the policy shipped (and only it) is scored on the held-out sets now, once.
     const missing = functionSets.filter((set) => !scores[shipped.name][set.name]);
     if (missing.length) {
@@ -120,9 +120,7 @@ export async function functionsRecipe(argv: string[]): Promise<void> {
     const initFrom = typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : [];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...modelFlags, ...pretrainFlags, '--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra.seed), ...initFrom, ...(smoke ? smokeModel : []), '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
-  // Until the evaluations end, the record holds the warm start only: a later stage that fails
-  // leaves no scores --ship-only could take for the new policies', and --reuse-warm-start can go on.
-  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ seconds, flags: { model: modelFlags, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
+  writeWarmStartRecord(out, seconds, { model: modelFlags, pretrainFlags, rlFlags, ...extra });
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...modelFlags, ...rlFlags, '--learning-rate', String(extra['rl-lr']), '--seed', String(extra.seed), ...(smoke ? smokeRl : []), '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet']);
   const scores: Record<string, Record<string, FunctionScore>> = {};
   const evalStarted = performance.now();

@@ -24,6 +24,7 @@ import { readCheckpointFile, readJsonChecked } from './data';
 import { parseArgs, runMain, usage, type ExtraFlag } from './args';
 import { formatTable } from './report';
 import { stage } from './stage';
+import { finishedScores, writeWarmStartRecord } from './recipeRecord';
 import { recordFreshStart, recordReusedStart } from './warmStartOrigin';
 
 /**
@@ -139,9 +140,9 @@ async function main(): Promise<void> {
   const seconds: Record<string, number> = {};
   if (extra['ship-only']) {
     const earlier = readJsonChecked(join(out, 'recipe.json'), 'recipe result') as { scores?: Record<string, EvalJson>; flags: Record<string, unknown>; heldout?: Record<string, EvalJson> };
-    if (!earlier.scores) throw new Error(`--ship-only: the run in ${out} did not finish (its recipe.json records the warm start only): run it again, with --reuse-warm-start to keep that warm start`);
+    const scores = finishedScores(earlier, out);
     const flags = { ...earlier.flags, 'ship-rl': extra['ship-rl'] };
-    if (!earlier.flags['dev-only']) return ship(warm, rlDir, out, earlier.scores, flags);
+    if (!earlier.flags['dev-only']) return ship(warm, rlDir, out, scores, flags);
     // A --dev-only run chose on the dev file: the policy shipped, and only it, is scored on the held-out file now, once.
     const chosen: [string, string] = extra['ship-rl'] ? ['warm start + RL', rl] : ['warm start', warm];
     const ofPolicy = (name: string) => Object.fromEntries(Object.entries(earlier.heldout ?? {}).filter(([label]) => label.startsWith(`${name}, `)));
@@ -155,7 +156,7 @@ async function main(): Promise<void> {
       heldout = await scorePolicies(out, [chosen], HELDOUT_FILE, String(earlier.flags.k), earlierLimit);
       writeFileSync(join(out, 'recipe.json'), JSON.stringify({ ...earlier, heldout: { ...earlier.heldout, ...heldout } }, null, 2) + '\n');
     }
-    return ship(warm, rlDir, out, heldout, flags, earlier.scores);
+    return ship(warm, rlDir, out, heldout, flags, scores);
   }
 
   // Later flags win, so the smoke sizes override the stages' own.
@@ -176,9 +177,7 @@ async function main(): Promise<void> {
     const warmFlags = ['--learning-rate', String(extra['pretrain-lr']), '--seed', String(extra['pretrain-seed']), ...(typeof extra['init-from'] === 'string' ? ['--init-from', extra['init-from']] : []), ...(extra['dev-only'] ? ['--eval-data-path', DEV_FILE] : [])];
     seconds.pretrain = await stage('warm start', 'src/cli/pretrain.ts', [...model, ...pretrainFlags, ...warmFlags, ...smoke, '--steps', String(extra['pretrain-steps']), '--out', warm, '--overwrite']);
   }
-  // Until the evaluations end, the record holds the warm start only: a later stage that fails
-  // leaves no scores --ship-only could take for the new policies', and --reuse-warm-start can go on.
-  writeFileSync(join(out, 'recipe.json'), JSON.stringify({ seconds, flags: { model, pretrainFlags, rlFlags, ...extra } }, null, 2) + '\n');
+  writeWarmStartRecord(out, seconds, { model, pretrainFlags, rlFlags, ...extra });
   seconds.rl = await stage('RL', 'src/cli/train.ts', [...model, ...rlFlags, '--max-train-length', String(extra['rl-max-train-length']), ...smoke, '--init-from', warm, '--max-steps', String(extra['rl-steps']), '--output-dir', rlDir, '--overwrite', '--quiet', ...(extra['dev-only'] ? ['--skip-report'] : [])]);
   const data = extra['dev-only'] ? DEV_FILE : HELDOUT_FILE;
   const evalStarted = performance.now();
